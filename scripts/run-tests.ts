@@ -1,0 +1,36 @@
+/**
+ * Runs every `*.test.ts` under `src/` and `test/` with node:test through tsx.
+ * Node 20's `--test` does not expand globs, so the files are listed here.
+ * Extra arguments are passed through (e.g. `npm test -- test/explorer`) and narrow the set.
+ */
+import { spawnSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+function findTests(dir: string): string[] {
+  const found: string[] = []
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) found.push(...findTests(path))
+    else if (name.endsWith('.test.ts')) found.push(path)
+  }
+  return found
+}
+
+const filters = process.argv.slice(2)
+const files = ['src', 'test']
+  .flatMap(findTests)
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .sort()
+
+if (files.length === 0) {
+  console.error('no test files matched')
+  process.exit(1)
+}
+
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { stdio: 'inherit' },
+)
+process.exit(result.status ?? 1)

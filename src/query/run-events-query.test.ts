@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { syntheticAcquirer, syntheticPayer, syntheticRecipient, syntheticSteps, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
+import { commitBatch } from '../store/commit-batch.js'
+import { decodeCursor } from '../store/cursor.js'
+import { writeToken } from '../store/meta.js'
+import { openStore, type Store } from '../store/open-store.js'
+import { rollbackAbove } from '../store/rollback.js'
+import type { SettlementRecord } from '../store/record.js'
+import type { EventPage, Settlement } from '../types/settlement.js'
+import type { EventsQuery } from './events-query.js'
+import { findFirstSettlement } from './find-settlement.js'
+import { runEventsQuery } from './run-events-query.js'
+import { TokenCache } from './token-cache.js'
+
+const COUNT = 3000
+const options = { payers: 40, recipients: 15, tokens: 3, acquirers: 4, acquirerShare: 0.4 }
+let dir: string
+let store: Store
+let tokens: TokenCache
+const records: SettlementRecord[] = []
+
+const ref16 = (r: SettlementRecord) => r.reference.slice(0, 34)
+const acq16 = (r: SettlementRecord) => `0x${r.reference.slice(34)}`
+
+/** The same query answered by brute force over the records, in chain order. */
+function expected(q: EventsQuery): SettlementRecord[] {
+  const matches = records.filter(
+    (r) =>
+      (!q.token || r.token === q.token) &&
+      (!q.recipient || r.recipient === q.recipient) &&
+      (!q.payer || r.payer === q.payer) &&
+      (!q.orderReference || ref16(r) === q.orderReference) &&
+      (!q.acquirerId || acq16(r) === q.acquirerId) &&
+      (q.fromBlock === undefined || r.blockNumber >= q.fromBlock) &&
+      (q.toBlock === undefined || r.blockNumber <= q.toBlock) &&
+      (q.fromTimestamp === undefined || r.timestamp >= q.fromTimestamp) &&
+      (q.toTimestamp === undefined || r.timestamp <= q.toTimestamp),
+  )
+  return q.order === 'asc' ? matches : matches.reverse()
+}
+
+function pageThrough(q: Omit<EventsQuery, 'after'>): { events: Settlement[]; totals: number[] } {
+  const events: Settlement[] = []
+  const totals: number[] = []
+  let after: EventsQuery['after']
+  for (;;) {
+    const page = JSON.parse(runEventsQuery(store, tokens, { ...q, after })) as EventPage
+    events.push(...page.events)
+    totals.push(page.total)
+    if (!page.nextCursor) return { events, totals }
+    assert.equal(page.events.length, q.limit)
+    after = decodeCursor(page.nextCursor)
+    assert.ok(after)
+  }
+}
+
+const ids = (list: { blockNumber: number; logIndex: number }[]) => list.map((e) => `${e.blockNumber}:${e.logIndex}`)
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'explorer-query-'))
+  store = openStore({ path: dir, noSync: true })
+  for (let t = 0; t < options.tokens; t++) await writeToken(store, { address: syntheticToken(t), symbol: `TK${t}`, decimals: 6 })
+  for (const step of syntheticSteps(COUNT, options)) {
+    records.push(...step.records)
+    await commitBatch(store, step)
+  }
+  tokens = new TokenCache(store)
+})
+
+after(async () => {
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('runEventsQuery against brute force', () => {
+  const mid = () => records[COUNT / 2]!
+  const cases: [string, () => Omit<EventsQuery, 'after' | 'limit' | 'order'>][] = [
+    ['no filter', () => ({})],
+    ['token', () => ({ token: syntheticToken(1) })],
+    ['recipient', () => ({ recipient: syntheticRecipient(3) })],
+    ['payer', () => ({ payer: syntheticPayer(7) })],
+    ['orderReference', () => ({ orderReference: ref16(mid()) as `0x${string}` })],
+    ['acquirerId', () => ({ acquirerId: syntheticAcquirer(2) })],
+    ['zero acquirerId', () => ({ acquirerId: `0x${'0'.repeat(32)}` })],
+    ['block range', () => ({ fromBlock: records[500]!.blockNumber, toBlock: records[2100]!.blockNumber })],
+    ['timestamp range', () => ({ fromTimestamp: records[800]!.timestamp, toTimestamp: records[1900]!.timestamp })],
+    ['token + recipient', () => ({ token: syntheticToken(0), recipient: syntheticRecipient(4) })],
+    ['payer + token + block range', () => ({ payer: syntheticPayer(2), token: syntheticToken(2), fromBlock: records[300]!.blockNumber })],
+    ['recipient + acquirer + timestamp', () => ({ recipient: syntheticRecipient(1), acquirerId: syntheticAcquirer(0), toTimestamp: records[2500]!.timestamp })],
+    ['recipient + block range', () => ({ recipient: syntheticRecipient(9), fromBlock: records[1000]!.blockNumber, toBlock: records[2000]!.blockNumber })],
+    ['unknown recipient', () => ({ recipient: syntheticRecipient(999) })],
+    ['empty block range', () => ({ fromBlock: 10, toBlock: 20 })],
+    ['timestamps after the last', () => ({ fromTimestamp: records[COUNT - 1]!.timestamp + 1 })],
+  ]
+  for (const [name, filters] of cases) {
+    for (const order of ['asc', 'desc'] as const) {
+      test(`${name}, ${order}: every page, exact total, no gap, no duplicate`, () => {
+        const q = { ...filters(), order, limit: 37 }
+        const want = expected(q)
+        const got = pageThrough(q)
+        assert.deepEqual(ids(got.events), ids(want))
+        for (const total of got.totals) assert.equal(total, want.length)
+      })
+    }
+  }
+
+  test('renders every field of SPEC §2.1 from the record', () => {
+    const r = mid()
+    const page = JSON.parse(runEventsQuery(store, tokens, { order: 'asc', limit: 1, orderReference: ref16(r) as `0x${string}` })) as EventPage
+    assert.deepEqual(page.events[0], {
+      txHash: r.txHash,
+      blockNumber: r.blockNumber,
+      logIndex: r.logIndex,
+      timestamp: r.timestamp,
+      token: r.token,
+      tokenSymbol: `TK${Number.parseInt(r.token.slice(-2), 16)}`,
+      tokenDecimals: 6,
+      payer: r.payer,
+      recipient: r.recipient,
+      amount: r.amount.toString(),
+      fee: r.fee.toString(),
+      orderReference: ref16(r),
+      acquirerId: acq16(r),
+      domainSeparator: r.domainSeparator,
+    })
+  })
+
+  test('finds by transaction hash and order reference', () => {
+    const r = records[1234]!
+    assert.equal((JSON.parse(findFirstSettlement(store, tokens, 'txHash', r.txHash)!) as Settlement).logIndex, r.logIndex)
+    assert.equal((JSON.parse(findFirstSettlement(store, tokens, 'orderReference', ref16(r) as `0x${string}`)!) as Settlement).txHash, r.txHash)
+    assert.equal(findFirstSettlement(store, tokens, 'txHash', `0x${'ab'.repeat(32)}`), undefined)
+  })
+})
+
+describe('rollbackAbove', () => {
+  test('takes back the newest blocks and their counts, leaving queries consistent', async () => {
+    const keep = records.findIndex((r) => r.blockNumber > records[COUNT - 200]!.blockNumber)
+    const ancestor = records[keep - 1]!
+    const removed = await rollbackAbove(store, { blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash })
+    assert.equal(removed.length, COUNT - keep)
+    assert.equal(removed[0]!.blockNumber, records[COUNT - 1]!.blockNumber, 'newest first')
+    records.splice(keep)
+    for (const filters of [{}, { token: syntheticToken(1) }, { recipient: syntheticRecipient(3), token: syntheticToken(0) }]) {
+      const q = { ...filters, order: 'desc' as const, limit: 100 }
+      const got = pageThrough(q)
+      assert.deepEqual(ids(got.events), ids(expected(q)))
+      assert.equal(got.totals[0], expected(q).length)
+    }
+    // Re-indexing after a rollback continues the ordinals where they stopped.
+    const more = [...syntheticSteps(50, { ...options, seed: 9, startBlock: ancestor.blockNumber + 5 })]
+    for (const step of more) {
+      records.push(...step.records)
+      await commitBatch(store, step)
+    }
+    const q = { token: syntheticToken(2), fromBlock: ancestor.blockNumber - 50, order: 'asc' as const, limit: 10 }
+    assert.equal(pageThrough(q).totals[0], expected(q).length)
+  })
+})

@@ -1,0 +1,47 @@
+/**
+ * Small named values: the indexed position (written in the same transaction as the settlements it
+ * covers), the settlement count, the identity of the indexed contract, and token metadata.
+ */
+import type { Hex } from '../types/settlement.js'
+import { encodeHexKey } from './keys.js'
+import type { Store } from './open-store.js'
+import type { TokenInfo } from './record.js'
+
+export interface IndexedHead {
+  blockNumber: number
+  blockHash: Hex
+}
+
+export interface StoreIdentity {
+  chainId: number
+  contract: Hex
+}
+
+export const readHead = (store: Store) => store.meta.get('head') as IndexedHead | undefined
+export const readCount = (store: Store) => (store.meta.get('count') as number | undefined) ?? 0
+export const readIdentity = (store: Store) => store.meta.get('identity') as StoreIdentity | undefined
+
+/** Binds a data directory to one chain and contract, so a stale directory is never served as another's. */
+export async function claimIdentity(store: Store, identity: StoreIdentity): Promise<void> {
+  const existing = readIdentity(store)
+  if (!existing) {
+    await store.meta.put('identity', identity)
+    return
+  }
+  if (existing.chainId !== identity.chainId || existing.contract !== identity.contract) {
+    throw new Error(
+      `data directory holds chain ${existing.chainId} contract ${existing.contract}, not chain ${identity.chainId} contract ${identity.contract}; use another DATA_DIR`,
+    )
+  }
+}
+
+export function readTokens(store: Store): Map<Hex, TokenInfo> {
+  const tokens = new Map<Hex, TokenInfo>()
+  for (const { value } of store.tokens.getRange()) {
+    const info = value as TokenInfo
+    tokens.set(info.address, info)
+  }
+  return tokens
+}
+
+export const writeToken = (store: Store, token: TokenInfo) => store.tokens.put(encodeHexKey(token.address), token)

@@ -1,0 +1,82 @@
+/**
+ * Opens the LMDB environment: the primary database of settlements plus one dupsort index per
+ * filterable field, the time index, block hashes (for reorg checks), token metadata, running stats and
+ * the indexer's position. The same function opens it in the main thread and in query workers; lmdb-js
+ * shares one environment between the threads of a process.
+ */
+import { open, type Database, type RootDatabase } from 'lmdb'
+import type { StoredSettlement } from './record.js'
+
+/** Dupsort values are raw bytes compared bytewise; lmdb-js needs `writeKey` to seek within them. */
+const rawBytes = {
+  encode: (value: Buffer) => value,
+  decode: (bytes: Uint8Array, size?: number) => Buffer.from(Uint8Array.prototype.slice.call(bytes, 0, size ?? bytes.byteLength)),
+  writeKey(key: Buffer, target: Uint8Array, position: number) {
+    target.set(key, position)
+    return position + key.length
+  },
+  readKey: (target: Uint8Array, start: number, end: number) => Buffer.from(target.subarray(start, end)),
+}
+
+export const INDEXED_FIELDS = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId', 'txHash'] as const
+export type IndexedField = (typeof INDEXED_FIELDS)[number]
+
+/** The bytes a settlement is indexed under, per field. */
+export function indexKeyOf(field: IndexedField, s: StoredSettlement): Buffer {
+  switch (field) {
+    case 'token':
+      return s.token
+    case 'recipient':
+      return s.recipient
+    case 'payer':
+      return s.payer
+    case 'orderReference':
+      return s.reference.subarray(0, 16)
+    case 'acquirerId':
+      return s.reference.subarray(16, 32)
+    case 'txHash':
+      return s.txHash
+  }
+}
+
+export interface Store {
+  env: RootDatabase
+  events: Database<Buffer, Buffer>
+  indexes: Record<IndexedField, Database<Buffer, Buffer>>
+  /** timestamp ‖ block → empty, one entry per block with settlements. */
+  times: Database<Buffer, Buffer>
+  /** block → block hash, for blocks with settlements and each indexed head: the reorg check. */
+  blocks: Database<Buffer, Buffer>
+  tokens: Database<unknown, Buffer>
+  stats: Database<unknown, Buffer>
+  hours: Database<unknown, Buffer>
+  meta: Database<unknown, string>
+  close(): Promise<void>
+}
+
+export interface StoreOptions {
+  path: string
+  /** Skip fsync on commit: still safe against a killed process, not against power loss. */
+  noSync?: boolean
+  mapSizeBytes?: number
+}
+
+export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3 }: StoreOptions): Store {
+  const env = open({ path, compression: false, noSync, mapSize: mapSizeBytes, maxDbs: 16, maxReaders: 1024 })
+  const binary = { keyEncoding: 'binary', encoding: 'binary' } as const
+  const dupsort = (name: string) =>
+    env.openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', dupSort: true, encoder: rawBytes } as never)
+  const indexes = Object.fromEntries(INDEXED_FIELDS.map((field) => [field, dupsort(`idx:${field}`)])) as Store['indexes']
+  return {
+    env,
+    events: env.openDB<Buffer, Buffer>('events', binary),
+    indexes,
+    times: env.openDB<Buffer, Buffer>('times', binary),
+    blocks: env.openDB<Buffer, Buffer>('blocks', binary),
+    tokens: env.openDB<unknown, Buffer>('tokens', { keyEncoding: 'binary' }),
+    stats: env.openDB<unknown, Buffer>('stats', { keyEncoding: 'binary' }),
+    hours: env.openDB<unknown, Buffer>('hours', { keyEncoding: 'binary' }),
+    meta: env.openDB<unknown, string>('meta', {}),
+    close: () => env.close(),
+  }
+}

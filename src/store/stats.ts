@@ -1,0 +1,72 @@
+/**
+ * Running statistics, kept inside the indexing transaction so that `/stats` reads a handful of entries
+ * instead of aggregating settlements: per-token totals, and per-(hour, token) buckets for the last 24 h.
+ * `last24h` sums the 24 hour buckets ending with the current one, so it covers between 23 and 24 hours.
+ */
+import type { Hex, Stats } from '../types/settlement.js'
+import { HOUR_SECONDS, decodeHourKey, encodeHourKey } from './keys.js'
+import type { Store } from './open-store.js'
+import type { StoredSettlement, TokenInfo } from './record.js'
+
+interface Figures {
+  count: number
+  volume: string
+  fees?: string
+}
+
+function add(db: Store['stats'], key: Buffer, s: StoredSettlement, sign: 1 | -1, withFees: boolean): void {
+  const current = (db.get(key) as Figures | undefined) ?? { count: 0, volume: '0', fees: '0' }
+  const next: Figures = {
+    count: current.count + sign,
+    volume: (BigInt(current.volume) + BigInt(sign) * BigInt(s.amount)).toString(),
+  }
+  if (withFees) next.fees = (BigInt(current.fees ?? '0') + BigInt(sign) * BigInt(s.fee)).toString()
+  if (next.count === 0) db.removeSync(key)
+  else db.putSync(key, next)
+}
+
+/** Adds (sign 1) or takes back (sign -1) settlements; must run inside a write transaction. */
+export function applyToStats(store: Store, settlements: StoredSettlement[], sign: 1 | -1): void {
+  for (const s of settlements) {
+    add(store.stats, s.token, s, sign, true)
+    add(store.hours, encodeHourKey(Math.floor(s.timestamp / HOUR_SECONDS), s.token), s, sign, false)
+  }
+}
+
+export function readStats(store: Store, tokens: ReadonlyMap<Hex, TokenInfo>, nowSeconds: number): Stats {
+  const stats: Stats = { totalSettlements: 0, totalVolume: {}, totalFees: {}, last24h: { settlements: 0, volume: {} }, byToken: {} }
+  const sum = (into: Record<string, string>, key: string, amount: string) => {
+    into[key] = (BigInt(into[key] ?? '0') + BigInt(amount)).toString()
+  }
+  const infoOf = (address: Hex): TokenInfo => tokens.get(address) ?? { address, symbol: address, decimals: 0 }
+
+  for (const { key, value } of store.stats.getRange()) {
+    const address = `0x${(key as Buffer).toString('hex')}` as Hex
+    const figures = value as Required<Figures>
+    const { symbol, decimals } = infoOf(address)
+    stats.totalSettlements += figures.count
+    sum(stats.totalVolume, symbol, figures.volume)
+    sum(stats.totalFees, symbol, figures.fees)
+    stats.byToken[address] = {
+      symbol,
+      decimals,
+      settlements: figures.count,
+      volume: figures.volume,
+      fees: figures.fees,
+      last24h: { settlements: 0, volume: '0' },
+    }
+  }
+
+  const fromHour = Math.floor(nowSeconds / HOUR_SECONDS) - 23
+  for (const { key, value } of store.hours.getRange({ start: encodeHourKey(fromHour, Buffer.alloc(20)) })) {
+    const address = `0x${decodeHourKey(key as Buffer).token.toString('hex')}` as Hex
+    const figures = value as Figures
+    const perToken = stats.byToken[address]
+    if (!perToken) continue
+    stats.last24h.settlements += figures.count
+    sum(stats.last24h.volume, perToken.symbol, figures.volume)
+    perToken.last24h.settlements += figures.count
+    perToken.last24h.volume = (BigInt(perToken.last24h.volume) + BigInt(figures.volume)).toString()
+  }
+  return stats
+}

@@ -1,0 +1,50 @@
+/**
+ * The settlement as the explorer serves it (SPEC §2.1). Every hex string is lowercase with 0x;
+ * amounts are decimal strings of integers in the token's smallest unit.
+ */
+export type Hex = `0x${string}`
+
+export interface Settlement {
+  txHash: Hex
+  blockNumber: number
+  logIndex: number
+  timestamp: number
+  token: Hex
+  tokenSymbol: string
+  tokenDecimals: number
+  payer: Hex
+  recipient: Hex
+  amount: string
+  fee: string
+  orderReference: Hex
+  acquirerId: Hex
+  domainSeparator: Hex
+}
+
+/** The list envelope of `GET /events` (SPEC §2.2). */
+export interface EventPage {
+  events: Settlement[]
+  nextCursor: string | null
+  total: number
+}
+
+/** Figures per token symbol, or per token address in `byToken`. */
+export type AmountsBySymbol = Record<string, string>
+
+export interface TokenStats {
+  symbol: string
+  decimals: number
+  settlements: number
+  volume: string
+  fees: string
+  last24h: { settlements: number; volume: string }
+}
+
+/** `GET /stats` (SPEC §2.3). */
+export interface Stats {
+  totalSettlements: number
+  totalVolume: AmountsBySymbol
+  totalFees: AmountsBySymbol
+  last24h: { settlements: number; volume: AmountsBySymbol }
+  byToken: Record<Hex, TokenStats>
+}
