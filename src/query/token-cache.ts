@@ -25,8 +25,4 @@ export class TokenCache {
     }
     return token
   }
-
-  all(): ReadonlyMap<Hex, TokenInfo> {
-    return this.#tokens
-  }
 }

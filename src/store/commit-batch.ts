@@ -13,7 +13,7 @@ import {
 } from './keys.js'
 import { readCount, type IndexedHead } from './meta.js'
 import { INDEXED_FIELDS, indexKeyOf, type IndexedField, type Store } from './open-store.js'
-import { encodeRecord, type SettlementRecord, type StoredSettlement } from './record.js'
+import { encodeRecord, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
 import { applyToStats } from './stats.js'
 
 export interface BlockHeader {
@@ -29,6 +29,8 @@ export interface IndexingStep {
   blocks: BlockHeader[]
   /** The last block this step covers; every block up to it is indexed once the step commits. */
   head: IndexedHead
+  /** Tokens first seen in this step. */
+  tokens?: TokenInfo[]
 }
 
 function lastOrdinal(db: Store['indexes'][IndexedField], key: Buffer): number {
@@ -39,6 +41,7 @@ function lastOrdinal(db: Store['indexes'][IndexedField], key: Buffer): number {
 /** Resolves with the committed settlements, ready to publish. */
 export async function commitBatch(store: Store, step: IndexingStep): Promise<StoredSettlement[]> {
   return store.env.transaction(() => {
+    for (const token of step.tokens ?? []) store.tokens.putSync(encodeHexKey(token.address), token)
     let count = readCount(store)
     const ordinals = new Map<string, number>()
     const committed: StoredSettlement[] = []

@@ -33,17 +33,15 @@ export function applyToStats(store: Store, settlements: StoredSettlement[], sign
   }
 }
 
-export function readStats(store: Store, tokens: ReadonlyMap<Hex, TokenInfo>, nowSeconds: number): Stats {
+export function readStats(store: Store, tokenOf: (address: Buffer) => TokenInfo, nowSeconds: number): Stats {
   const stats: Stats = { totalSettlements: 0, totalVolume: {}, totalFees: {}, last24h: { settlements: 0, volume: {} }, byToken: {} }
   const sum = (into: Record<string, string>, key: string, amount: string) => {
     into[key] = (BigInt(into[key] ?? '0') + BigInt(amount)).toString()
   }
-  const infoOf = (address: Hex): TokenInfo => tokens.get(address) ?? { address, symbol: address, decimals: 0 }
-
   for (const { key, value } of store.stats.getRange()) {
     const address = `0x${(key as Buffer).toString('hex')}` as Hex
     const figures = value as Required<Figures>
-    const { symbol, decimals } = infoOf(address)
+    const { symbol, decimals } = tokenOf(key as Buffer)
     stats.totalSettlements += figures.count
     sum(stats.totalVolume, symbol, figures.volume)
     sum(stats.totalFees, symbol, figures.fees)

@@ -1,0 +1,34 @@
+/**
+ * `npm run explorer`: runs the explorer alone against RPC_URL / SETTLEMENT_CONTRACT (or the local
+ * devnet's deployment file). Settings are read from the environment; see the README.
+ */
+import { ConfigError } from '../src/config/parse-env.js'
+import { explorerOptionsFromEnv } from '../src/config/explorer-options.js'
+import { startExplorer } from '../src/server/start-explorer.js'
+
+if (process.argv.includes('--help')) {
+  console.log(`npm run explorer — index settlements and serve the explorer API
+
+Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, CONFIRMATION_BLOCKS (0),
+EXPLORER_HOST (127.0.0.1), EXPLORER_PORT (4001), DATA_DIR, QUERY_WORKERS (1), POLL_INTERVAL_MS,
+READY_MAX_LAG (2), LOG_LEVEL (info), WS_MAX_CONNECTIONS, WS_MAX_SUBSCRIPTIONS, WS_MAX_MESSAGE_BYTES,
+LIVE_MAX_BUFFERED_BYTES, WS_IDLE_TIMEOUT_SECONDS. On chain 31337 without SETTLEMENT_CONTRACT the
+devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`)
+  process.exit(0)
+}
+
+try {
+  const explorer = await startExplorer(explorerOptionsFromEnv())
+  const stop = async () => {
+    await explorer.stop()
+    process.exit(0)
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`explorer: ${error.message}`)
+    process.exit(1)
+  }
+  throw error
+}

@@ -1,0 +1,81 @@
+/**
+ * The explorer's options, built once from the environment (SPEC §6) with a fixed precedence:
+ * environment first, then the local devnet's deployment file (only on chain 31337), then defaults.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import type { LogLevel } from '../observability/logger.js'
+import type { Hex } from '../types/settlement.js'
+import { ConfigError, addressSetting, intSetting, oneOfSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+
+export const LOCAL_CHAIN_ID = 31337
+
+export interface LiveLimits {
+  maxConnections: number
+  maxSubscriptionsPerConnection: number
+  maxMessageBytes: number
+  /** A WebSocket or SSE subscriber whose unsent bytes pass this is disconnected. */
+  maxBufferedBytes: number
+  idleTimeoutSeconds: number
+}
+
+export interface ExplorerOptions {
+  chainId: number
+  rpcUrl: string
+  contract: Hex
+  startBlock: number
+  confirmations: number
+  host: string
+  port: number
+  dataDir: string
+  pollIntervalMs: number
+  /** `/ready` answers 200 while the indexer is at most this many confirmed blocks behind. */
+  readyMaxLag: number
+  queryWorkers: number
+  logLevel: LogLevel
+  live: LiveLimits
+}
+
+interface DeploymentFile {
+  chainId: number
+  rpcUrl: string
+  settlementContract: Hex
+  startBlock: number
+}
+
+function readDeploymentFile(path: string): DeploymentFile | undefined {
+  if (!existsSync(path)) return undefined
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as DeploymentFile
+  } catch {
+    throw new ConfigError(`DEPLOYMENT_FILE ${path} is not valid JSON`)
+  }
+}
+
+export function explorerOptionsFromEnv(env: Env = process.env): ExplorerOptions {
+  const chainId = intSetting(env, 'CHAIN_ID', LOCAL_CHAIN_ID, 1)
+  const deployment = chainId === LOCAL_CHAIN_ID ? readDeploymentFile(stringSetting(env, 'DEPLOYMENT_FILE', '.data/deployment.json')) : undefined
+  if (deployment && deployment.chainId !== chainId) throw new ConfigError(`DEPLOYMENT_FILE is for chain ${deployment.chainId}, not CHAIN_ID ${chainId}`)
+  const contract = addressSetting(env, 'SETTLEMENT_CONTRACT', deployment?.settlementContract)
+  const fromDeployment = deployment?.settlementContract.toLowerCase() === contract ? deployment : undefined
+  return {
+    chainId,
+    rpcUrl: urlSetting(env, 'RPC_URL', fromDeployment?.rpcUrl ?? 'http://127.0.0.1:8545'),
+    contract,
+    startBlock: intSetting(env, 'START_BLOCK', fromDeployment?.startBlock ?? 0),
+    confirmations: intSetting(env, 'CONFIRMATION_BLOCKS', 0, 0, 1000),
+    host: stringSetting(env, 'EXPLORER_HOST', '127.0.0.1'),
+    port: intSetting(env, 'EXPLORER_PORT', 4001, 0, 65535),
+    dataDir: stringSetting(env, 'DATA_DIR', `.data/explorer-${chainId}-${contract.slice(2, 10)}`),
+    pollIntervalMs: intSetting(env, 'POLL_INTERVAL_MS', chainId === LOCAL_CHAIN_ID ? 200 : 2000, 10),
+    readyMaxLag: intSetting(env, 'READY_MAX_LAG', 2),
+    queryWorkers: intSetting(env, 'QUERY_WORKERS', 1, 0, 64),
+    logLevel: oneOfSetting(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'], 'info'),
+    live: {
+      maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
+      maxSubscriptionsPerConnection: intSetting(env, 'WS_MAX_SUBSCRIPTIONS', 32, 1),
+      maxMessageBytes: intSetting(env, 'WS_MAX_MESSAGE_BYTES', 4096, 256, 1 << 20),
+      maxBufferedBytes: intSetting(env, 'LIVE_MAX_BUFFERED_BYTES', 4 << 20, 1024),
+      idleTimeoutSeconds: intSetting(env, 'WS_IDLE_TIMEOUT_SECONDS', 120, 8, 960),
+    },
+  }
+}

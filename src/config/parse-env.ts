@@ -1,0 +1,58 @@
+/**
+ * Reading settings from the environment with one clear line per missing or malformed value. Each
+ * piece builds its own typed options from these; the error names the variable.
+ */
+import type { Hex } from '../types/settlement.js'
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+export type Env = Record<string, string | undefined>
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value === '' ? undefined : value
+}
+
+export function intSetting(env: Env, name: string, fallback: number | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const value = raw(env, name)
+  if (value === undefined) {
+    if (fallback === undefined) throw new ConfigError(`${name} is required (an integer ${min}..${max})`)
+    return fallback
+  }
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(`${name} must be an integer ${min}..${max}, got "${value}"`)
+  }
+  return Number(value)
+}
+
+export function urlSetting(env: Env, name: string, fallback: string | undefined, protocols = ['http:', 'https:']): string {
+  const value = raw(env, name) ?? fallback
+  if (value === undefined) throw new ConfigError(`${name} is required (a URL)`)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${value}"`)
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${value}"`)
+  return value
+}
+
+export function addressSetting(env: Env, name: string, fallback: Hex | undefined): Hex {
+  const value = raw(env, name) ?? fallback
+  if (value === undefined) throw new ConfigError(`${name} is required (a 0x-prefixed 20-byte address)`)
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new ConfigError(`${name} must be a 0x-prefixed 20-byte address, got "${value}"`)
+  return value.toLowerCase() as Hex
+}
+
+export function oneOfSetting<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const value = raw(env, name) ?? fallback
+  if (!choices.includes(value as T)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${value}"`)
+  return value as T
+}
+
+export function stringSetting(env: Env, name: string, fallback: string): string {
+  return raw(env, name) ?? fallback
+}

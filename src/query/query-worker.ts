@@ -1,0 +1,15 @@
+/**
+ * A Piscina worker: opens the store once (lmdb-js shares the environment with the main thread) and
+ * answers query tasks with JSON text, which crosses back as one string.
+ */
+import { workerData } from 'node:worker_threads'
+import { openStore } from '../store/open-store.js'
+import { runQueryTask, type QueryTask } from './query-task.js'
+import { TokenCache } from './token-cache.js'
+
+const store = openStore({ path: (workerData as { dataDir: string }).dataDir })
+const tokens = new TokenCache(store)
+
+export default function answer(task: QueryTask): string | undefined {
+  return runQueryTask(store, tokens, task)
+}

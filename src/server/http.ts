@@ -1,0 +1,63 @@
+/**
+ * Writing HTTP replies on uWebSockets.js. uWS forbids touching a response after the client aborted,
+ * and wants writes after an await corked; every handler goes through `reply`/`replyLater` for that.
+ */
+import type { HttpResponse } from 'uWebSockets.js'
+import type { Logger } from '../observability/logger.js'
+import { ProblemError, problem } from './problem.js'
+
+export interface Reply {
+  status: number
+  body: string
+  contentType?: string
+  headers?: Record<string, string>
+}
+
+const STATUS_LINES: Record<number, string> = {
+  200: '200 OK',
+  204: '204 No Content',
+  400: '400 Bad Request',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  413: '413 Payload Too Large',
+  414: '414 URI Too Long',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8'
+
+export const json = (body: string, status = 200): Reply => ({ status, body, contentType: JSON_TYPE })
+
+export function problemReply(status: number, detail: string, param?: string, headers?: Record<string, string>): Reply {
+  return { status, body: JSON.stringify(problem(status, detail, param)), contentType: PROBLEM_TYPE, headers }
+}
+
+/** Turns a thrown error into a reply: a ProblemError is the client's mistake, anything else is ours. */
+export function errorReply(error: unknown, logger: Logger): Reply {
+  if (error instanceof ProblemError) return problemReply(error.status, error.message, error.param)
+  logger.error('request failed', { error: error instanceof Error ? error.stack : String(error) })
+  return problemReply(500, 'the request could not be answered; it has been logged')
+}
+
+export function reply(res: HttpResponse, r: Reply): void {
+  res.writeStatus(STATUS_LINES[r.status] ?? `${r.status} Status`)
+  res.writeHeader('content-type', r.contentType ?? JSON_TYPE)
+  res.writeHeader('access-control-allow-origin', '*')
+  for (const [name, value] of Object.entries(r.headers ?? {})) res.writeHeader(name, value)
+  res.end(r.body)
+}
+
+/** Answers once `work` settles, unless the client went away first. Must be called synchronously in the handler. */
+export function replyLater(res: HttpResponse, logger: Logger, work: () => Promise<Reply>): void {
+  let aborted = false
+  res.onAborted(() => {
+    aborted = true
+  })
+  work()
+    .catch((error: unknown) => errorReply(error, logger))
+    .then((r) => {
+      if (!aborted) res.cork(() => reply(res, r))
+    })
+}

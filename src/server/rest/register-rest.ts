@@ -1,0 +1,145 @@
+/**
+ * The REST API of SPEC §3.1 on a uWebSockets.js app. Reads that touch many entries run through the
+ * query executor (worker pool); small fixed reads (stats, health, metrics) answer inline.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js'
+import type { ExplorerOptions } from '../../config/explorer-options.js'
+import type { Indexer } from '../../indexer/indexer.js'
+import type { Logger } from '../../observability/logger.js'
+import type { Metrics } from '../../observability/metrics.js'
+import type { QueryExecutor } from '../../query/query-executor.js'
+import type { QueryTask } from '../../query/query-task.js'
+import type { TokenCache } from '../../query/token-cache.js'
+import { readHead } from '../../store/meta.js'
+import type { Store } from '../../store/open-store.js'
+import { readStats } from '../../store/stats.js'
+import { errorReply, json, problemReply, reply, replyLater, type Reply } from '../http.js'
+import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseTxHash, readParams } from './parse-query.js'
+
+export interface RestContext {
+  options: ExplorerOptions
+  store: Store
+  tokens: TokenCache
+  executor: QueryExecutor
+  indexer: Indexer
+  metrics: Metrics
+  logger: Logger
+  version: string
+}
+
+export const ENDPOINTS = [
+  'GET /',
+  'GET /events',
+  'GET /events/:txHash',
+  'GET /events/order/:orderReference',
+  'GET /events/stream',
+  'GET /stats',
+  'GET /health',
+  'GET /ready',
+  'GET /metrics',
+  'WS /stream',
+]
+
+export function registerRest(app: TemplatedApp, ctx: RestContext): void {
+  const requests = ctx.metrics.counter('http_requests_total', 'HTTP requests answered, by route and status')
+  const { logger } = ctx
+
+  /** A route whose answer is computed now; validation errors become problems. */
+  const now = (route: string, allowed: readonly string[], handle: (req: HttpRequest) => Reply) => (res: HttpResponse, req: HttpRequest) => {
+    let r: Reply
+    try {
+      readParams(req.getQuery(), allowed)
+      r = handle(req)
+    } catch (error) {
+      r = errorReply(error, logger)
+    }
+    requests(1, { route, status: String(r.status) })
+    reply(res, r)
+  }
+
+  /** A route answered by the query executor: the request is parsed now, the reply written when ready. */
+  const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string) => (res: HttpResponse, req: HttpRequest) => {
+    let task: QueryTask
+    try {
+      task = parse(req)
+    } catch (error) {
+      const r = errorReply(error, logger)
+      requests(1, { route, status: String(r.status) })
+      return reply(res, r)
+    }
+    replyLater(res, logger, async () => {
+      const body = await ctx.executor.run(task)
+      const r = body === undefined ? problemReply(404, notFound ?? 'not found') : json(body)
+      requests(1, { route, status: String(r.status) })
+      return r
+    })
+  }
+
+  app.get('/', now('/', [], () => json(JSON.stringify(root(ctx)))))
+  app.get('/health', now('/health', [], () => json('{"status":"ok"}')))
+  app.get('/ready', now('/ready', [], () => ready(ctx)))
+  app.get('/stats', now('/stats', [], () => json(JSON.stringify(readStats(ctx.store, (a) => ctx.tokens.get(a), Date.now() / 1000)))))
+  app.get(
+    '/metrics',
+    now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
+  )
+  app.get('/events', query('/events', (req) => ({ kind: 'events', query: parseEventsQuery(req.getQuery()) })))
+  app.get(
+    '/events/order/:orderReference',
+    query(
+      '/events/order/:orderReference',
+      (req) => {
+        readParams(req.getQuery(), [])
+        return { kind: 'first', field: 'orderReference', value: parseOrderReference(decodeURIComponent(req.getParameter(0) ?? '')) }
+      },
+      'no settlement carries that order reference',
+    ),
+  )
+  app.get(
+    '/events/:txHash',
+    query(
+      '/events/:txHash',
+      (req) => {
+        readParams(req.getQuery(), [])
+        return { kind: 'first', field: 'txHash', value: parseTxHash(decodeURIComponent(req.getParameter(0) ?? '')) }
+      },
+      'no settlement in that transaction',
+    ),
+  )
+}
+
+/** Everything else: 405 for other methods, 404 for unknown paths. Registered last. */
+export function registerFallbacks(app: TemplatedApp): void {
+  app.options('/*', (res) => {
+    reply(res, {
+      status: 204,
+      body: '',
+      headers: { 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'content-type, last-event-id', 'access-control-max-age': '86400' },
+    })
+  })
+  app.any('/*', (res, req) => {
+    if (req.getMethod() !== 'get') return reply(res, problemReply(405, `${req.getMethod().toUpperCase()} is not allowed; this API is read-only (GET)`, undefined, { allow: 'GET' }))
+    reply(res, problemReply(404, `no route ${req.getUrl()}; see GET / for the endpoint list`))
+  })
+}
+
+function root(ctx: RestContext) {
+  const head = readHead(ctx.store)
+  return {
+    name: 'settlement-explorer',
+    version: ctx.version,
+    chainId: ctx.options.chainId,
+    contract: ctx.options.contract,
+    confirmations: ctx.options.confirmations,
+    indexedHead: head ? { blockNumber: head.blockNumber, blockHash: head.blockHash } : null,
+    endpoints: ENDPOINTS,
+    eventsParams: EVENTS_PARAMS,
+  }
+}
+
+function ready(ctx: RestContext): Reply {
+  const status = ctx.indexer.status()
+  const isReady = status.lag !== undefined && status.lag <= ctx.options.readyMaxLag && status.lastError === undefined
+  const body = { status: isReady ? 'ready' : 'syncing', ...status, maxLag: ctx.options.readyMaxLag }
+  return json(JSON.stringify(body), isReady ? 200 : 503)
+}
