@@ -1,0 +1,12 @@
+/** Reads an existing ERC-20's symbol, name and decimals, for deployment files. */
+import { erc20Abi, type Hex, type PublicClient } from 'viem'
+import type { TokenInfo } from './deploy-stablecoin.js'
+
+export async function readTokenInfo(publicClient: PublicClient, address: Hex): Promise<TokenInfo> {
+  const [symbol, name, decimals] = await Promise.all(
+    (['symbol', 'name', 'decimals'] as const).map((functionName) =>
+      publicClient.readContract({ address, abi: erc20Abi, functionName }),
+    ),
+  )
+  return { address: address.toLowerCase() as Hex, symbol: String(symbol), name: String(name), decimals: Number(decimals) }
+}

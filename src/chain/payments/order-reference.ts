@@ -1,0 +1,26 @@
+/**
+ * The 32-byte `ref` of a settlement: 16-byte order reference (high half) ‖ 16-byte acquirer id (low half).
+ */
+import { randomBytes } from 'node:crypto'
+import type { Hex } from 'viem'
+
+export const ZERO_BYTES16: Hex = `0x${'0'.repeat(32)}`
+
+const bytes16Pattern = /^0x[0-9a-fA-F]{32}$/
+
+/** A fresh random 16-byte value, e.g. an order reference. */
+export function randomBytes16(): Hex {
+  return `0x${randomBytes(16).toString('hex')}`
+}
+
+export function packRef(orderReference: Hex, acquirerId: Hex = ZERO_BYTES16): Hex {
+  for (const [name, value] of [['orderReference', orderReference], ['acquirerId', acquirerId]] as const) {
+    if (!bytes16Pattern.test(value)) throw new Error(`${name} must be 0x + 32 hex digits, got ${value}`)
+  }
+  return `0x${orderReference.slice(2)}${acquirerId.slice(2)}`.toLowerCase() as Hex
+}
+
+export function splitRef(ref: Hex): { orderReference: Hex; acquirerId: Hex } {
+  const hex = ref.toLowerCase()
+  return { orderReference: `0x${hex.slice(2, 34)}`, acquirerId: `0x${hex.slice(34, 66)}` }
+}

@@ -1,0 +1,115 @@
+/**
+ * Sends transactions from one local key with locally managed nonces and cached gas prices, so that many
+ * transactions can be in flight at once without a round trip per nonce. Used by the relayer (payments),
+ * the deployer and the devnet funding.
+ */
+import type { Hex, PublicClient } from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+
+export interface TxRequest {
+  /** Omitted for a contract creation. */
+  to?: Hex
+  data: Hex
+  value?: bigint
+  /** Omitted = estimated by the node; pass a fixed limit on hot paths to save the round trip. */
+  gas?: bigint
+  /** From `reserveNonce()`, when the caller must order this transaction against other state. */
+  nonce?: number
+}
+
+export interface TxSender {
+  account: PrivateKeyAccount
+  address: Hex
+  chainId: number
+  /** Takes the next nonce synchronously, so callers can pair it with other ordered state (permit nonces). */
+  reserveNonce(): number
+  send(tx: TxRequest): Promise<Hex>
+}
+
+export interface CreateTxSenderParams {
+  publicClient: PublicClient
+  privateKey: Hex
+  chainId?: number
+}
+
+/** Gas prices are re-read at most this often; payments in between reuse them. */
+const FEE_REFRESH_MS = 2_000
+
+export async function createTxSender({ publicClient, privateKey, chainId }: CreateTxSenderParams): Promise<TxSender> {
+  const account = privateKeyToAccount(privateKey)
+  const address = account.address.toLowerCase() as Hex
+  const [resolvedChainId, pendingCount] = await Promise.all([
+    chainId ?? publicClient.getChainId(),
+    publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+  ])
+  let nextNonce = pendingCount
+  const fees = createFeeCache(publicClient)
+
+  async function resync(): Promise<void> {
+    nextNonce = Math.max(
+      nextNonce,
+      await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    )
+  }
+
+  return {
+    account,
+    address,
+    chainId: resolvedChainId,
+    reserveNonce: () => nextNonce++,
+    async send(tx) {
+      const nonce = tx.nonce ?? nextNonce++
+      try {
+        const [gasPrice, gas] = await Promise.all([
+          fees.get(),
+          tx.gas ?? publicClient.estimateGas({ account: account.address, to: tx.to, data: tx.data, value: tx.value }),
+        ])
+        const serialized = await account.signTransaction({
+          type: 'eip1559',
+          chainId: resolvedChainId,
+          nonce,
+          to: tx.to ?? null,
+          data: tx.data,
+          value: tx.value ?? 0n,
+          gas,
+          ...gasPrice,
+        })
+        return await publicClient.sendRawTransaction({ serializedTransaction: serialized })
+      } catch (error) {
+        // A nonce that never reached the node would stall every later transaction: fill the gap.
+        if (nonce < nextNonce) nextNonce = Math.min(nextNonce, nonce)
+        await resync().catch(() => {})
+        throw error
+      }
+    },
+  }
+}
+
+interface FeeCache {
+  get(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>
+}
+
+function createFeeCache(publicClient: PublicClient): FeeCache {
+  let cached: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> | undefined
+  let readAt = 0
+  const read = async () => {
+    const [block, maxPriorityFeePerGas] = await Promise.all([
+      publicClient.getBlock({ blockTag: 'latest' }),
+      publicClient.estimateMaxPriorityFeePerGas(),
+    ])
+    // Twice the base fee survives several full blocks of base-fee growth before the next refresh.
+    return { maxFeePerGas: (block.baseFeePerGas ?? 0n) * 2n + maxPriorityFeePerGas, maxPriorityFeePerGas }
+  }
+  return {
+    get() {
+      if (!cached || Date.now() - readAt > FEE_REFRESH_MS) {
+        readAt = Date.now()
+        const next = read()
+        // Keep serving the previous prices if a refresh fails.
+        const previous = cached
+        cached = next.catch((error) => previous ?? Promise.reject(error))
+      }
+      return cached
+    },
+  }
+}

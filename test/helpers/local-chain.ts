@@ -1,0 +1,96 @@
+/**
+ * A throwaway devnet per test file: anvil on a free port (automine unless a block time is asked for)
+ * with `deployDevnet` applied, and a helper that sends real, varied settlements through it.
+ */
+import type { Hex, TransactionReceipt } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { startAnvil } from '../../src/chain/anvil/start-anvil.js'
+import { createChainClient } from '../../src/chain/create-chain-client.js'
+import { deployDevnet } from '../../src/chain/devnet/deploy-devnet.js'
+import type { Deployment } from '../../src/chain/devnet/deployment.js'
+import { randomBytes16 } from '../../src/chain/payments/order-reference.js'
+import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
+import { sendPayment, type SentPayment } from '../../src/chain/payments/send-payment.js'
+import { createTxSender } from '../../src/chain/tx/create-tx-sender.js'
+import { localRelayerKey } from '../../src/config/local-keys.js'
+
+export interface LocalChain {
+  rpcUrl: string
+  deployment: Deployment
+  stop(): Promise<void>
+}
+
+export async function startLocalChain(opts: { blockTime?: number } = {}): Promise<LocalChain> {
+  const anvil = await startAnvil({ port: 0 })
+  try {
+    const deployment = await deployDevnet({ rpcUrl: anvil.rpcUrl })
+    // Deploy on automine (fast), then switch to interval mining if asked.
+    if (opts.blockTime !== undefined) await rpc(anvil.rpcUrl, 'evm_setIntervalMining', [opts.blockTime])
+    return { rpcUrl: anvil.rpcUrl, deployment, stop: anvil.stop }
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
+}
+
+export interface SendSettlementsOptions {
+  /** Every k-th payment carries an acquirer id (cycling through the deployment's acquirers); default 3. */
+  acquirerEvery?: number
+  /** Principal of each payment in token units; default varies per payment. */
+  principal?: (i: number) => bigint
+}
+
+export interface SentSettlement extends SentPayment {
+  receipt: TransactionReceipt
+}
+
+/** Sends `n` payments concurrently (varied payers, recipients, tokens) and waits until all are mined. */
+export async function sendSettlements(
+  chain: LocalChain,
+  n: number,
+  opts: SendSettlementsOptions = {},
+): Promise<SentSettlement[]> {
+  const { deployment } = chain
+  const publicClient = createChainClient({ rpcUrl: chain.rpcUrl, pollingIntervalMs: 50 })
+  const relayer = await createTxSender({
+    publicClient,
+    privateKey: deployment.relayerKey ?? localRelayerKey,
+    chainId: deployment.chainId,
+  })
+  const permits = createPermitTracker(publicClient)
+  const acquirerEvery = opts.acquirerEvery ?? 3
+  const sent = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      sendPayment({
+        publicClient,
+        relayer,
+        permits,
+        settlementContract: deployment.settlementContract,
+        payer: privateKeyToAccount(pick(deployment.payerKeys, i)),
+        token: pick(deployment.tokens, i).address,
+        recipient: pick(deployment.recipients, i),
+        principal: opts.principal?.(i) ?? 1_000_000n * BigInt(1 + (i % 50)),
+        orderReference: randomBytes16(),
+        acquirerId: i % acquirerEvery === acquirerEvery - 1 ? pick(deployment.acquirers, i).id : undefined,
+      }),
+    ),
+  )
+  const receipts = await Promise.all(sent.map((p) => publicClient.waitForTransactionReceipt({ hash: p.txHash })))
+  return sent.map((payment, i) => ({ ...payment, receipt: receipts[i] as TransactionReceipt }))
+}
+
+function pick<T>(items: T[], i: number): T {
+  const item = items[i % items.length]
+  if (item === undefined) throw new Error('the deployment has no items of this kind')
+  return item
+}
+
+async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<void> {
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+}
