@@ -1,0 +1,140 @@
+/**
+ * Test harness for the explorer: a real explorer (in-process, or as a child process for kill -9
+ * tests) on a local chain, plus what the chain itself says the settlements are, read independently
+ * through viem and the compiled ABI, to compare the explorer against.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createPublicClient, http } from 'viem'
+import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
+import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
+import { startExplorer, type RunningExplorer } from '../../src/server/start-explorer.js'
+import type { Hex, Settlement } from '../../src/types/settlement.js'
+import type { LocalChain } from './local-chain.js'
+
+export interface TestExplorer extends RunningExplorer {
+  dataDir: string
+  get(path: string): Promise<{ status: number; body: any; headers: Headers }>
+}
+
+export function explorerEnv(chain: LocalChain, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    RPC_URL: chain.rpcUrl,
+    SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
+    START_BLOCK: String(chain.deployment.startBlock),
+    EXPLORER_PORT: '0',
+    POLL_INTERVAL_MS: '50',
+    LOG_LEVEL: 'error',
+    ...overrides,
+  }
+}
+
+export const tempDataDir = () => mkdtempSync(join(tmpdir(), 'explorer-test-'))
+
+export async function startTestExplorer(chain: LocalChain, overrides: Record<string, string> = {}): Promise<TestExplorer> {
+  const dataDir = overrides.DATA_DIR ?? tempDataDir()
+  const explorer = await startExplorer(explorerOptionsFromEnv(explorerEnv(chain, { DATA_DIR: dataDir, ...overrides })))
+  return {
+    ...explorer,
+    dataDir,
+    get: (path) => getJson(explorer.url, path),
+    async stop() {
+      await explorer.stop()
+      if (!overrides.DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export async function getJson(baseUrl: string, path: string): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(baseUrl + path)
+  const text = await response.text()
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers }
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Waits until the explorer has indexed the chain's current head. */
+export async function waitForHead(chain: LocalChain, baseUrl: string): Promise<void> {
+  const client = createPublicClient({ transport: http(chain.rpcUrl) })
+  const head = Number(await client.getBlockNumber({ cacheTime: 0 }))
+  await waitFor(`explorer to index block ${head}`, async () => {
+    const root = await getJson(baseUrl, '/').catch(() => undefined)
+    return (root?.body?.indexedHead?.blockNumber ?? -1) >= head
+  })
+}
+
+/** Every settlement on the chain, in chain order, decoded with viem from the contract's ABI. */
+export async function settlementsOnChain(chain: LocalChain): Promise<Settlement[]> {
+  const client = createPublicClient({ transport: http(chain.rpcUrl) })
+  const logs = await client.getContractEvents({
+    address: chain.deployment.settlementContract,
+    abi: settlementAbi,
+    eventName: 'PermittedTransfer',
+    fromBlock: 0n,
+    toBlock: 'latest',
+  })
+  const timestamps = new Map<bigint, number>()
+  for (const log of logs) {
+    if (!timestamps.has(log.blockNumber)) timestamps.set(log.blockNumber, Number((await client.getBlock({ blockNumber: log.blockNumber })).timestamp))
+  }
+  const tokens = new Map(chain.deployment.tokens.map((t) => [t.address.toLowerCase(), t]))
+  return logs.map((log) => {
+    const args = log.args as { domainSeparator: Hex; token: Hex; payer: Hex; recipient: Hex; value: bigint; fee: bigint; orderReference: Hex }
+    const token = tokens.get(args.token.toLowerCase())!
+    return {
+      txHash: log.transactionHash.toLowerCase() as Hex,
+      blockNumber: Number(log.blockNumber),
+      logIndex: log.logIndex,
+      timestamp: timestamps.get(log.blockNumber)!,
+      token: args.token.toLowerCase() as Hex,
+      tokenSymbol: token.symbol,
+      tokenDecimals: token.decimals,
+      payer: args.payer.toLowerCase() as Hex,
+      recipient: args.recipient.toLowerCase() as Hex,
+      amount: args.value.toString(),
+      fee: args.fee.toString(),
+      orderReference: args.orderReference.slice(0, 34).toLowerCase() as Hex,
+      acquirerId: `0x${args.orderReference.slice(34).toLowerCase()}` as Hex,
+      domainSeparator: args.domainSeparator.toLowerCase() as Hex,
+    }
+  })
+}
+
+/** Pages through `/events` with `query` until `nextCursor` is null. */
+export async function pageThrough(baseUrl: string, query: Record<string, string>): Promise<{ events: Settlement[]; totals: number[]; pages: number }> {
+  const events: Settlement[] = []
+  const totals: number[] = []
+  let cursor: string | null = null
+  let pages = 0
+  do {
+    const params = new URLSearchParams({ ...query, ...(cursor ? { cursor } : {}) })
+    const { status, body } = await getJson(baseUrl, `/events?${params}`)
+    if (status !== 200) throw new Error(`GET /events?${params} answered ${status}: ${JSON.stringify(body)}`)
+    events.push(...body.events)
+    totals.push(body.total)
+    cursor = body.nextCursor
+    pages++
+  } while (cursor)
+  return { events, totals, pages }
+}
+
+/** The explorer as its own process (`npm run explorer`), so a test can kill -9 it. */
+export function spawnExplorer(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'scripts/explorer.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+}
+
+export const key = (e: { blockNumber: number; logIndex: number }) => `${e.blockNumber}:${e.logIndex}`
