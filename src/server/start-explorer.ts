@@ -28,6 +28,8 @@ export interface ExplorerServices {
   logger?: Logger
   /** Replaces the RPC source (benchmarks feed a synthetic one). */
   source?: ChainSource
+  /** Adds routes before the 404/405 fallbacks (the benchmarks serve a static page of a given size). */
+  configureApp?: (app: uWS.TemplatedApp) => void
 }
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -55,6 +57,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
 
   const app = uWS.App()
   registerRest(app, { options, store, tokens, executor, indexer, metrics, logger, version: VERSION })
+  services.configureApp?.(app)
   registerFallbacks(app)
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
