@@ -50,10 +50,13 @@ interface SolcOutput {
   contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>
 }
 
-export function compileContracts(): Record<ContractName, CompiledContract> {
+/** Compiles the named contracts (contract name → source path in the repo); tests pass their own mocks. */
+export function compileContracts<name extends string = ContractName>(
+  files: Record<name, string> = contractSources as Record<ContractName, string> as Record<name, string>,
+): Record<name, CompiledContract> {
   const solc = require('solc') as { compile(input: string, callbacks: object): string }
   const sources = Object.fromEntries(
-    Object.values(contractSources).map((path) => [path, { content: readFileSync(join(repoRoot, path), 'utf8') }]),
+    Object.values<string>(files).map((path) => [path, { content: readFileSync(join(repoRoot, path), 'utf8') }]),
   )
   const output = JSON.parse(
     solc.compile(JSON.stringify({ language: 'Solidity', sources, settings }), { import: findImport }),
@@ -61,8 +64,8 @@ export function compileContracts(): Record<ContractName, CompiledContract> {
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
   if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
 
-  const compiled = {} as Record<ContractName, CompiledContract>
-  for (const [name, path] of Object.entries(contractSources) as [ContractName, string][]) {
+  const compiled = {} as Record<name, CompiledContract>
+  for (const [name, path] of Object.entries<string>(files) as [name, string][]) {
     const contract = output.contracts[path]?.[name]
     if (!contract) throw new Error(`solc produced no output for ${name}`)
     compiled[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` }
