@@ -1,0 +1,32 @@
+/** What the figures were measured on: core count, memory, CPU, load, versions and the commit. */
+import { execSync } from 'node:child_process'
+import { cpus, loadavg, totalmem } from 'node:os'
+
+export interface Machine {
+  date: string
+  nproc: number
+  cpu: string
+  memoryGb: number
+  node: string
+  commit: string
+}
+
+export function describeMachine(): Machine {
+  let commit = 'unknown'
+  try {
+    commit = execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()
+  } catch {
+    // not a git checkout: leave it unknown
+  }
+  return {
+    date: new Date().toISOString(),
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 1024 ** 3),
+    node: process.version,
+    commit,
+  }
+}
+
+/** The 1-minute load average: other work on the machine, recorded beside each figure. */
+export const load1 = () => Math.round(loadavg()[0]! * 100) / 100

@@ -1,0 +1,156 @@
+/**
+ * A JSON-RPC node on 127.0.0.1 serving a synthetic chain, so the real indexer can be measured
+ * without anvil being the bottleneck. It answers what the explorer asks (eth_chainId,
+ * eth_blockNumber, eth_getLogs, eth_getBlockByNumber, eth_call for symbol()/decimals()) and, like
+ * public nodes, refuses an eth_getLogs range with more than `logCap` results, which exercises the
+ * indexer's adaptive range. `bench_grow` makes the chain grow at a block rate (live publishing).
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { PERMITTED_TRANSFER_TOPIC } from '../../src/indexer/decode-settlement-log.js'
+import type { Hex } from '../../src/types/settlement.js'
+import { SyntheticChain, tokenInfoOf } from '../data/synthetic-chain.js'
+import { syntheticToken } from '../../test/helpers/synthetic-settlements.js'
+
+export interface FakeRpcOptions {
+  chain: SyntheticChain
+  contract: Hex
+  chainId: number
+  head: number
+  logCap?: number
+  /** Logs carry `blockTimestamp` (newer nodes do), sparing the indexer a header read per block. */
+  logTimestamps?: boolean
+}
+
+export interface FakeRpc {
+  url: string
+  server: Server
+  /** Served requests by method. */
+  calls: Record<string, number>
+  close(): Promise<void>
+}
+
+interface Request {
+  id: number | string
+  method: string
+  params?: unknown[]
+}
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const hex = (n: number | bigint) => `0x${n.toString(16)}`
+const word = (value: string) => value.padStart(64, '0')
+const SYMBOL = '0x95d89b41'
+const DECIMALS = '0x313ce567'
+
+export async function startFakeRpc(options: FakeRpcOptions): Promise<FakeRpc> {
+  const { chain, contract, chainId, logCap = 10_000, logTimestamps = true } = options
+  let baseHead = options.head
+  let growth: { from: number; at: number; perSecond: number } | undefined
+  const calls: Record<string, number> = {}
+  const tokens = new Map(Array.from({ length: chain.shape.tokens }, (_, i) => [syntheticToken(i), tokenInfoOf(i)]))
+
+  const head = () => (growth ? growth.from + Math.floor(((performance.now() - growth.at) / 1000) * growth.perSecond) : baseHead)
+  const blockParam = (p: unknown) => (p === 'latest' || p === undefined ? head() : Number(p))
+
+  function logsJson(from: number, to: number): string {
+    let total = 0
+    for (let b = from; b <= to; b++) {
+      total += chain.settlementsIn(b)
+      if (total > logCap) throw new RpcError(-32005, `query returned more than ${logCap} results`)
+    }
+    const parts: string[] = []
+    for (let b = from; b <= to; b++) {
+      for (const r of chain.records(b)) {
+        const data = `0x${word(r.recipient.slice(2))}${word(r.amount.toString(16))}${word(r.fee.toString(16))}${r.reference.slice(2)}`
+        const stamp = logTimestamps ? `,"blockTimestamp":"${hex(r.timestamp)}"` : ''
+        parts.push(
+          `{"address":"${contract}","topics":["${PERMITTED_TRANSFER_TOPIC}","${r.domainSeparator}","0x${word(r.token.slice(2))}","0x${word(r.payer.slice(2))}"],` +
+            `"data":"${data}","blockNumber":"${hex(b)}","blockHash":"${r.blockHash}"${stamp},"transactionHash":"${r.txHash}",` +
+            `"transactionIndex":"${hex(r.logIndex)}","logIndex":"${hex(r.logIndex)}","removed":false}`,
+        )
+      }
+    }
+    return `[${parts.join(',')}]`
+  }
+
+  function answer(req: Request): string {
+    calls[req.method] = (calls[req.method] ?? 0) + 1
+    const params = req.params ?? []
+    switch (req.method) {
+      case 'eth_chainId':
+        return `"${hex(chainId)}"`
+      case 'eth_blockNumber':
+        return `"${hex(head())}"`
+      case 'eth_getBlockByNumber': {
+        const n = blockParam(params[0])
+        if (n > head()) return 'null'
+        const h = chain.header(n)
+        return JSON.stringify({ number: hex(n), hash: h.blockHash, parentHash: h.parentHash, timestamp: hex(h.timestamp), transactions: [] })
+      }
+      case 'eth_getLogs': {
+        const filter = (params[0] ?? {}) as { address?: string; topics?: (string | null)[]; fromBlock?: string; toBlock?: string }
+        if (filter.address?.toLowerCase() !== contract || filter.topics?.[0]?.toLowerCase() !== PERMITTED_TRANSFER_TOPIC) return '[]'
+        const from = blockParam(filter.fromBlock)
+        const to = Math.min(blockParam(filter.toBlock), head())
+        return from > to ? '[]' : logsJson(from, to)
+      }
+      case 'eth_call': {
+        const call = (params[0] ?? {}) as { to?: string; data?: string }
+        const token = tokens.get((call.to ?? '').toLowerCase() as Hex)
+        if (!token) throw new RpcError(3, 'execution reverted')
+        if (call.data?.startsWith(DECIMALS)) return `"0x${word(token.decimals.toString(16))}"`
+        if (call.data?.startsWith(SYMBOL)) {
+          const bytes = Buffer.from(token.symbol).toString('hex')
+          return `"0x${word('20')}${word(bytes.length > 0 ? (bytes.length / 2).toString(16) : '0')}${bytes.padEnd(64, '0')}"`
+        }
+        throw new RpcError(3, 'execution reverted')
+      }
+      case 'bench_grow': {
+        const perSecond = Number(params[0] ?? 0)
+        baseHead = head()
+        growth = perSecond > 0 ? { from: baseHead, at: performance.now(), perSecond } : undefined
+        return `"${hex(baseHead)}"`
+      }
+      default:
+        throw new RpcError(-32601, `method ${req.method} is not served by the bench node`)
+    }
+  }
+
+  const respond = (req: Request) => {
+    try {
+      return `{"jsonrpc":"2.0","id":${JSON.stringify(req.id)},"result":${answer(req)}}`
+    } catch (error) {
+      const e = error instanceof RpcError ? error : new RpcError(-32603, String(error))
+      if (e.code === -32005) calls[`${req.method} refused`] = (calls[`${req.method} refused`] ?? 0) + 1
+      return JSON.stringify({ jsonrpc: '2.0', id: req.id, error: { code: e.code, message: e.message } })
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Request | Request[]
+      const text = Array.isArray(body) ? `[${body.map(respond).join(',')}]` : respond(body)
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(text)
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * `npm run bench` — the benchmark suite (never part of `npm test`). Sections: ingest, query latency,
+ * HTTP throughput (with the QUERY_WORKERS comparison), fan-out and footprint, each reporting the
+ * DESIGN.md target beside its figure, ratios measured in the same run.
+ *
+ *   npm run bench                  full run: stores of 1M and 10M settlements, writes bench/RESULTS.md
+ *   npm run bench -- --quick       under two minutes: a 100k store, short runs, writes .data/bench/RESULTS-quick.md
+ *   npm run bench -- --only=http,footprint     a subset of sections
+ *
+ * Generated stores are cached under .data/bench/ by size and seed; delete the folder to rebuild.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { BENCH_DIR } from './data/bench-store.js'
+import { DEFAULT_SHAPE, SyntheticChain } from './data/synthetic-chain.js'
+import { fmt } from './lib/format.js'
+import { describeMachine, load1 } from './lib/machine.js'
+import type { BenchContext, SectionResult } from './sections/context.js'
+import { fanout } from './sections/fanout.js'
+import { footprint } from './sections/footprint.js'
+import { httpThroughput } from './sections/http-throughput.js'
+import { ingest } from './sections/ingest.js'
+import { queryLatency } from './sections/query-latency.js'
+
+const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Promise<SectionResult> }> = {
+  ingest: { title: 'Ingest', run: ingest },
+  query: { title: 'Query latency (tinybench)', run: queryLatency },
+  http: { title: 'HTTP throughput and latency', run: httpThroughput },
+  fanout: { title: 'WebSocket fan-out', run: fanout },
+  footprint: { title: 'Footprint and restart', run: footprint },
+}
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    out: { type: 'string' },
+  },
+})
+const quick = values.quick
+const chosen = values.only ? values.only.split(',') : Object.keys(SECTIONS)
+for (const name of chosen) if (!SECTIONS[name]) throw new Error(`unknown section ${name}; known: ${Object.keys(SECTIONS).join(', ')}`)
+const out = values.out ?? (quick ? `${BENCH_DIR}/RESULTS-quick.md` : 'bench/RESULTS.md')
+
+const profileDir = `${BENCH_DIR}/profiles`
+rmSync(profileDir, { recursive: true, force: true })
+mkdirSync(profileDir, { recursive: true })
+const started = performance.now()
+const ctx: BenchContext = {
+  quick,
+  chain: new SyntheticChain({ ...DEFAULT_SHAPE, seed: Number(values.seed) }),
+  sizes: quick ? [100_000] : [1_000_000, 10_000_000],
+  profileDir,
+  log: (line) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`),
+}
+
+const machine = describeMachine()
+const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
+ctx.log(`${command} on ${machine.nproc} cores, ${machine.memoryGb} GB, load ${load1()}`)
+
+const results: { title: string; result: SectionResult }[] = []
+for (const name of chosen) {
+  const section = SECTIONS[name]!
+  ctx.log(`— ${section.title}`)
+  const result = await section.run(ctx)
+  results.push({ title: section.title, result })
+  for (const [what, figure] of Object.entries(result.headline)) ctx.log(`  ${what}: ${figure}`)
+}
+
+const minutes = (performance.now() - started) / 60_000
+const report = [
+  `# Benchmark results${quick ? ' (quick run)' : ''}`,
+  '',
+  `- Date: ${machine.date}`,
+  `- Command: \`${command}\` at commit ${machine.commit}`,
+  `- Machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGb} GB memory, Node ${machine.node}`,
+  `- Run time: ${fmt(minutes, 1)} min; 1-minute load average at the end: ${load1()} (other engineers share this machine; each section notes the load before → after it)`,
+  `- Data: synthetic chain seed ${ctx.chain.shape.seed}: ${ctx.chain.shape.tokens} tokens, ${fmt(ctx.chain.shape.payers)} payers, ${fmt(ctx.chain.shape.recipients)} recipients, ` +
+    `${ctx.chain.shape.acquirers} acquirers on ${ctx.chain.shape.acquirerShare * 100}% of settlements, 0–${ctx.chain.shape.maxPerBlock} settlements per block, written through \`commitBatch\``,
+  '',
+  '## Summary (targets from DESIGN.md)',
+  '',
+  ...results.flatMap(({ result }) => Object.entries(result.headline).map(([what, figure]) => `- ${what}: ${figure}`)),
+  '',
+  ...results.flatMap(({ title, result }) => [`## ${title}`, '', result.markdown, '']),
+].join('\n')
+writeFileSync(out, report)
+ctx.log(`wrote ${out} (${fmt(minutes, 1)} min)`)

@@ -1,0 +1,97 @@
+/**
+ * Footprint: LMDB bytes per settlement (file size and pages in use, per database from the LMDB
+ * stats), the explorer's RSS, and restart-to-serving time on a store that is already full.
+ */
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { syntheticRecipient } from '../../test/helpers/synthetic-settlements.js'
+import { openStore, type Store } from '../../src/store/open-store.js'
+import { ensureBenchStore } from '../data/bench-store.js'
+import { fmt, table, verdict } from '../lib/format.js'
+import { load1 } from '../lib/machine.js'
+import type { BenchContext, SectionResult } from './context.js'
+import { rssOf, startExplorerChild, startRpc } from './services.js'
+
+interface DbStats {
+  pageSize: number
+  treeBranchPageCount: number
+  treeLeafPageCount: number
+  overflowPages: number
+  entryCount: number
+}
+
+function dbBytes(store: Store) {
+  const named: [string, { getStats(): unknown }][] = [
+    ['events', store.events],
+    ...Object.entries(store.indexes).map(([f, db]) => [`idx:${f}`, db] as [string, { getStats(): unknown }]),
+    ['times', store.times],
+    ['blocks', store.blocks],
+    ['stats', store.stats],
+    ['hours', store.hours],
+    ['tokens', store.tokens],
+    ['meta', store.meta],
+  ]
+  return named.map(([name, db]) => {
+    const s = db.getStats() as DbStats
+    return { name, entries: s.entryCount, bytes: (s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages) * s.pageSize }
+  })
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+export async function footprint(ctx: BenchContext): Promise<SectionResult> {
+  const parts: string[] = []
+  const headline: Record<string, string> = {}
+  for (const size of ctx.sizes) {
+    const built = await ensureBenchStore(ctx.chain, size, ctx.log)
+    ctx.log(`footprint at ${fmt(built.count)} settlements`)
+    const fileBytes = statSync(join(built.path, 'data.mdb')).size
+    const store = openStore({ path: built.path })
+    const dbs = dbBytes(store)
+    await store.close()
+    const used = dbs.reduce((sum, d) => sum + d.bytes, 0)
+    const perSettlement = fileBytes / built.count
+
+    const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: size })
+    const restarts: { ready: number; start: number; firstQuery: number; rss: number }[] = []
+    const loadBefore = load1()
+    try {
+      for (let i = 0; i < 3; i++) {
+        const forked = performance.now()
+        const explorer = await startExplorerChild({ dataDir: built.path, rpcUrl: rpc.ready.url })
+        const ready = performance.now() - forked
+        const response = await fetch(`${explorer.ready.url}/events?recipient=${syntheticRecipient(11)}`)
+        await response.arrayBuffer()
+        const firstQuery = performance.now() - forked
+        if (response.status !== 200) throw new Error(`first query after restart answered ${response.status}`)
+        const { rss } = await rssOf(explorer)
+        restarts.push({ ready, start: explorer.ready.startMs, firstQuery, rss })
+        await explorer.stop()
+      }
+    } finally {
+      await rpc.stop()
+    }
+    const restart = {
+      start: median(restarts.map((r) => r.start)),
+      ready: median(restarts.map((r) => r.ready)),
+      firstQuery: median(restarts.map((r) => r.firstQuery)),
+      rss: median(restarts.map((r) => r.rss)),
+    }
+    headline[`LMDB bytes/settlement @${fmt(built.count)} (target ≤ 600)`] = `${fmt(perSettlement)} — ${verdict(perSettlement <= 600)}`
+    headline[`restart to serving @${fmt(built.count)} (target < 1 s)`] =
+      `${fmt(restart.start)} ms in startExplorer, ${fmt(restart.firstQuery)} ms process start to first /events answer — ${verdict(restart.firstQuery < 1000)}`
+    parts.push(
+      `### ${fmt(built.count)} settlements (load ${loadBefore} → ${load1()})\n\n` +
+        `data.mdb: ${fmt(fileBytes / 1024 ** 2)} MB = **${fmt(perSettlement)} bytes per settlement** (target ≤ 600); ` +
+        `pages in use: ${fmt(used / 1024 ** 2)} MB = ${fmt(used / built.count)} bytes per settlement.\n\n` +
+        table(
+          ['database', 'entries', 'MB', 'bytes per settlement'],
+          dbs.map((d) => [d.name, fmt(d.entries), fmt(d.bytes / 1024 ** 2, 1), fmt(d.bytes / built.count, 1)]),
+        ) +
+        `\n\nRestart (median of 3, page cache warm): \`startExplorer\` ${fmt(restart.start)} ms; process start (node + tsx) to listening ` +
+        `${fmt(restart.ready)} ms; process start to the first \`/events?recipient=\` answer ${fmt(restart.firstQuery)} ms (target < 1 s). ` +
+        `Explorer RSS after that first query: ${fmt(restart.rss / 1024 ** 2)} MB.`,
+    )
+  }
+  return { markdown: parts.join('\n\n'), headline }
+}

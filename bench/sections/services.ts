@@ -1,0 +1,58 @@
+/**
+ * Starting the processes a section measures: the fake RPC node and the real explorer over a data
+ * directory, each in its own process, configured through the environment like `npm run explorer`.
+ */
+import type { Hex } from '../../src/types/settlement.js'
+import { BENCH_CHAIN_ID } from '../data/bench-store.js'
+import { BENCH_CONTRACT } from '../data/synthetic-chain.js'
+import { startChild, type BenchChild } from '../lib/child.js'
+
+export interface RpcReady {
+  url: string
+  head: number
+  count: number
+}
+
+export interface ExplorerReady {
+  url: string
+  startMs: number
+  sinceProcessStartMs: number
+}
+
+export type RpcChild = BenchChild<RpcReady>
+export type ExplorerChild = BenchChild<ExplorerReady>
+
+export function startRpc(options: { seed: number; settlements: number; logCap?: number; logTimestamps?: boolean }): Promise<RpcChild> {
+  return startChild<RpcReady>('rpc/rpc-process.ts', { args: [JSON.stringify(options)] })
+}
+
+export function startExplorerChild(options: {
+  dataDir: string
+  rpcUrl: string
+  queryWorkers?: number
+  pollIntervalMs?: number
+  contract?: Hex
+  env?: Record<string, string>
+  execArgv?: string[]
+}): Promise<ExplorerChild> {
+  return startChild<ExplorerReady>('explorer/explorer-process.ts', {
+    execArgv: options.execArgv,
+    env: {
+      CHAIN_ID: String(BENCH_CHAIN_ID),
+      RPC_URL: options.rpcUrl,
+      SETTLEMENT_CONTRACT: options.contract ?? BENCH_CONTRACT,
+      DEPLOYMENT_FILE: '/nonexistent/deployment.json',
+      DATA_DIR: options.dataDir,
+      EXPLORER_PORT: '0',
+      QUERY_WORKERS: String(options.queryWorkers ?? 1),
+      POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 200),
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+  })
+}
+
+export async function rssOf(explorer: ExplorerChild): Promise<{ rss: number; maxRss: number }> {
+  const { memory, maxRssBytes } = await explorer.ask<{ memory: NodeJS.MemoryUsage; maxRssBytes: number }>({ type: 'memory' })
+  return { rss: memory.rss, maxRss: maxRssBytes }
+}
