@@ -16,6 +16,8 @@ export interface LiveLimits {
   /** A WebSocket or SSE subscriber whose unsent bytes pass this is disconnected. */
   maxBufferedBytes: number
   idleTimeoutSeconds: number
+  /** SSE responses get a comment line this often, so that proxies keep them open. */
+  sseHeartbeatSeconds: number
 }
 
 export interface ExplorerOptions {
@@ -76,6 +78,7 @@ export function explorerOptionsFromEnv(env: Env = process.env): ExplorerOptions 
       maxMessageBytes: intSetting(env, 'WS_MAX_MESSAGE_BYTES', 4096, 256, 1 << 20),
       maxBufferedBytes: intSetting(env, 'LIVE_MAX_BUFFERED_BYTES', 4 << 20, 1024),
       idleTimeoutSeconds: intSetting(env, 'WS_IDLE_TIMEOUT_SECONDS', 120, 8, 960),
+      sseHeartbeatSeconds: intSetting(env, 'SSE_HEARTBEAT_SECONDS', 15, 1, 300),
     },
   }
 }

@@ -15,7 +15,7 @@ import type { TokenCache } from './token-cache.js'
 
 type Field = (typeof FILTER_FIELDS)[number]
 
-interface FieldFilter {
+export interface FieldFilter {
   field: Field
   key: Buffer
 }
@@ -59,7 +59,7 @@ function pageBounds(range: KeyRange, q: EventsQuery): KeyRange | undefined {
   return Buffer.compare(page.low, page.high) < 0 ? page : undefined
 }
 
-function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
+export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
   if (order === 'asc') {
     for (const { key, value } of store.events.getRange({ start: range.low, end: range.high })) yield decodeRecord(key, value)
     return
@@ -86,7 +86,7 @@ function primaryCount(store: Store, range: KeyRange): number {
 }
 
 /** Index values (primary key ‖ ordinal) of one field value inside a key range, in order. */
-function* indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: 'asc' | 'desc'): Generator<Buffer> {
+export function* indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: 'asc' | 'desc'): Generator<Buffer> {
   const db = store.indexes[f.field]
   if (order === 'asc') {
     yield* db.getValues(f.key, { start: range.low, end: range.high })
@@ -99,7 +99,7 @@ function* indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: 'asc' 
   }
 }
 
-function indexCount(store: Store, f: FieldFilter, range: KeyRange): number {
+export function indexCount(store: Store, f: FieldFilter, range: KeyRange): number {
   const first = indexWalk(store, f, range, 'asc').next()
   if (first.done) return 0
   const last = indexWalk(store, f, range, 'desc').next().value as Buffer
@@ -111,7 +111,7 @@ export function load(store: Store, indexValue: Buffer): StoredSettlement {
   return decodeRecord(pk, store.events.get(pk)!)
 }
 
-const matchesAll = (s: StoredSettlement, filters: FieldFilter[]) => filters.every((f) => indexKeyOf(f.field, s).equals(f.key))
+export const matchesAll = (s: StoredSettlement, filters: FieldFilter[]) => filters.every((f) => indexKeyOf(f.field, s).equals(f.key))
 
 function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'asc' | 'desc', take: number): StoredSettlement[] {
   const found: StoredSettlement[] = []

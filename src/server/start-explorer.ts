@@ -13,6 +13,7 @@ import { createQueryExecutor } from '../query/query-executor.js'
 import { TokenCache } from '../query/token-cache.js'
 import { claimIdentity } from '../store/meta.js'
 import { openStore, type Store } from '../store/open-store.js'
+import { registerLive, type LiveHub } from './live/index.js'
 import { registerFallbacks, registerRest } from './rest/register-rest.js'
 
 export interface RunningExplorer {
@@ -43,7 +44,10 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   const tokens = new TokenCache(store)
   const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers })
 
-  const listener: IndexerListener = { committed: () => {}, removed: () => {} }
+  const app = uWS.App()
+  // The hub reads the store's end now, before the indexer can commit anything.
+  const live: LiveHub = registerLive(app, { store, tokens, limits: options.live, metrics, logger })
+  const listener: IndexerListener = live
   const indexer = new Indexer({
     store,
     source: services.source ?? createChainSource({ rpcUrl: options.rpcUrl, contract: options.contract }),
@@ -55,7 +59,6 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     listener,
   })
 
-  const app = uWS.App()
   registerRest(app, { options, store, tokens, executor, indexer, metrics, logger, version: VERSION })
   services.configureApp?.(app)
   registerFallbacks(app)
@@ -76,6 +79,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     metrics,
     async stop() {
       uWS.us_listen_socket_close(listenSocket)
+      live.close()
       await indexer.stop()
       await executor.close()
       await store.close()

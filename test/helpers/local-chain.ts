@@ -38,6 +38,8 @@ export interface SendSettlementsOptions {
   acquirerEvery?: number
   /** Principal of each payment in token units; default varies per payment. */
   principal?: (i: number) => bigint
+  /** Order reference of each payment; default random. */
+  orderReference?: (i: number) => Hex
 }
 
 export interface SentSettlement extends SentPayment {
@@ -70,7 +72,7 @@ export async function sendSettlements(
         token: pick(deployment.tokens, i).address,
         recipient: pick(deployment.recipients, i),
         principal: opts.principal?.(i) ?? 1_000_000n * BigInt(1 + (i % 50)),
-        orderReference: randomBytes16(),
+        orderReference: opts.orderReference?.(i) ?? randomBytes16(),
         acquirerId: i % acquirerEvery === acquirerEvery - 1 ? pick(deployment.acquirers, i).id : undefined,
       }),
     ),

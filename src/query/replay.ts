@@ -1,0 +1,42 @@
+/**
+ * Replay for live feeds: the settlements matching a filter inside [from, end) of primary keys, in chain
+ * order, a chunk at a time. The live layer calls it on the main thread so that the last chunk and the
+ * switch to live delivery happen in one synchronous turn (no settlement can be published in between).
+ */
+import { encodeHexKey, encodePk, type Position } from '../store/keys.js'
+import type { Store } from '../store/open-store.js'
+import type { StoredSettlement } from '../store/record.js'
+import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
+import { indexCount, indexWalk, load, matchesAll, primaryWalk, type FieldFilter } from './run-events-query.js'
+
+const MAX_LOG_INDEX = 0xffff_ffff
+
+/** The first primary key after a position: the inclusive start of "everything after it". */
+export function keyAfter(p: Position): Buffer {
+  return p.logIndex >= MAX_LOG_INDEX ? encodePk(p.blockNumber + 1, 0) : encodePk(p.blockNumber, p.logIndex + 1)
+}
+
+/** The position just before one: resuming after it includes the position itself again. */
+export function positionBefore(p: Position): Position {
+  if (p.logIndex > 0) return { blockNumber: p.blockNumber, logIndex: p.logIndex - 1 }
+  return p.blockNumber > 0 ? { blockNumber: p.blockNumber - 1, logIndex: MAX_LOG_INDEX } : p
+}
+
+/** Up to `limit` settlements matching `filter` with `from <= key < end`, ascending. */
+export function matchingInRange(store: Store, filter: SettlementFilter, from: Buffer, end: Buffer, limit: number): StoredSettlement[] {
+  const found: StoredSettlement[] = []
+  if (Buffer.compare(from, end) >= 0) return found
+  const range = { low: from, high: end, bounded: true }
+  const filters: FieldFilter[] = FILTER_FIELDS.filter((f) => filter[f] !== undefined).map((f) => ({ field: f, key: encodeHexKey(filter[f]!) }))
+  if (filters.length === 0) {
+    for (const s of primaryWalk(store, range, 'asc')) if (found.push(s) >= limit) break
+    return found
+  }
+  // Drive by the most selective field: two seeks per field give each one's count in the range.
+  const [driver, ...rest] = filters.map((f) => ({ f, n: indexCount(store, f, range) })).sort((a, b) => a.n - b.n).map(({ f }) => f) as [FieldFilter, ...FieldFilter[]]
+  for (const value of indexWalk(store, driver, range, 'asc')) {
+    const s = load(store, value)
+    if (matchesAll(s, rest) && found.push(s) >= limit) break
+  }
+  return found
+}

@@ -1,0 +1,149 @@
+/**
+ * WebSocket `/stream` live delivery against a real explorer on anvil with real payments: unfiltered,
+ * each filter alone, an AND of filters, several subscriptions on one connection, unsubscribe, chain
+ * order, and cursors that REST accepts. Expected events come from the chain's own logs.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { Hex, Settlement } from '../../src/types/settlement.js'
+import { key, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { connectWs, subscribe, type WsClient } from './live-client.js'
+
+let chain: LocalChain
+let explorer: TestExplorer
+const clients: WsClient[] = []
+
+before(async () => {
+  chain = await startLocalChain()
+  await sendSettlements(chain, 4)
+  explorer = await startTestExplorer(chain, { WS_MAX_SUBSCRIPTIONS: '12' })
+  await waitForHead(chain, explorer.url)
+})
+
+after(async () => {
+  await Promise.all(clients.map((c) => c.close()))
+  await explorer?.stop()
+  await chain?.stop()
+})
+
+async function client(): Promise<WsClient> {
+  const c = await connectWs(explorer.url)
+  clients.push(c)
+  return c
+}
+
+/** Settlements on chain above `fromBlock`, in chain order. */
+async function newOnChain(fromBlock: number): Promise<Settlement[]> {
+  return (await settlementsOnChain(chain)).filter((e) => e.blockNumber > fromBlock)
+}
+
+async function headBlock(): Promise<number> {
+  return (await explorer.get('/')).body.indexedHead.blockNumber as number
+}
+
+const ORDER_REF = (i: number) => `0x${'ab'.repeat(12)}${i.toString(16).padStart(8, '0')}` as Hex
+
+describe('WebSocket /stream live delivery', () => {
+  test('each filter alone, an AND of two, and no filter, on one connection, in chain order', async () => {
+    const { deployment } = chain
+    const token = deployment.tokens[1]!.address.toLowerCase()
+    const recipient = deployment.recipients[0]!.toLowerCase()
+    const payer = privateKeyToAccount(deployment.payerKeys[2]!).address.toLowerCase()
+    const acquirerId = deployment.acquirers[0]!.id.toLowerCase()
+    const orderReference = ORDER_REF(5)
+    const filters: Record<string, Record<string, string>> = {
+      all: {},
+      token: { token },
+      recipient: { recipient: recipient.toUpperCase().replace('0X', '0x') },
+      payer: { payer },
+      orderReference: { orderReference },
+      acquirerId: { acquirerId },
+      tokenAndRecipient: { token, recipient },
+    }
+    const c = await client()
+    for (const [id, filter] of Object.entries(filters)) {
+      const ack = await subscribe(c, { id, filter })
+      assert.equal(ack.type, 'SUBSCRIBED', JSON.stringify(ack))
+      assert.equal(ack.id, id)
+    }
+    const from = await headBlock()
+    await sendSettlements(chain, 24, { orderReference: ORDER_REF })
+    const sent = await newOnChain(from)
+    assert.equal(sent.length, 24)
+
+    const lowered = Object.fromEntries(Object.entries(filters).map(([id, f]) => [id, Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v.toLowerCase()]))]))
+    for (const [id, filter] of Object.entries(lowered)) {
+      const expected = sent.filter((e) => Object.entries(filter).every(([field, value]) => e[field as keyof Settlement] === value))
+      assert.ok(expected.length > 0, `the traffic must exercise filter ${id}`)
+      const got = await c.waitForSettlements(expected.length, id)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.deepEqual(c.settlements(id).map((m) => m.data), expected, `subscription ${id}`)
+    }
+    // One connection, many subscriptions: chain order across all of them.
+    const positions = c.settlements().map((m) => m.data.blockNumber * 1e6 + m.data.logIndex)
+    assert.deepEqual(positions, [...positions].sort((a, b) => a - b))
+  })
+
+  test('a subscription without an id gets messages without a subscription field', async () => {
+    const c = await client()
+    const ack = await subscribe(c, {})
+    assert.equal(ack.type, 'SUBSCRIBED')
+    const from = await headBlock()
+    await sendSettlements(chain, 3)
+    const sent = await newOnChain(from)
+    const got = await c.waitForSettlements(3)
+    assert.deepEqual(got.map((m) => m.data), sent)
+    for (const m of got) assert.equal('subscription' in m, false)
+  })
+
+  test('cursors from SETTLEMENT messages page REST from that point', async () => {
+    const c = await client()
+    await subscribe(c, { id: 'x' })
+    const from = await headBlock()
+    await sendSettlements(chain, 4)
+    const sent = await newOnChain(from)
+    const got = await c.waitForSettlements(4, 'x')
+    const { status, body } = await explorer.get(`/events?order=asc&cursor=${got[1]!.cursor}`)
+    assert.equal(status, 200)
+    assert.deepEqual(body.events.map(key).slice(0, 2), sent.slice(2).map(key))
+  })
+
+  test('UNSUBSCRIBE by id stops that subscription only; without an id it stops all', async () => {
+    const c = await client()
+    await subscribe(c, { id: 'keep' })
+    await subscribe(c, { id: 'drop' })
+    await subscribe(c, { filter: { token: chain.deployment.tokens[0]!.address } })
+    let from = c.messages.length
+    c.send({ type: 'UNSUBSCRIBE', id: 'drop' })
+    assert.deepEqual(await c.next((m) => m.type === 'UNSUBSCRIBED', from), { type: 'UNSUBSCRIBED', ids: ['drop'] })
+
+    let block = await headBlock()
+    await sendSettlements(chain, 3)
+    await c.waitForSettlements(3, 'keep')
+    await waitForHead(chain, explorer.url)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.equal(c.settlements('drop').length, 0)
+    assert.equal(c.settlements('keep').length, 3)
+
+    from = c.messages.length
+    c.send({ type: 'UNSUBSCRIBE' })
+    const all = await c.next((m) => m.type === 'UNSUBSCRIBED', from)
+    assert.deepEqual(new Set(all.ids as unknown[]), new Set(['keep', null]))
+    const before = c.settlements().length
+    block = await headBlock()
+    await sendSettlements(chain, 2)
+    await waitForHead(chain, explorer.url)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.equal(c.settlements().length, before, `nothing after unsubscribing all (from block ${block})`)
+    assert.equal(c.closed, undefined)
+  })
+
+  test('the live metrics count connections, subscriptions and messages', async () => {
+    const text = await (await fetch(`${explorer.url}/metrics`)).text()
+    assert.match(text, /explorer_live_websocket_connections [1-9]/)
+    assert.match(text, /explorer_live_subscriptions [1-9]/)
+    assert.match(text, /explorer_live_messages_sent_total\{channel="websocket",type="SETTLEMENT"\} [1-9]/)
+  })
+})
