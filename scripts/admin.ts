@@ -1,0 +1,95 @@
+/**
+ * `npm run admin`: owner and balance-holder operations against any deployment — show the settings,
+ * set the base fee or the acquiring price, read internal balances (getBalances), withdraw.
+ */
+import { encodeFunctionData, type Hex } from 'viem'
+import { settlementAbi } from '../src/chain/abi/settlement-abi.js'
+import { createChainClient } from '../src/chain/create-chain-client.js'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment, type Deployment } from '../src/chain/devnet/deployment.js'
+import { createTxSender } from '../src/chain/tx/create-tx-sender.js'
+import { amountFlag } from '../src/cli/flags.js'
+import { runCli } from '../src/cli/run-cli.js'
+import { privateKeySetting } from '../src/config/key-setting.js'
+import { localDeployerKey } from '../src/config/local-keys.js'
+import { ConfigError, urlSetting } from '../src/config/parse-env.js'
+
+runCli(
+  {
+    name: 'admin',
+    usage: `usage: npm run admin -- <command> [arguments] [--deployment <path>]
+
+Commands:
+  info                          the contract's current settings
+  set-base-fee <amount>         setBaseFeeAmount (owner only)
+  set-acquiring-price <amount>  setAcquiringPrice (owner only)
+  balances [address...]         internal balances of every deployment token (default holders:
+                                the fee recipient and the registered acquirers)
+  withdraw <token> <amount>     withdraw from the signer's internal balance; token = symbol or address
+
+Amounts are integers in the token's smallest unit (2500000 = 2.50 of a 6-decimal token).
+--deployment: the deployment file (${DEFAULT_DEPLOYMENT_PATH}).
+Environment: RPC_URL (default: the deployment's), ADMIN_PRIVATE_KEY (the signer of set-* and withdraw;
+default on chain 31337: the local deployer, which owns the devnet contract and receives its fees).`,
+    options: { deployment: { type: 'string' } },
+    allowPositionals: true,
+  },
+  async ({ values, positionals: [command, ...args] }) => {
+    const deployment = await readDeployment(values.deployment ?? DEFAULT_DEPLOYMENT_PATH)
+    const publicClient = createChainClient({ rpcUrl: urlSetting(process.env, 'RPC_URL', deployment.rpcUrl) })
+    const address = deployment.settlementContract
+    const read = (functionName: 'baseFeeAmount' | 'acquiringPrice' | 'maxAcquiringFee' | 'feeRecipient' | 'owner') =>
+      publicClient.readContract({ address, abi: settlementAbi, functionName })
+
+    const write = async (data: Hex) => {
+      const privateKey = privateKeySetting(process.env, 'ADMIN_PRIVATE_KEY', deployment.chainId, localDeployerKey)
+      const sender = await createTxSender({ publicClient, privateKey, chainId: deployment.chainId })
+      const hash = await sender.send({ to: address, data })
+      const receipt = await publicClient.waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`)
+      console.log(`admin: done in ${hash} (block ${receipt.blockNumber})`)
+    }
+
+    switch (command) {
+      case 'info': {
+        const [owner, feeRecipient, baseFee, price, maxFee] = await Promise.all(
+          (['owner', 'feeRecipient', 'baseFeeAmount', 'acquiringPrice', 'maxAcquiringFee'] as const).map(read),
+        )
+        console.log({ settlementContract: address, owner, feeRecipient, baseFeeAmount: baseFee, acquiringPrice: price, maxAcquiringFee: maxFee })
+        return
+      }
+      case 'set-base-fee':
+        return write(encodeFunctionData({ abi: settlementAbi, functionName: 'setBaseFeeAmount', args: [amountFlag(args[0], 'amount')] }))
+      case 'set-acquiring-price':
+        return write(encodeFunctionData({ abi: settlementAbi, functionName: 'setAcquiringPrice', args: [amountFlag(args[0], 'amount')] }))
+      case 'withdraw': {
+        const token = findToken(deployment, args[0])
+        return write(encodeFunctionData({ abi: settlementAbi, functionName: 'withdraw', args: [token, amountFlag(args[1], 'amount')] }))
+      }
+      case 'balances': {
+        const holders = args.length > 0 ? args.map(checkAddress) : [deployment.feeRecipient, ...deployment.acquirers.map((a) => a.wallet)]
+        const tokens = deployment.tokens.map((t) => t.address)
+        const matrix = await publicClient.readContract({ address, abi: settlementAbi, functionName: 'getBalances', args: [tokens, holders] })
+        holders.forEach((holder, j) => {
+          const cells = deployment.tokens.map((t, i) => `${t.symbol} ${matrix[i]?.[j] ?? 0n}`)
+          console.log(`${holder}  ${cells.join('  ')}`)
+        })
+        return
+      }
+      default:
+        throw new ConfigError(`unknown command "${command ?? ''}": use info, set-base-fee, set-acquiring-price, balances or withdraw (--help)`)
+    }
+  },
+)
+
+function findToken(deployment: Deployment, symbolOrAddress: string | undefined): Hex {
+  const wanted = symbolOrAddress?.toLowerCase()
+  const token = deployment.tokens.find((t) => t.symbol.toLowerCase() === wanted || t.address === wanted)
+  if (token) return token.address
+  if (symbolOrAddress && /^0x[0-9a-fA-F]{40}$/.test(symbolOrAddress)) return symbolOrAddress.toLowerCase() as Hex
+  throw new ConfigError(`token "${symbolOrAddress ?? ''}" is neither a deployment token symbol nor an address`)
+}
+
+function checkAddress(value: string): Hex {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new ConfigError(`"${value}" is not a 0x-prefixed 20-byte address`)
+  return value.toLowerCase() as Hex
+}
