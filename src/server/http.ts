@@ -2,7 +2,7 @@
  * Writing HTTP replies on uWebSockets.js. uWS forbids touching a response after the client aborted,
  * and wants writes after an await corked; every handler goes through `reply`/`replyLater` for that.
  */
-import type { HttpResponse } from 'uWebSockets.js'
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { Logger } from '../observability/logger.js'
 import { ProblemError, problem } from './problem.js'
 
@@ -23,6 +23,14 @@ const STATUS_LINES: Record<number, string> = {
   414: '414 URI Too Long',
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',
+}
+
+/** uWS parses request lines of any length that arrive in one read; longer ones are refused here. */
+export const MAX_TARGET_BYTES = 8192
+
+export function checkTargetLength(req: HttpRequest): void {
+  const length = req.getUrl().length + (req.getQuery()?.length ?? 0)
+  if (length > MAX_TARGET_BYTES) throw new ProblemError(414, `the request target is ${length} bytes; the limit is ${MAX_TARGET_BYTES}`)
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8'

@@ -13,7 +13,7 @@ import type { TokenCache } from '../../query/token-cache.js'
 import { readHead } from '../../store/meta.js'
 import type { Store } from '../../store/open-store.js'
 import { readStats } from '../../store/stats.js'
-import { errorReply, json, problemReply, reply, replyLater, type Reply } from '../http.js'
+import { checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../http.js'
 import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseTxHash, readParams } from './parse-query.js'
 
 export interface RestContext {
@@ -48,6 +48,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   const now = (route: string, allowed: readonly string[], handle: (req: HttpRequest) => Reply) => (res: HttpResponse, req: HttpRequest) => {
     let r: Reply
     try {
+      checkTargetLength(req)
       readParams(req.getQuery(), allowed)
       r = handle(req)
     } catch (error) {
@@ -61,6 +62,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string) => (res: HttpResponse, req: HttpRequest) => {
     let task: QueryTask
     try {
+      checkTargetLength(req)
       task = parse(req)
     } catch (error) {
       const r = errorReply(error, logger)
