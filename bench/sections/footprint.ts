@@ -53,33 +53,38 @@ export async function footprint(ctx: BenchContext): Promise<SectionResult> {
     const perSettlement = fileBytes / built.count
 
     const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: size })
-    const restarts: { ready: number; start: number; firstQuery: number; rss: number }[] = []
+    const restarts: { queryWorkers: number; ready: number; start: number; firstQuery: number; rss: number }[] = []
     const loadBefore = load1()
     try {
-      for (let i = 0; i < 3; i++) {
+      for (const queryWorkers of [1, 1, 1, 0, 0, 0]) {
         const forked = performance.now()
-        const explorer = await startExplorerChild({ dataDir: built.path, rpcUrl: rpc.ready.url })
+        const explorer = await startExplorerChild({ dataDir: built.path, rpcUrl: rpc.ready.url, queryWorkers })
         const ready = performance.now() - forked
         const response = await fetch(`${explorer.ready.url}/events?recipient=${syntheticRecipient(11)}`)
         await response.arrayBuffer()
         const firstQuery = performance.now() - forked
         if (response.status !== 200) throw new Error(`first query after restart answered ${response.status}`)
         const { rss } = await rssOf(explorer)
-        restarts.push({ ready, start: explorer.ready.startMs, firstQuery, rss })
+        restarts.push({ queryWorkers, ready, start: explorer.ready.startMs, firstQuery, rss })
         await explorer.stop()
       }
     } finally {
       await rpc.stop()
     }
-    const restart = {
-      start: median(restarts.map((r) => r.start)),
-      ready: median(restarts.map((r) => r.ready)),
-      firstQuery: median(restarts.map((r) => r.firstQuery)),
-      rss: median(restarts.map((r) => r.rss)),
+    const medians = (workers: number) => {
+      const of = restarts.filter((r) => r.queryWorkers === workers)
+      return {
+        start: median(of.map((r) => r.start)),
+        ready: median(of.map((r) => r.ready)),
+        firstQuery: median(of.map((r) => r.firstQuery)),
+        rss: median(of.map((r) => r.rss)),
+      }
     }
+    const restart = medians(1)
+    const inline = medians(0)
     headline[`LMDB bytes/settlement @${fmt(built.count)} (target ≤ 600)`] = `${fmt(perSettlement)} — ${verdict(perSettlement <= 600)}`
     headline[`restart to serving @${fmt(built.count)} (target < 1 s)`] =
-      `${fmt(restart.start)} ms in startExplorer, ${fmt(restart.firstQuery)} ms process start to first /events answer — ${verdict(restart.firstQuery < 1000)}`
+      `${fmt(restart.start)} ms in startExplorer, ${fmt(restart.firstQuery)} ms process start to first /events answer (QUERY_WORKERS=1; ${fmt(inline.firstQuery)} ms with 0) — ${verdict(restart.firstQuery < 1000)}`
     parts.push(
       `### ${fmt(built.count)} settlements (load ${loadBefore} → ${load1()})\n\n` +
         `data.mdb: ${fmt(fileBytes / 1024 ** 2)} MB = **${fmt(perSettlement)} bytes per settlement** (target ≤ 600); ` +
@@ -88,9 +93,10 @@ export async function footprint(ctx: BenchContext): Promise<SectionResult> {
           ['database', 'entries', 'MB', 'bytes per settlement'],
           dbs.map((d) => [d.name, fmt(d.entries), fmt(d.bytes / 1024 ** 2, 1), fmt(d.bytes / built.count, 1)]),
         ) +
-        `\n\nRestart (median of 3, page cache warm): \`startExplorer\` ${fmt(restart.start)} ms; process start (node + tsx) to listening ` +
+        `\n\nRestart with QUERY_WORKERS=1 (median of 3, page cache warm): \`startExplorer\` ${fmt(restart.start)} ms; process start (node + tsx) to listening ` +
         `${fmt(restart.ready)} ms; process start to the first \`/events?recipient=\` answer ${fmt(restart.firstQuery)} ms (target < 1 s). ` +
-        `Explorer RSS after that first query: ${fmt(restart.rss / 1024 ** 2)} MB.`,
+        `Explorer RSS after that first query: ${fmt(restart.rss / 1024 ** 2)} MB. ` +
+        `With QUERY_WORKERS=0 (no pool worker to boot): \`startExplorer\` ${fmt(inline.start)} ms, first answer ${fmt(inline.firstQuery)} ms after process start, RSS ${fmt(inline.rss / 1024 ** 2)} MB.`,
     )
   }
   return { markdown: parts.join('\n\n'), headline }
