@@ -56,7 +56,7 @@ export async function footprint(ctx: BenchContext): Promise<SectionResult> {
     const restarts: { queryWorkers: number; ready: number; start: number; firstQuery: number; rss: number }[] = []
     const loadBefore = load1()
     try {
-      for (const queryWorkers of [1, 1, 1, 0, 0, 0]) {
+      for (const queryWorkers of ctx.quick ? [1, 0] : [1, 1, 1, 0, 0, 0]) {
         const forked = performance.now()
         const explorer = await startExplorerChild({ dataDir: built.path, rpcUrl: rpc.ready.url, queryWorkers })
         const ready = performance.now() - forked
@@ -93,7 +93,7 @@ export async function footprint(ctx: BenchContext): Promise<SectionResult> {
           ['database', 'entries', 'MB', 'bytes per settlement'],
           dbs.map((d) => [d.name, fmt(d.entries), fmt(d.bytes / 1024 ** 2, 1), fmt(d.bytes / built.count, 1)]),
         ) +
-        `\n\nRestart with QUERY_WORKERS=1 (median of 3, page cache warm): \`startExplorer\` ${fmt(restart.start)} ms; process start (node + tsx) to listening ` +
+        `\n\nRestart with QUERY_WORKERS=1 (median of ${ctx.quick ? 1 : 3}, page cache warm): \`startExplorer\` ${fmt(restart.start)} ms; process start (node + tsx) to listening ` +
         `${fmt(restart.ready)} ms; process start to the first \`/events?recipient=\` answer ${fmt(restart.firstQuery)} ms (target < 1 s). ` +
         `Explorer RSS after that first query: ${fmt(restart.rss / 1024 ** 2)} MB. ` +
         `With QUERY_WORKERS=0 (no pool worker to boot): \`startExplorer\` ${fmt(inline.start)} ms, first answer ${fmt(inline.firstQuery)} ms after process start, RSS ${fmt(inline.rss / 1024 ** 2)} MB.`,

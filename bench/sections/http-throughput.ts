@@ -41,9 +41,9 @@ async function bodyBytes(url: string, path: string): Promise<number> {
   return (await response.arrayBuffer()).byteLength
 }
 
-async function measure(loader: Loader, explorer: ExplorerChild, paths: string[], o: Partial<LoadOptions>, durationMs: number) {
+async function measure(ctx: BenchContext, loader: Loader, explorer: ExplorerChild, paths: string[], o: Partial<LoadOptions>, durationMs: number) {
   const { hostname, port } = new URL(explorer.ready.url)
-  const options: LoadOptions = { host: hostname, port: Number(port), paths, connections: 64, pipeline: 1, durationMs, warmupMs: 300, ...o }
+  const options: LoadOptions = { host: hostname, port: Number(port), paths, connections: 64, pipeline: 1, durationMs, warmupMs: ctx.quick ? 150 : 300, ...o }
   return (await loader.ask<{ result: LoadResult }>({ type: 'run', options })).result
 }
 
@@ -56,12 +56,12 @@ interface Pair {
   load: string
 }
 
-async function pairFor(loader: Loader, explorer: ExplorerChild, e: Endpoint, durationMs: number, withHalf: boolean): Promise<Pair> {
+async function pairFor(ctx: BenchContext, loader: Loader, explorer: ExplorerChild, e: Endpoint, durationMs: number, withHalf: boolean): Promise<Pair> {
   const bytes = await bodyBytes(explorer.ready.url, e.paths[0]!)
   const before = load1()
-  const ceiling = await measure(loader, explorer, [`/bench/static/${bytes}`], {}, durationMs)
-  const real = await measure(loader, explorer, e.paths, {}, durationMs)
-  const half = withHalf ? await measure(loader, explorer, e.paths, { rate: Math.max(100, Math.round(real.requestsPerSecond / 2)), connections: 64 }, durationMs) : undefined
+  const ceiling = await measure(ctx, loader, explorer, [`/bench/static/${bytes}`], {}, durationMs)
+  const real = await measure(ctx, loader, explorer, e.paths, {}, durationMs)
+  const half = withHalf ? await measure(ctx, loader, explorer, e.paths, { rate: Math.max(100, Math.round(real.requestsPerSecond / 2)), connections: 64 }, durationMs) : undefined
   if (real.non200 > 0 || ceiling.non200 > 0) throw new Error(`${e.name}: ${real.non200} non-200 answers under load`)
   return { name: e.name, bytes, real, ceiling, half, load: `${before} → ${load1()}` }
 }
@@ -69,7 +69,7 @@ async function pairFor(loader: Loader, explorer: ExplorerChild, e: Endpoint, dur
 export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> {
   const size = ctx.sizes[0]!
   const store = await ensureBenchStore(ctx.chain, size, ctx.log)
-  const durationMs = ctx.quick ? 1200 : 4000
+  const durationMs = ctx.quick ? 700 : 4000
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: size })
   const loader = await startChild<{ type: 'ready' }>('load/http-load-process.ts')
   const headline: Record<string, string> = {}
@@ -79,7 +79,7 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
     const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 1 })
     const pairs: Pair[] = []
     try {
-      for (const e of endpoints(ctx, store)) pairs.push(await pairFor(loader, explorer, e, durationMs, true))
+      for (const e of endpoints(ctx, store)) pairs.push(await pairFor(ctx, loader, explorer, e, durationMs, true))
       const memory = await rssOf(explorer)
       headline['explorer RSS after HTTP load (peak)'] = `${fmt(memory.rss / 1024 ** 2)} MB (${fmt(memory.maxRss / 1024 ** 2)} MB)`
     } finally {
@@ -90,7 +90,7 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
     headline['/events?recipient= req/s, ratio to static (target ≥ 0.5)'] = `${fmt(recipient.real.requestsPerSecond)} req/s, ${ratio.toFixed(2)} — ${verdict(ratio >= 0.5)}`
     headline['/events?recipient= p99 at half load (target < 5 ms)'] = `${ms(recipient.half!.p99)} ms — ${verdict(recipient.half!.p99 < 5)}`
     parts.push(
-      `Load: ${ctx.quick ? 'quick' : 'full'} — closed loop, 64 keep-alive connections, one request in flight each (no pipelining: uWS leaves pipelined requests unanswered when the reply comes from a later event-loop turn, as pool replies do), ${durationMs / 1000} s per run after 0.3 s warm-up, ` +
+      `Load: ${ctx.quick ? 'quick' : 'full'} — closed loop, 64 keep-alive connections, one request in flight each (no pipelining: uWS leaves pipelined requests unanswered when the reply comes from a later event-loop turn, as pool replies do), ${durationMs / 1000} s per run after a ${ctx.quick ? 0.15 : 0.3} s warm-up, ` +
         'from a separate process; "half load" = fixed rate at half the endpoint\'s own closed-loop req/s over 64 connections, ' +
         'latency from the scheduled send time. Static = `/bench/static/<bytes>` on the same server, same byte size, measured just before.\n\n' +
         table(
@@ -118,8 +118,8 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
     for (const workers of [0, 1, 2]) {
       const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: workers })
       try {
-        const sel = await pairFor(loader, explorer, selective, durationMs, true)
-        const all = await pairFor(loader, explorer, unfiltered, durationMs, false)
+        const sel = await pairFor(ctx, loader, explorer, selective, durationMs, true)
+        const all = ctx.quick ? undefined : await pairFor(ctx, loader, explorer, unfiltered, durationMs, false)
         rows.push([
           workers,
           fmt(sel.real.requestsPerSecond),
@@ -127,8 +127,8 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
           (sel.real.requestsPerSecond / sel.ceiling.requestsPerSecond).toFixed(2),
           ms(sel.real.p99),
           ms(sel.half!.p99),
-          fmt(all.real.requestsPerSecond),
-          (all.real.requestsPerSecond / all.ceiling.requestsPerSecond).toFixed(2),
+          all ? fmt(all.real.requestsPerSecond) : '—',
+          all ? (all.real.requestsPerSecond / all.ceiling.requestsPerSecond).toFixed(2) : '—',
           sel.load,
         ])
         headline[`QUERY_WORKERS=${workers}: /events?recipient= req/s (ratio)`] = `${fmt(sel.real.requestsPerSecond)} (${(sel.real.requestsPerSecond / sel.ceiling.requestsPerSecond).toFixed(2)})`
@@ -149,7 +149,7 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
         queryWorkers: 0,
         execArgv: ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}/http`],
       })
-      await measure(loader, explorer, selective.paths, {}, durationMs)
+      await measure(ctx, loader, explorer, selective.paths, {}, durationMs)
       await explorer.stop()
       parts.push(`#### Where the time goes: /events?recipient= under closed-loop load, QUERY_WORKERS=0 (node --cpu-prof, main thread)\n\n${profileMarkdown(`${ctx.profileDir}/http`)}`)
     }
