@@ -2,8 +2,8 @@
  * `npm run explorer`: runs the explorer alone against RPC_URL / SETTLEMENT_CONTRACT (or the local
  * devnet's deployment file). Settings are read from the environment; see the README.
  */
-import { ConfigError } from '../src/config/parse-env.js'
 import { explorerOptionsFromEnv } from '../src/config/explorer-options.js'
+import { ConfigError } from '../src/config/parse-env.js'
 import { startExplorer } from '../src/server/start-explorer.js'
 
 if (process.argv.includes('--help')) {
@@ -26,9 +26,8 @@ try {
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
 } catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`explorer: ${error.message}`)
-    process.exit(1)
-  }
-  throw error
+  // A setting or a data directory that does not fit stops start-up with one line naming it.
+  if (!(error instanceof Error)) throw error
+  console.error(`explorer: ${error instanceof ConfigError ? error.message : error.message.split('\n')[0]}`)
+  process.exit(1)
 }

@@ -2,16 +2,18 @@
  * `npm start`: the whole local stack in one process — devnet (anvil + contracts) and demo traffic.
  * Each piece is started in order and stopped in reverse order on Ctrl-C.
  *
- * To add a piece (the explorer): start it after the devnet (it reads `devnet.deployment` or the
- * deployment file) and push its stop function onto `stops`.
+ * The explorer starts after the devnet (it reads `devnet.deployment`) and before the traffic.
  */
+import { rmSync } from 'node:fs'
 import { createChainClient } from '../src/chain/create-chain-client.js'
 import { startDevnet } from '../src/chain/devnet/start-devnet.js'
 import { devnetOptions, devnetOptionsFromFlags, devnetUsage } from '../src/cli/devnet-flags.js'
 import { onShutdown } from '../src/cli/on-shutdown.js'
 import { runCli } from '../src/cli/run-cli.js'
 import { trafficOptions, trafficSettingsFromFlags, trafficUsage } from '../src/cli/traffic-flags.js'
+import { explorerOptionsFromEnv } from '../src/config/explorer-options.js'
 import { localRelayerKey } from '../src/config/local-keys.js'
+import { startExplorer } from '../src/server/start-explorer.js'
 import { formatProgress } from '../src/traffic/print-progress.js'
 import { runTraffic } from '../src/traffic/run-traffic.js'
 
@@ -20,8 +22,8 @@ runCli(
     name: 'start',
     usage: `usage: npm start [-- options]
 
-Starts the local devnet (anvil on 127.0.0.1:8545, chain 31337, contracts deployed) and sends demo
-traffic through it until Ctrl-C.
+Starts the local devnet (anvil on 127.0.0.1:8545, chain 31337, contracts deployed), the explorer on
+http://127.0.0.1:4001 (EXPLORER_PORT) and demo traffic through the contract, until Ctrl-C.
 
 ${devnetUsage}
 ${trafficUsage}`,
@@ -41,7 +43,21 @@ ${trafficUsage}`,
     const { deployment } = devnet
     console.log(`devnet: ${deployment.rpcUrl}, settlement contract ${deployment.settlementContract}; wrote ${devnetSettings.deploymentPath}`)
 
-    // The explorer starts here, once it exists: after the devnet, before the traffic.
+    // The devnet is a fresh chain every time, so the explorer starts from an empty data directory.
+    const dataDir = process.env.DATA_DIR ?? '.data/devnet-explorer'
+    rmSync(dataDir, { recursive: true, force: true })
+    const explorer = await startExplorer(
+      explorerOptionsFromEnv({
+        ...process.env,
+        CHAIN_ID: String(deployment.chainId),
+        RPC_URL: deployment.rpcUrl,
+        SETTLEMENT_CONTRACT: deployment.settlementContract,
+        START_BLOCK: String(deployment.startBlock),
+        DATA_DIR: dataDir,
+      }),
+    )
+    stops.push(explorer.stop)
+    console.log(`explorer: ${explorer.url}/events (WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
 
     const traffic = new AbortController()
     const trafficDone = runTraffic({
