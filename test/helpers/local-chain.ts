@@ -2,7 +2,7 @@
  * A throwaway devnet per test file: anvil on a free port (automine unless a block time is asked for)
  * with `deployDevnet` applied, and a helper that sends real, varied settlements through it.
  */
-import type { Hex, TransactionReceipt } from 'viem'
+import { createTestClient, http, type Hex, type TransactionReceipt } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil } from '../../src/chain/anvil/start-anvil.js'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
@@ -25,7 +25,9 @@ export async function startLocalChain(opts: { blockTime?: number } = {}): Promis
   try {
     const deployment = await deployDevnet({ rpcUrl: anvil.rpcUrl })
     // Deploy on automine (fast), then switch to interval mining if asked.
-    if (opts.blockTime !== undefined) await rpc(anvil.rpcUrl, 'evm_setIntervalMining', [opts.blockTime])
+    if (opts.blockTime !== undefined) {
+      await createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) }).setIntervalMining({ interval: opts.blockTime })
+    }
     return { rpcUrl: anvil.rpcUrl, deployment, stop: anvil.stop }
   } catch (error) {
     await anvil.stop()
@@ -85,14 +87,4 @@ function pick<T>(items: T[], i: number): T {
   const item = items[i % items.length]
   if (item === undefined) throw new Error('the deployment has no items of this kind')
   return item
-}
-
-async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<void> {
-  const response = await fetch(rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const body = (await response.json()) as { error?: { message: string } }
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
 }
