@@ -3,8 +3,10 @@
  * message and close, and an SSE client that reads the HTTP stream as it arrives and parses frames.
  */
 import { request, type IncomingMessage } from 'node:http'
+import { after, before } from 'node:test'
 import WebSocket from 'ws'
-import { waitFor } from '../helpers/explorer.js'
+import { startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
 export interface LiveMessage {
   type: string
@@ -138,3 +140,40 @@ function parseFrame(block: string, client: SseClient): void {
   if (hasField) client.frames.push(frame)
 }
 
+
+export interface LiveFixture {
+  chain: LocalChain
+  explorer: TestExplorer
+  /** A WebSocket client closed after the file's tests. */
+  client(): Promise<WsClient>
+  /** Closes every client opened so far. */
+  closeClients(): Promise<void>
+}
+
+/**
+ * Registers before/after hooks for a test file: a fresh anvil with `settlements` payments, an explorer
+ * with `env` overrides that has indexed them, and clients closed at the end.
+ */
+export function useLiveExplorer({ settlements = 3, env = {} }: { settlements?: number; env?: Record<string, string> } = {}): LiveFixture {
+  const clients: WsClient[] = []
+  const fixture = {
+    async client() {
+      const c = await connectWs(fixture.explorer.url)
+      clients.push(c)
+      return c
+    },
+    closeClients: () => Promise.all(clients.splice(0).map((c) => c.close())).then(() => {}),
+  } as LiveFixture
+  before(async () => {
+    fixture.chain = await startLocalChain()
+    await sendSettlements(fixture.chain, settlements)
+    fixture.explorer = await startTestExplorer(fixture.chain, env)
+    await waitForHead(fixture.chain, fixture.explorer.url)
+  })
+  after(async () => {
+    await fixture.closeClients()
+    await fixture.explorer?.stop()
+    await fixture.chain?.stop()
+  })
+  return fixture
+}

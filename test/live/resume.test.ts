@@ -5,42 +5,22 @@
  * way from `Last-Event-ID` and `?since=`.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { Settlement } from '../../src/types/settlement.js'
-import { key, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { connectWs, openSse, subscribe, type WsClient } from './live-client.js'
+import { key, settlementsOnChain, waitFor, waitForHead } from '../helpers/explorer.js'
+import { sendSettlements } from '../helpers/local-chain.js'
+import { openSse, subscribe, useLiveExplorer, type WsClient } from './live-client.js'
 
-let chain: LocalChain
-let explorer: TestExplorer
-const clients: WsClient[] = []
-
-before(async () => {
-  chain = await startLocalChain()
-  await sendSettlements(chain, 3)
-  explorer = await startTestExplorer(chain)
-  await waitForHead(chain, explorer.url)
-})
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()))
-  await explorer?.stop()
-  await chain?.stop()
-})
-
-async function client(): Promise<WsClient> {
-  const c = await connectWs(explorer.url)
-  clients.push(c)
-  return c
-}
+const live = useLiveExplorer({ settlements: 3 })
+const client = () => live.client()
 
 /** Sends `batches` batches of `size` payments one after another. */
 async function traffic(batches: number, size: number): Promise<void> {
-  for (let i = 0; i < batches; i++) await sendSettlements(chain, size)
+  for (let i = 0; i < batches; i++) await sendSettlements(live.chain, size)
 }
 
 async function onChainAfter(cursorEvent: { blockNumber: number; logIndex: number }): Promise<Settlement[]> {
-  return (await settlementsOnChain(chain)).filter((e) => e.blockNumber > cursorEvent.blockNumber || (e.blockNumber === cursorEvent.blockNumber && e.logIndex > cursorEvent.logIndex))
+  return (await settlementsOnChain(live.chain)).filter((e) => e.blockNumber > cursorEvent.blockNumber || (e.blockNumber === cursorEvent.blockNumber && e.logIndex > cursorEvent.logIndex))
 }
 
 function assertUniqueInOrder(events: Settlement[]): void {
@@ -52,7 +32,7 @@ function assertUniqueInOrder(events: Settlement[]): void {
 
 describe('resume from a cursor', () => {
   test('a WebSocket client dropped mid-traffic resumes with since and gets exactly what it missed', async () => {
-    const recipient = chain.deployment.recipients[1]!.toLowerCase()
+    const recipient = live.chain.deployment.recipients[1]!.toLowerCase()
     const first = await client()
     await subscribe(first, { id: 'all' })
     await subscribe(first, { id: 'mine', filter: { recipient } })
@@ -72,7 +52,7 @@ describe('resume from a cursor', () => {
     else await subscribe(second, { id: 'mine', filter: { recipient }, since: seenAll[0]!.cursor })
     await sending
     await traffic(1, 4)
-    await waitForHead(chain, explorer.url)
+    await waitForHead(live.chain, live.explorer.url)
 
     const expectedAll = await onChainAfter(lastAll.data)
     const gotAll = (await second.waitForSettlements(expectedAll.length, 'all')).map((m) => m.data as Settlement)
@@ -93,8 +73,8 @@ describe('resume from a cursor', () => {
 
   test('replays longer than one chunk, started while settlements are committed, have no gap and no repeat', async () => {
     await traffic(3, 100)
-    await waitForHead(chain, explorer.url)
-    const firstPage = await explorer.get('/events?order=asc&limit=1')
+    await waitForHead(live.chain, live.explorer.url)
+    const firstPage = await live.explorer.get('/events?order=asc&limit=1')
     const start = firstPage.body.events[0] as Settlement
     const startCursor = firstPage.body.nextCursor as string
     // Replays start one after another while payments are indexed, so chunk boundaries meet commits.
@@ -108,7 +88,7 @@ describe('resume from a cursor', () => {
       await new Promise((resolve) => setTimeout(resolve, 60))
     }
     await sent
-    await waitForHead(chain, explorer.url)
+    await waitForHead(live.chain, live.explorer.url)
     const expected = (await onChainAfter(start)).map(key)
     assert.ok(expected.length > 300, `replay of ${expected.length}`)
     for (const c of replaying) {
@@ -119,8 +99,8 @@ describe('resume from a cursor', () => {
   })
 
   test('SSE resumes from Last-Event-ID, and from ?since=, with filters', async () => {
-    const token = chain.deployment.tokens[0]!.address.toLowerCase()
-    const sse = await openSse(explorer.url, `?token=${token}`)
+    const token = live.chain.deployment.tokens[0]!.address.toLowerCase()
+    const sse = await openSse(live.explorer.url, `?token=${token}`)
     assert.equal(sse.status, 200)
     assert.match(String(sse.headers['content-type']), /^text\/event-stream/)
     const sending = traffic(4, 6)
@@ -130,10 +110,10 @@ describe('resume from a cursor', () => {
     const lastId = sse.frames.filter((f) => f.event === 'settlement').at(-1)!.id!
     await new Promise((resolve) => setTimeout(resolve, 200))
 
-    const resumed = await openSse(explorer.url, `?token=${token}`, { 'last-event-id': lastId })
-    const bySince = await openSse(explorer.url, `?token=${token}&since=${lastId}`)
+    const resumed = await openSse(live.explorer.url, `?token=${token}`, { 'last-event-id': lastId })
+    const bySince = await openSse(live.explorer.url, `?token=${token}&since=${lastId}`)
     await sending
-    await waitForHead(chain, explorer.url)
+    await waitForHead(live.chain, live.explorer.url)
     const expected = (await onChainAfter(seen.at(-1)!)).filter((e) => e.token === token)
     assert.ok(expected.length > 0)
     for (const stream of [resumed, bySince]) {

@@ -4,50 +4,30 @@
  * order, and cursors that REST accepts. Expected events come from the chain's own logs.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Hex, Settlement } from '../../src/types/settlement.js'
-import { key, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { connectWs, subscribe, type WsClient } from './live-client.js'
+import { key, settlementsOnChain, waitForHead } from '../helpers/explorer.js'
+import { sendSettlements } from '../helpers/local-chain.js'
+import { subscribe, useLiveExplorer, type WsClient } from './live-client.js'
 
-let chain: LocalChain
-let explorer: TestExplorer
-const clients: WsClient[] = []
-
-before(async () => {
-  chain = await startLocalChain()
-  await sendSettlements(chain, 4)
-  explorer = await startTestExplorer(chain, { WS_MAX_SUBSCRIPTIONS: '12' })
-  await waitForHead(chain, explorer.url)
-})
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()))
-  await explorer?.stop()
-  await chain?.stop()
-})
-
-async function client(): Promise<WsClient> {
-  const c = await connectWs(explorer.url)
-  clients.push(c)
-  return c
-}
+const live = useLiveExplorer({ settlements: 4, env: { WS_MAX_SUBSCRIPTIONS: '12' } })
+const client = () => live.client()
 
 /** Settlements on chain above `fromBlock`, in chain order. */
 async function newOnChain(fromBlock: number): Promise<Settlement[]> {
-  return (await settlementsOnChain(chain)).filter((e) => e.blockNumber > fromBlock)
+  return (await settlementsOnChain(live.chain)).filter((e) => e.blockNumber > fromBlock)
 }
 
 async function headBlock(): Promise<number> {
-  return (await explorer.get('/')).body.indexedHead.blockNumber as number
+  return (await live.explorer.get('/')).body.indexedHead.blockNumber as number
 }
 
 const ORDER_REF = (i: number) => `0x${'ab'.repeat(12)}${i.toString(16).padStart(8, '0')}` as Hex
 
 describe('WebSocket /stream live delivery', () => {
   test('each filter alone, an AND of two, and no filter, on one connection, in chain order', async () => {
-    const { deployment } = chain
+    const { deployment } = live.chain
     const token = deployment.tokens[1]!.address.toLowerCase()
     const recipient = deployment.recipients[0]!.toLowerCase()
     const payer = privateKeyToAccount(deployment.payerKeys[2]!).address.toLowerCase()
@@ -69,7 +49,7 @@ describe('WebSocket /stream live delivery', () => {
       assert.equal(ack.id, id)
     }
     const from = await headBlock()
-    await sendSettlements(chain, 24, { orderReference: ORDER_REF })
+    await sendSettlements(live.chain, 24, { orderReference: ORDER_REF })
     const sent = await newOnChain(from)
     assert.equal(sent.length, 24)
 
@@ -91,7 +71,7 @@ describe('WebSocket /stream live delivery', () => {
     const ack = await subscribe(c, {})
     assert.equal(ack.type, 'SUBSCRIBED')
     const from = await headBlock()
-    await sendSettlements(chain, 3)
+    await sendSettlements(live.chain, 3)
     const sent = await newOnChain(from)
     const got = await c.waitForSettlements(3)
     assert.deepEqual(got.map((m) => m.data), sent)
@@ -102,10 +82,10 @@ describe('WebSocket /stream live delivery', () => {
     const c = await client()
     await subscribe(c, { id: 'x' })
     const from = await headBlock()
-    await sendSettlements(chain, 4)
+    await sendSettlements(live.chain, 4)
     const sent = await newOnChain(from)
     const got = await c.waitForSettlements(4, 'x')
-    const { status, body } = await explorer.get(`/events?order=asc&cursor=${got[1]!.cursor}`)
+    const { status, body } = await live.explorer.get(`/events?order=asc&cursor=${got[1]!.cursor}`)
     assert.equal(status, 200)
     assert.deepEqual(body.events.map(key).slice(0, 2), sent.slice(2).map(key))
   })
@@ -114,15 +94,15 @@ describe('WebSocket /stream live delivery', () => {
     const c = await client()
     await subscribe(c, { id: 'keep' })
     await subscribe(c, { id: 'drop' })
-    await subscribe(c, { filter: { token: chain.deployment.tokens[0]!.address } })
+    await subscribe(c, { filter: { token: live.chain.deployment.tokens[0]!.address } })
     let from = c.messages.length
     c.send({ type: 'UNSUBSCRIBE', id: 'drop' })
     assert.deepEqual(await c.next((m) => m.type === 'UNSUBSCRIBED', from), { type: 'UNSUBSCRIBED', ids: ['drop'] })
 
     let block = await headBlock()
-    await sendSettlements(chain, 3)
+    await sendSettlements(live.chain, 3)
     await c.waitForSettlements(3, 'keep')
-    await waitForHead(chain, explorer.url)
+    await waitForHead(live.chain, live.explorer.url)
     await new Promise((resolve) => setTimeout(resolve, 200))
     assert.equal(c.settlements('drop').length, 0)
     assert.equal(c.settlements('keep').length, 3)
@@ -133,15 +113,15 @@ describe('WebSocket /stream live delivery', () => {
     assert.deepEqual(new Set(all.ids as unknown[]), new Set(['keep', null]))
     const before = c.settlements().length
     block = await headBlock()
-    await sendSettlements(chain, 2)
-    await waitForHead(chain, explorer.url)
+    await sendSettlements(live.chain, 2)
+    await waitForHead(live.chain, live.explorer.url)
     await new Promise((resolve) => setTimeout(resolve, 300))
     assert.equal(c.settlements().length, before, `nothing after unsubscribing all (from block ${block})`)
     assert.equal(c.closed, undefined)
   })
 
   test('the live metrics count connections, subscriptions and messages', async () => {
-    const text = await (await fetch(`${explorer.url}/metrics`)).text()
+    const text = await (await fetch(`${live.explorer.url}/metrics`)).text()
     assert.match(text, /explorer_live_websocket_connections [1-9]/)
     assert.match(text, /explorer_live_subscriptions [1-9]/)
     assert.match(text, /explorer_live_messages_sent_total\{channel="websocket",type="SETTLEMENT"\} [1-9]/)

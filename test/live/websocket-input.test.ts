@@ -4,34 +4,14 @@
  * hard limit closes only that connection.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import WebSocket from 'ws'
-import { startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { connectWs, openSse, subscribe, type WsClient } from './live-client.js'
+import { waitForHead } from '../helpers/explorer.js'
+import { sendSettlements } from '../helpers/local-chain.js'
+import { openSse, subscribe, useLiveExplorer, type WsClient } from './live-client.js'
 
-let chain: LocalChain
-let explorer: TestExplorer
-const clients: WsClient[] = []
-
-before(async () => {
-  chain = await startLocalChain()
-  await sendSettlements(chain, 2)
-  explorer = await startTestExplorer(chain, { WS_MAX_SUBSCRIPTIONS: '3', WS_MAX_MESSAGE_BYTES: '1024', WS_MAX_CONNECTIONS: '4' })
-  await waitForHead(chain, explorer.url)
-})
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()))
-  await explorer?.stop()
-  await chain?.stop()
-})
-
-async function client(): Promise<WsClient> {
-  const c = await connectWs(explorer.url)
-  clients.push(c)
-  return c
-}
+const live = useLiveExplorer({ settlements: 2, env: { WS_MAX_SUBSCRIPTIONS: '3', WS_MAX_MESSAGE_BYTES: '1024', WS_MAX_CONNECTIONS: '4' } })
+const client = () => live.client()
 
 async function refusal(c: WsClient, send: () => void): Promise<{ code: string; message: string; id?: string }> {
   const from = c.messages.length
@@ -84,7 +64,7 @@ describe('WebSocket /stream bad input', () => {
 
     assert.equal(c.closed, undefined)
     assert.equal((await subscribe(c, { id: 'ok' })).type, 'SUBSCRIBED')
-    await sendSettlements(chain, 1)
+    await sendSettlements(live.chain, 1)
     await c.waitForSettlements(1, 'ok')
   })
 
@@ -105,7 +85,7 @@ describe('WebSocket /stream bad input', () => {
     c.send({ type: 'UNSUBSCRIBE', id: '1' })
     await c.next((m) => m.type === 'UNSUBSCRIBED')
     assert.equal((await subscribe(c, { id: '4' })).type, 'SUBSCRIBED')
-    await sendSettlements(chain, 1)
+    await sendSettlements(live.chain, 1)
     for (const id of ['2', '3', '4']) await c.waitForSettlements(1, id)
   })
 
@@ -119,18 +99,18 @@ describe('WebSocket /stream bad input', () => {
   })
 
   test('connections over the cap are refused with 503 and a problem body, WebSocket and SSE alike', async () => {
-    await Promise.all(clients.splice(0).map((c) => c.close()))
+    await live.closeClients()
     await new Promise((resolve) => setTimeout(resolve, 100))
     const open = await Promise.all([client(), client(), client(), client()])
     assert.equal(open.length, 4)
     const status = await new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(`${explorer.url.replace('http', 'ws')}/stream`)
+      const ws = new WebSocket(`${live.explorer.url.replace('http', 'ws')}/stream`)
       ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
       ws.once('open', () => reject(new Error('a fifth connection was accepted')))
       ws.once('error', () => {})
     })
     assert.equal(status, 503)
-    const sse = await openSse(explorer.url)
+    const sse = await openSse(live.explorer.url)
     await new Promise((resolve) => setTimeout(resolve, 100))
     assert.equal(sse.status, 503)
     assert.equal(JSON.parse(sse.body).status, 503)
