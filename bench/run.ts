@@ -4,7 +4,7 @@
  * DESIGN.md target beside its figure, ratios measured in the same run.
  *
  *   npm run bench                  full run: stores of 1M and 10M settlements, writes bench/RESULTS.md
- *   npm run bench -- --quick       under two minutes: a 50k store, short runs, writes .data/bench/RESULTS-quick.md
+ *   npm run bench -- --quick       under two minutes: a 30k store, short runs, writes .data/bench/RESULTS-quick.md
  *   npm run bench -- --only=http,footprint     a subset of sections
  *   npm run bench -- --sizes=1000000           other store sizes (query and footprint run at each, HTTP at the first)
  *
@@ -52,7 +52,7 @@ const started = performance.now()
 const ctx: BenchContext = {
   quick,
   chain: new SyntheticChain({ ...DEFAULT_SHAPE, seed: Number(values.seed) }),
-  sizes: values.sizes ? values.sizes.split(',').map(Number) : quick ? [50_000] : [1_000_000, 10_000_000],
+  sizes: values.sizes ? values.sizes.split(',').map(Number) : quick ? [30_000] : [1_000_000, 10_000_000],
   profileDir,
   log: (line) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`),
 }

@@ -16,6 +16,7 @@ import { fmt, ms, table, verdict } from '../lib/format.js'
 import { Histogram } from '../lib/histogram.js'
 import { load1 } from '../lib/machine.js'
 import type { FanoutTally } from '../load/ws-fanout.js'
+import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { rssOf, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
 
@@ -62,7 +63,7 @@ async function rpcCall(url: string, method: string, params: unknown[]): Promise<
 
 const indexedBlock = async (explorer: ExplorerChild) => (await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })).status.indexedBlock
 
-async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: number, seconds: number) {
+async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: number, seconds: number, execArgv: string[] = []) {
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: 2000 })
   const dataDir = join(BENCH_DIR, `fanout-${clients}`)
   rmSync(dataDir, { recursive: true, force: true })
@@ -70,6 +71,7 @@ async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: nu
     dataDir,
     rpcUrl: rpc.ready.url,
     pollIntervalMs: 10,
+    execArgv,
     env: { START_BLOCK: String(rpc.ready.head), BENCH_RECORD_LOG_TIMES: '1', WS_MAX_CONNECTIONS: String(clients + 100) },
   })
   const loader = await startChild<{ type: 'ready' }>('load/ws-fanout-process.ts')
@@ -159,5 +161,11 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
         r.load,
       ]),
     )
-  return { markdown, headline }
+  if (ctx.quick) return { markdown, headline }
+  ctx.log('fan-out: profiling 1,000 subscribers')
+  await fanoutRun(ctx, 1_000, 20, 8, ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}/fanout`])
+  return {
+    markdown: `${markdown}\n\n#### Where the time goes: 1,000 subscribers at 20 blocks/s (node --cpu-prof, explorer main thread)\n\n${profileMarkdown(`${ctx.profileDir}/fanout`)}`,
+    headline,
+  }
 }

@@ -59,10 +59,10 @@ async function storeOnly(ctx: BenchContext, settlements: number) {
 }
 
 export async function ingest(ctx: BenchContext): Promise<SectionResult> {
-  const settlements = ctx.quick ? 30_000 : 1_000_000
+  const settlements = ctx.quick ? 15_000 : 1_000_000
   ctx.log(`ingest: backfilling ${fmt(settlements)} settlements from the fake RPC node`)
   const run = await backfill(ctx, settlements)
-  const referenceCount = ctx.quick ? 30_000 : 200_000
+  const referenceCount = ctx.quick ? 15_000 : 200_000
   ctx.log(`ingest: commitBatch alone, ${fmt(referenceCount)} settlements`)
   const alone = await storeOnly(ctx, referenceCount)
   const headline = {

@@ -5,7 +5,7 @@
 import { encodeCursor } from '../../src/store/cursor.js'
 import type { EventsQuery } from '../../src/query/events-query.js'
 import type { Hex } from '../../src/types/settlement.js'
-import { syntheticAcquirer, syntheticPayer, syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
+import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
 import type { SyntheticChain } from '../data/synthetic-chain.js'
 
 export interface NamedQuery {
@@ -37,7 +37,7 @@ export function sampleQueries(chain: SyntheticChain, head: number): NamedQuery[]
     q('recipient', { recipient }),
     q('recipient asc', { recipient, order: 'asc' }),
     q('recipient, cursor at the middle', { recipient, after }),
-    q('payer', { payer: syntheticPayer(12_345) }),
+    q('payer', { payer: mid.payer }),
     q('orderReference', { orderReference: mid.reference.slice(0, 34) as Hex }),
     q('acquirerId', { acquirerId: syntheticAcquirer(3) }),
     q('block range (last 2000 blocks)', { fromBlock: head - 2000, toBlock: head }),
@@ -45,7 +45,7 @@ export function sampleQueries(chain: SyntheticChain, head: number): NamedQuery[]
     q('limit 100', { limit: 100 }),
     q('token + recipient', { token: syntheticToken(1), recipient }),
     q('recipient + acquirerId', { recipient, acquirerId: syntheticAcquirer(3) }),
-    q('payer + token', { payer: syntheticPayer(12_345), token: syntheticToken(0) }),
+    q('payer + token', { payer: mid.payer, token: mid.token }),
     q('recipient + timestamp range', { recipient, fromTimestamp: recent.timestamp }),
     q('token + acquirerId (large intersection)', { token: syntheticToken(2), acquirerId: syntheticAcquirer(3) }),
   ]
