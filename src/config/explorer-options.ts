@@ -4,10 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import type { LogLevel } from '../observability/logger.js'
+import { LOCAL_CHAIN_ID } from './local-keys.js'
 import type { Hex } from '../types/settlement.js'
 import { ConfigError, addressSetting, intSetting, oneOfSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
-
-export const LOCAL_CHAIN_ID = 31337
 
 export interface LiveLimits {
   maxConnections: number

@@ -7,7 +7,7 @@
 import { encodeCursor } from '../store/cursor.js'
 import { PK_BYTES, encodeHexKey, encodePk, indexValueOrdinal, indexValuePk } from '../store/keys.js'
 import { readCount } from '../store/meta.js'
-import { indexKeyOf, type Store } from '../store/open-store.js'
+import { hasOrdinals, indexKeyOf, type Store } from '../store/open-store.js'
 import { decodeRecord, settlementJson, type StoredSettlement } from '../store/record.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { FILTER_FIELDS, type EventsQuery } from './events-query.js'
@@ -100,6 +100,11 @@ export function* indexWalk(store: Store, f: FieldFilter, range: KeyRange, order:
 }
 
 export function indexCount(store: Store, f: FieldFilter, range: KeyRange): number {
+  if (!hasOrdinals(f.field)) {
+    let count = 0
+    for (const _ of indexWalk(store, f, range, 'asc')) count++
+    return count
+  }
   const first = indexWalk(store, f, range, 'asc').next()
   if (first.done) return 0
   const last = indexWalk(store, f, range, 'desc').next().value as Buffer

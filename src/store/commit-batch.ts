@@ -3,16 +3,9 @@
  * hashes and times, running stats and the new indexed head. A crash leaves either all of it or none.
  */
 import type { Hex } from '../types/settlement.js'
-import {
-  encodeBlockKey,
-  encodeHexKey,
-  encodeIndexValue,
-  encodePk,
-  encodeTimeKey,
-  indexValueOrdinal,
-} from './keys.js'
+import { encodeBlockKey, encodeHexKey, encodeIndexValue, encodePk, encodeTimeKey, indexValueOrdinal } from './keys.js'
 import { readCount, type IndexedHead } from './meta.js'
-import { INDEXED_FIELDS, indexKeyOf, type IndexedField, type Store } from './open-store.js'
+import { INDEXED_FIELDS, hasOrdinals, indexKeyOf, type IndexedField, type Store } from './open-store.js'
 import { encodeRecord, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
 import { applyToStats } from './stats.js'
 
@@ -33,6 +26,24 @@ export interface IndexingStep {
   tokens?: TokenInfo[]
 }
 
+/**
+ * The last ordinal of each index key, remembered between steps so that most entries need no cursor
+ * seek (the indexer is the only writer). Bounded: past the limit it starts over from the store.
+ */
+const MAX_REMEMBERED_KEYS = 1_000_000
+const lastOrdinals = new WeakMap<Store, Map<string, number>>()
+
+/** A rollback rewinds ordinals; what was remembered no longer holds. */
+export function forgetOrdinals(store: Store): void {
+  lastOrdinals.delete(store)
+}
+
+function ordinalsOf(store: Store): Map<string, number> {
+  let ordinals = lastOrdinals.get(store)
+  if (!ordinals || ordinals.size > MAX_REMEMBERED_KEYS) lastOrdinals.set(store, (ordinals = new Map()))
+  return ordinals
+}
+
 function lastOrdinal(db: Store['indexes'][IndexedField], key: Buffer): number {
   for (const value of db.getValues(key, { reverse: true, limit: 1 })) return indexValueOrdinal(value)
   return 0
@@ -40,26 +51,27 @@ function lastOrdinal(db: Store['indexes'][IndexedField], key: Buffer): number {
 
 /** Resolves with the committed settlements, ready to publish. */
 export async function commitBatch(store: Store, step: IndexingStep): Promise<StoredSettlement[]> {
+  const committed = step.records.map(toStored)
+  const counted = INDEXED_FIELDS.filter(hasOrdinals)
+  const uncounted = INDEXED_FIELDS.filter((field) => !hasOrdinals(field))
   return store.env.transaction(() => {
     for (const token of step.tokens ?? []) store.tokens.putSync(encodeHexKey(token.address), token)
+    const ordinals = ordinalsOf(store)
     let count = readCount(store)
-    const ordinals = new Map<string, number>()
-    const committed: StoredSettlement[] = []
-
-    for (const record of step.records) {
-      const pk = encodePk(record.blockNumber, record.logIndex)
-      const ordinal = ++count
-      store.events.putSync(pk, encodeRecord(record, ordinal))
-      const stored = toStored(record, ordinal)
-      for (const field of INDEXED_FIELDS) {
+    for (const stored of committed) {
+      const pk = encodePk(stored.blockNumber, stored.logIndex)
+      stored.ordinal = ++count
+      // Primary keys only grow (a rollback removes everything above the ancestor first): MDB_APPEND.
+      store.events.putSync(pk, encodeRecord(stored), { append: true })
+      for (const field of counted) {
         const db = store.indexes[field]
         const key = indexKeyOf(field, stored)
-        const cacheKey = field + key.toString('latin1')
-        const next = (ordinals.get(cacheKey) ?? lastOrdinal(db, key)) + 1
-        ordinals.set(cacheKey, next)
+        const remembered = field + key.toString('latin1')
+        const next = (ordinals.get(remembered) ?? lastOrdinal(db, key)) + 1
+        ordinals.set(remembered, next)
         db.putSync(key, encodeIndexValue(pk, next))
       }
-      committed.push(stored)
+      for (const field of uncounted) store.indexes[field].putSync(indexKeyOf(field, stored), pk)
     }
 
     for (const header of step.blocks) {
@@ -74,7 +86,7 @@ export async function commitBatch(store: Store, step: IndexingStep): Promise<Sto
   })
 }
 
-function toStored(record: SettlementRecord, ordinal: number): StoredSettlement {
+function toStored(record: SettlementRecord): StoredSettlement {
   return {
     blockNumber: record.blockNumber,
     logIndex: record.logIndex,
@@ -87,6 +99,6 @@ function toStored(record: SettlementRecord, ordinal: number): StoredSettlement {
     fee: record.fee.toString(),
     reference: encodeHexKey(record.reference),
     domainSeparator: encodeHexKey(record.domainSeparator),
-    ordinal,
+    ordinal: 0,
   }
 }

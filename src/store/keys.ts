@@ -3,7 +3,8 @@
  *
  * - Primary key: block number (6 bytes, big-endian) ‖ log index (4 bytes) = 10 bytes, so byte order is
  *   chain order and keyset paging is a plain range.
- * - Index value (dupsort): primary key ‖ ordinal (4 bytes). The ordinal is the 1-based position of the
+ * - Index value (dupsort): primary key ‖ ordinal (4 bytes) for fields whose values repeat (see
+ *   `hasOrdinals`), the bare primary key for the others. The ordinal is the 1-based position of the
  *   settlement among those with the same key, so the number of matches between two positions is a
  *   difference of two ordinals: exact totals without counting at query time.
  * - Time key: timestamp (4 bytes) ‖ block (6 bytes), one entry per block that holds settlements.

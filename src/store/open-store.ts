@@ -21,6 +21,14 @@ const rawBytes = {
 export const INDEXED_FIELDS = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId', 'txHash'] as const
 export type IndexedField = (typeof INDEXED_FIELDS)[number]
 
+/**
+ * Fields whose values repeat across many settlements carry ordinals in their index values (exact
+ * totals in two seeks). Order references and transaction hashes are nearly unique, so their entries
+ * are the bare primary key and their (tiny) totals are counted.
+ */
+const COUNTED = new Set<IndexedField>(['token', 'recipient', 'payer', 'acquirerId'])
+export const hasOrdinals = (field: IndexedField) => COUNTED.has(field)
+
 /** The bytes a settlement is indexed under, per field. */
 export function indexKeyOf(field: IndexedField, s: StoredSettlement): Buffer {
   switch (field) {

@@ -5,7 +5,7 @@
  */
 import { Packr } from 'msgpackr'
 import type { Hex, Settlement } from '../types/settlement.js'
-import { decodePk, encodeHexKey } from './keys.js'
+import { decodePk } from './keys.js'
 
 /** A settlement as the indexer hands it to the store: lowercase hex, amounts as bigints. */
 export interface SettlementRecord {
@@ -49,19 +49,8 @@ export interface TokenInfo {
 
 const packr = new Packr({ useRecords: false, moreTypes: false })
 
-export function encodeRecord(record: SettlementRecord, ordinal: number): Buffer {
-  return packr.pack([
-    record.timestamp,
-    encodeHexKey(record.txHash),
-    encodeHexKey(record.token),
-    encodeHexKey(record.payer),
-    encodeHexKey(record.recipient),
-    record.amount.toString(),
-    record.fee.toString(),
-    encodeHexKey(record.reference),
-    encodeHexKey(record.domainSeparator),
-    ordinal,
-  ])
+export function encodeRecord(s: StoredSettlement): Buffer {
+  return packr.pack([s.timestamp, s.txHash, s.token, s.payer, s.recipient, s.amount, s.fee, s.reference, s.domainSeparator, s.ordinal])
 }
 
 type Packed = [number, Buffer, Buffer, Buffer, Buffer, string, string, Buffer, Buffer, number]

@@ -5,6 +5,7 @@
  */
 import type { Hex } from '../types/settlement.js'
 import { blockEndPk, decodeBlockKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
+import { forgetOrdinals } from './commit-batch.js'
 import { readCount } from './meta.js'
 import { INDEXED_FIELDS, indexKeyOf, type Store } from './open-store.js'
 import { decodeRecord, type StoredSettlement } from './record.js'
@@ -12,6 +13,7 @@ import { applyToStats } from './stats.js'
 
 /** Resolves with the removed settlements in reverse chain order (newest first). */
 export async function rollbackAbove(store: Store, ancestor: { blockNumber: number; blockHash: Hex }): Promise<StoredSettlement[]> {
+  forgetOrdinals(store)
   return store.env.transaction(() => {
     const removed: StoredSettlement[] = []
     for (const { key, value } of store.events.getRange({ start: blockEndPk(ancestor.blockNumber) })) {

@@ -14,23 +14,42 @@ interface Figures {
   fees?: string
 }
 
-function add(db: Store['stats'], key: Buffer, s: StoredSettlement, sign: 1 | -1, withFees: boolean): void {
-  const current = (db.get(key) as Figures | undefined) ?? { count: 0, volume: '0', fees: '0' }
-  const next: Figures = {
-    count: current.count + sign,
-    volume: (BigInt(current.volume) + BigInt(sign) * BigInt(s.amount)).toString(),
-  }
-  if (withFees) next.fees = (BigInt(current.fees ?? '0') + BigInt(sign) * BigInt(s.fee)).toString()
-  if (next.count === 0) db.removeSync(key)
-  else db.putSync(key, next)
+interface Delta {
+  key: Buffer
+  count: number
+  volume: bigint
+  fees: bigint
 }
 
-/** Adds (sign 1) or takes back (sign -1) settlements; must run inside a write transaction. */
-export function applyToStats(store: Store, settlements: StoredSettlement[], sign: 1 | -1): void {
-  for (const s of settlements) {
-    add(store.stats, s.token, s, sign, true)
-    add(store.hours, encodeHourKey(Math.floor(s.timestamp / HOUR_SECONDS), s.token), s, sign, false)
+function accumulate(into: Map<string, Delta>, key: Buffer, s: StoredSettlement, sign: 1 | -1): void {
+  const id = key.toString('latin1')
+  let delta = into.get(id)
+  if (!delta) into.set(id, (delta = { key, count: 0, volume: 0n, fees: 0n }))
+  delta.count += sign
+  delta.volume += BigInt(sign) * BigInt(s.amount)
+  delta.fees += BigInt(sign) * BigInt(s.fee)
+}
+
+function write(db: Store['stats'], deltas: Map<string, Delta>, withFees: boolean): void {
+  for (const { key, count, volume, fees } of deltas.values()) {
+    const current = (db.get(key) as Figures | undefined) ?? { count: 0, volume: '0', fees: '0' }
+    const next: Figures = { count: current.count + count, volume: (BigInt(current.volume) + volume).toString() }
+    if (withFees) next.fees = (BigInt(current.fees ?? '0') + fees).toString()
+    if (next.count === 0) db.removeSync(key)
+    else db.putSync(key, next)
   }
+}
+
+/** Adds (sign 1) or takes back (sign -1) settlements, one write per token and hour; inside a write transaction. */
+export function applyToStats(store: Store, settlements: StoredSettlement[], sign: 1 | -1): void {
+  const perToken = new Map<string, Delta>()
+  const perHour = new Map<string, Delta>()
+  for (const s of settlements) {
+    accumulate(perToken, s.token, s, sign)
+    accumulate(perHour, encodeHourKey(Math.floor(s.timestamp / HOUR_SECONDS), s.token), s, sign)
+  }
+  write(store.stats, perToken, true)
+  write(store.hours, perHour, false)
 }
 
 export function readStats(store: Store, tokenOf: (address: Buffer) => TokenInfo, nowSeconds: number): Stats {

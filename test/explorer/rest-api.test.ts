@@ -226,10 +226,13 @@ describe('bad input', () => {
     }
   })
 
-  test('an oversized request line is refused without harming the server', async () => {
-    const response = await explorer.get(`/events?recipient=${'a'.repeat(100_000)}`)
+  test('an over-long request target is refused (414) without harming the server', async () => {
+    const response = await explorer.get(`/events?recipient=${'a'.repeat(9_000)}`)
     assert.equal(response.status, 414)
     assert.equal(response.body.status, 414)
+    // Far past the limit uWS may drop the connection before routing; either way the server stays up.
+    const huge = await fetch(`${explorer.url}/events?recipient=${'a'.repeat(200_000)}`).catch(() => undefined)
+    if (huge) assert.ok([414, 431].includes(huge.status), `status ${huge.status}`)
     assert.equal((await explorer.get('/health')).status, 200)
   })
 
