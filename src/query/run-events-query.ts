@@ -105,10 +105,12 @@ export function indexCount(store: Store, f: FieldFilter, range: KeyRange): numbe
     for (const _ of indexWalk(store, f, range, 'asc')) count++
     return count
   }
-  const first = indexWalk(store, f, range, 'asc').next()
-  if (first.done) return 0
-  const last = indexWalk(store, f, range, 'desc').next().value as Buffer
-  return indexValueOrdinal(last) - indexValueOrdinal(first.value) + 1
+  const last = indexWalk(store, f, range, 'desc').next()
+  if (last.done) return 0
+  // Unbounded, the first entry's ordinal is 1: one seek instead of two.
+  if (!range.bounded) return indexValueOrdinal(last.value)
+  const first = indexWalk(store, f, range, 'asc').next().value as Buffer
+  return indexValueOrdinal(last.value) - indexValueOrdinal(first) + 1
 }
 
 export function load(store: Store, indexValue: Buffer): StoredSettlement {
