@@ -3,6 +3,7 @@
  * layout is fixed (three indexed words, four data words) and this runs once per settlement.
  */
 import { toEventSelector } from 'viem'
+import type { SettlementRecord } from '../store/record.js'
 import type { Hex } from '../types/settlement.js'
 
 export const PERMITTED_TRANSFER =
@@ -23,20 +24,8 @@ export interface RawLog {
   removed?: boolean
 }
 
-export interface DecodedSettlementLog {
-  blockNumber: number
-  logIndex: number
-  blockHash: Hex
-  blockTimestamp?: number
-  txHash: Hex
-  token: Hex
-  payer: Hex
-  recipient: Hex
-  amount: bigint
-  fee: bigint
-  reference: Hex
-  domainSeparator: Hex
-}
+/** A settlement as the log gives it: everything the store needs but the block's timestamp, if absent. */
+export type DecodedSettlementLog = Omit<SettlementRecord, 'timestamp'> & { blockTimestamp?: number }
 
 const word = (data: string, i: number) => data.slice(2 + i * 64, 2 + (i + 1) * 64)
 const address = (word32: string) => `0x${word32.slice(24)}` as Hex

@@ -191,6 +191,7 @@ describe('bad input', () => {
     ['forged cursor', '/events?cursor=AAAAAAAAAAAAAAAAAAAA', 400, 'cursor'],
     ['garbage cursor', '/events?cursor=%00%ff', 400, 'cursor'],
     ['malformed tx hash', '/events/0x1234', 400, 'txHash'],
+    ['broken percent-encoding in the path', '/events/%E0%A4%A', 400, 'txHash'],
     ['malformed order reference path', '/events/order/xyz', 400, 'orderReference'],
     ['parameter on a lookup', `/events/0x${'ab'.repeat(32)}?limit=1`, 400, 'limit'],
     ['unknown route', '/nothing/here', 404, undefined],

@@ -13,6 +13,7 @@ import type { TokenCache } from '../../query/token-cache.js'
 import { readHead } from '../../store/meta.js'
 import type { Store } from '../../store/open-store.js'
 import { readStats } from '../../store/stats.js'
+import type { Hex } from '../../types/settlement.js'
 import { checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../http.js'
 import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseTxHash, readParams } from './parse-query.js'
 
@@ -86,28 +87,21 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
     now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
   )
   app.get('/events', query('/events', (req) => ({ kind: 'events', query: parseEventsQuery(req.getQuery()) })))
-  app.get(
-    '/events/order/:orderReference',
-    query(
-      '/events/order/:orderReference',
-      (req) => {
-        readParams(req.getQuery(), [])
-        return { kind: 'first', field: 'orderReference', value: parseOrderReference(decodeURIComponent(req.getParameter(0) ?? '')) }
-      },
-      'no settlement carries that order reference',
-    ),
-  )
-  app.get(
-    '/events/:txHash',
-    query(
-      '/events/:txHash',
-      (req) => {
-        readParams(req.getQuery(), [])
-        return { kind: 'first', field: 'txHash', value: parseTxHash(decodeURIComponent(req.getParameter(0) ?? '')) }
-      },
-      'no settlement in that transaction',
-    ),
-  )
+  /** A single-settlement lookup by a path parameter; the raw segment is validated as is, never URL-decoded. */
+  const lookup = (route: string, field: 'txHash' | 'orderReference', parse: (value: string) => Hex, notFound: string) =>
+    app.get(
+      route,
+      query(
+        route,
+        (req) => {
+          readParams(req.getQuery(), [])
+          return { kind: 'first', field, value: parse(req.getParameter(0) ?? '') }
+        },
+        notFound,
+      ),
+    )
+  lookup('/events/order/:orderReference', 'orderReference', parseOrderReference, 'no settlement carries that order reference')
+  lookup('/events/:txHash', 'txHash', parseTxHash, 'no settlement in that transaction')
 }
 
 /** Everything else: 405 for other methods, 404 for unknown paths. Registered last. */
