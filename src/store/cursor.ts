@@ -30,5 +30,8 @@ export function decodeCursor(cursor: string): Position | undefined {
   if (bytes.length !== CURSOR_BYTES || bytes[0] !== VERSION) return undefined
   if (bytes.readUInt16BE(1 + PK_BYTES) !== check(bytes.subarray(0, 1 + PK_BYTES))) return undefined
   if (bytes.toString('base64url') !== cursor) return undefined
-  return decodePk(bytes.subarray(1, 1 + PK_BYTES))
+  const position = decodePk(bytes.subarray(1, 1 + PK_BYTES))
+  // The next position must still be representable (keyset paging continues at logIndex + 1).
+  if (position.logIndex >= 0xffffffff || position.blockNumber >= 2 ** 48 - 2) return undefined
+  return position
 }
