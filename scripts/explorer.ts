@@ -2,6 +2,8 @@
  * `npm run explorer`: runs the explorer alone against RPC_URL / SETTLEMENT_CONTRACT (or the local
  * devnet's deployment file). Settings are read from the environment; see the README.
  */
+import { existsSync } from 'node:fs'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/chain/devnet/deployment.js'
 import { explorerOptionsFromEnv } from '../src/config/explorer-options.js'
 import { ConfigError } from '../src/config/parse-env.js'
 import { startExplorer } from '../src/server/start-explorer.js'
@@ -18,7 +20,9 @@ devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`)
 }
 
 try {
-  const explorer = await startExplorer(explorerOptionsFromEnv())
+  const deploymentPath = process.env.DEPLOYMENT_FILE ?? DEFAULT_DEPLOYMENT_PATH
+  const local = !process.env.SETTLEMENT_CONTRACT && existsSync(deploymentPath)
+  const explorer = await startExplorer(explorerOptionsFromEnv(process.env, local ? await readDeployment(deploymentPath) : undefined))
   const stop = async () => {
     await explorer.stop()
     process.exit(0)

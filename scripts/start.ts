@@ -47,14 +47,7 @@ ${trafficUsage}`,
     const dataDir = process.env.DATA_DIR ?? '.data/devnet-explorer'
     rmSync(dataDir, { recursive: true, force: true })
     const explorer = await startExplorer(
-      explorerOptionsFromEnv({
-        ...process.env,
-        CHAIN_ID: String(deployment.chainId),
-        RPC_URL: deployment.rpcUrl,
-        SETTLEMENT_CONTRACT: deployment.settlementContract,
-        START_BLOCK: String(deployment.startBlock),
-        DATA_DIR: dataDir,
-      }),
+      explorerOptionsFromEnv({ ...process.env, CHAIN_ID: String(deployment.chainId), RPC_URL: deployment.rpcUrl, SETTLEMENT_CONTRACT: undefined, START_BLOCK: undefined, DATA_DIR: dataDir }, deployment),
     )
     stops.push(explorer.stop)
     console.log(`explorer: ${explorer.url}/events (WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)

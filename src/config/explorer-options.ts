@@ -1,8 +1,8 @@
 /**
  * The explorer's options, built once from the environment (SPEC §6) with a fixed precedence:
- * environment first, then the local devnet's deployment file (only on chain 31337), then defaults.
+ * environment first, then the local devnet's deployment (only on chain 31337), then defaults.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import type { Deployment } from '../chain/devnet/deployment.js'
 import type { LogLevel } from '../observability/logger.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import type { Hex } from '../types/settlement.js'
@@ -36,25 +36,10 @@ export interface ExplorerOptions {
   live: LiveLimits
 }
 
-interface DeploymentFile {
-  chainId: number
-  rpcUrl: string
-  settlementContract: Hex
-  startBlock: number
-}
-
-function readDeploymentFile(path: string): DeploymentFile | undefined {
-  if (!existsSync(path)) return undefined
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as DeploymentFile
-  } catch {
-    throw new ConfigError(`DEPLOYMENT_FILE ${path} is not valid JSON`)
-  }
-}
-
-export function explorerOptionsFromEnv(env: Env = process.env): ExplorerOptions {
+/** The local devnet's deployment fills in what the environment leaves out, on chain 31337 only. */
+export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Deployment): ExplorerOptions {
   const chainId = intSetting(env, 'CHAIN_ID', LOCAL_CHAIN_ID, 1)
-  const deployment = chainId === LOCAL_CHAIN_ID ? readDeploymentFile(stringSetting(env, 'DEPLOYMENT_FILE', '.data/deployment.json')) : undefined
+  if (chainId !== LOCAL_CHAIN_ID) deployment = undefined
   if (deployment && deployment.chainId !== chainId) throw new ConfigError(`DEPLOYMENT_FILE is for chain ${deployment.chainId}, not CHAIN_ID ${chainId}`)
   const contract = addressSetting(env, 'SETTLEMENT_CONTRACT', deployment?.settlementContract)
   const fromDeployment = deployment?.settlementContract.toLowerCase() === contract ? deployment : undefined

@@ -4,6 +4,7 @@
  * to the common ancestor and re-indexes. RPC failures never stop it: it backs off and retries, and
  * the API keeps serving what is committed.
  */
+import { BaseError } from 'viem'
 import type { Logger } from '../observability/logger.js'
 import type { Metrics } from '../observability/metrics.js'
 import type { IndexingStep } from '../store/commit-batch.js'
@@ -111,7 +112,7 @@ export class Indexer {
         if (!progressed) await this.#sleep(this.#o.pollIntervalMs)
       } catch (error) {
         this.#rpcErrors()
-        this.#lastError = error instanceof Error ? error.message.split('\n')[0] : String(error)
+        this.#lastError = describeError(error)
         this.#o.logger.warn('indexing step failed; retrying', { error: this.#lastError, retryInMs: backoff })
         await this.#sleep(backoff)
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)
@@ -265,6 +266,12 @@ export class Indexer {
     if (removed.length > 0) this.#o.listener?.removed(removed)
     return true
   }
+}
+
+/** One line: viem's short message and its details (the URL, the node's reason) when it has them. */
+function describeError(error: unknown): string {
+  if (error instanceof BaseError) return [error.shortMessage, error.details].filter(Boolean).join(': ')
+  return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error)
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -3,7 +3,6 @@
  * covers), the settlement count, the identity of the indexed contract, and token metadata.
  */
 import type { Hex } from '../types/settlement.js'
-import { encodeHexKey } from './keys.js'
 import type { Store } from './open-store.js'
 import type { TokenInfo } from './record.js'
 
@@ -43,5 +42,3 @@ export function readTokens(store: Store): Map<Hex, TokenInfo> {
   }
   return tokens
 }
-
-export const writeToken = (store: Store, token: TokenInfo) => store.tokens.put(encodeHexKey(token.address), token)
