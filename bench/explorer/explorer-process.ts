@@ -2,12 +2,15 @@
  * The real explorer as a bench child, configured from the environment like `npm run explorer`, plus a
  * static page of any size at `/bench/static/:bytes` on the same server (the throughput ceiling each
  * endpoint is compared with). Sends `{ type: 'ready', url, startMs }`, where `startMs` is the time
- * `startExplorer` took; answers `memory`, `status` and `logTimes` (when each block's logs arrived,
- * recorded when BENCH_RECORD_LOG_TIMES=1: the reference point for commit-to-delivery latency).
+ * `startExplorer` took; answers `memory`, `status`, `commitTimes` (when each block was committed,
+ * recorded when BENCH_RECORD_COMMIT_TIMES=1: the reference for commit-to-delivery latency) and
+ * `profileStart` / `profileStop` (a CPU profile of the main thread over exactly the measured window).
  */
+import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
-import { createChainSource, type ChainSource } from '../../src/indexer/chain-source.js'
+import { readHead } from '../../src/store/meta.js'
 import { startExplorer } from '../../src/server/start-explorer.js'
 import { serveParent } from '../lib/child.js'
 
@@ -34,33 +37,41 @@ const configureApp = (app: TemplatedApp) => {
   app.get('/bench/static/:bytes', (res, req) => staticPage(res, Math.max(16, Number(req.getParameter(0)) || 16)))
 }
 
-const logTimes = new Map<number, number>()
-let source: ChainSource | undefined
-if (process.env.BENCH_RECORD_LOG_TIMES === '1') {
-  const real = createChainSource({ rpcUrl: options.rpcUrl, contract: options.contract })
-  source = {
-    ...real,
-    async settlementLogs(from, to) {
-      const logs = await real.settlementLogs(from, to)
-      const at = performance.timeOrigin + performance.now()
-      for (let b = from; b <= to; b++) logTimes.set(b, at)
-      return logs
-    },
-  }
-}
-
 const started = performance.now()
-const explorer = await startExplorer(options, { configureApp, source })
+const explorer = await startExplorer(options, { configureApp })
 const startMs = performance.now() - started
 
-serveParent((message) => {
+const commitTimes = new Map<number, number>()
+if (process.env.BENCH_RECORD_COMMIT_TIMES === '1') {
+  let recorded = readHead(explorer.store)?.blockNumber ?? 0
+  explorer.store.env.on('aftercommit', () => {
+    const at = performance.timeOrigin + performance.now()
+    const head = readHead(explorer.store)?.blockNumber ?? 0
+    for (let b = recorded + 1; b <= head; b++) commitTimes.set(b, at)
+    recorded = Math.max(recorded, head)
+  })
+}
+
+const inspector = new Session()
+inspector.connect()
+
+serveParent(async (message) => {
   switch (message.type) {
     case 'memory':
       return { memory: process.memoryUsage(), maxRssBytes: process.resourceUsage().maxRSS * 1024 }
     case 'status':
       return { status: explorer.indexer.status() }
-    case 'logTimes':
-      return { logTimes: [...logTimes] }
+    case 'commitTimes':
+      return { commitTimes: [...commitTimes] }
+    case 'profileStart':
+      await inspector.post('Profiler.enable')
+      await inspector.post('Profiler.start')
+      return {}
+    case 'profileStop': {
+      const { profile } = await inspector.post('Profiler.stop')
+      writeFileSync(String(message.path), JSON.stringify(profile))
+      return {}
+    }
     default:
       return {}
   }

@@ -3,7 +3,8 @@
  * without anvil being the bottleneck. It answers what the explorer asks (eth_chainId,
  * eth_blockNumber, eth_getLogs, eth_getBlockByNumber, eth_call for symbol()/decimals()) and, like
  * public nodes, refuses an eth_getLogs range with more than `logCap` results, which exercises the
- * indexer's adaptive range. `bench_grow` makes the chain grow at a block rate (live publishing).
+ * indexer's adaptive range. `bench_grow [blocksPerSecond]` makes the chain grow from now on (0 stops it)
+ * and answers `{ head, at }`: block head + k appears at `at` + k / rate seconds (wall clock, ms).
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -117,7 +118,7 @@ export async function startFakeRpc(options: FakeRpcOptions): Promise<FakeRpc> {
         const perSecond = Number(params[0] ?? 0)
         baseHead = head()
         growth = perSecond > 0 ? { from: baseHead, at: performance.now(), perSecond } : undefined
-        return `"${hex(baseHead)}"`
+        return JSON.stringify({ head: baseHead, at: performance.timeOrigin + performance.now() })
       }
       default:
         throw new RpcError(-32601, `method ${req.method} is not served by the bench node`)

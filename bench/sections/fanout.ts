@@ -2,9 +2,8 @@
  * WebSocket fan-out: N subscribers on `/stream` with a mix of filters (a quarter unfiltered, a quarter
  * by token, a quarter by recipient, a quarter by acquirer), from a separate process, while the fake
  * node grows the chain at a fixed block rate and the real explorer follows it block by block.
- * Latency runs from the moment the explorer had a block's logs in hand (just before its commit,
- * recorded in the explorer process) to the moment a sampled subscriber read the message: an upper
- * bound on commit-to-delivery.
+ * Latency runs from the commit of a block's settlements (LMDB's aftercommit, in the explorer process)
+ * to the moment a sampled subscriber read the message; both clocks are the machine's wall clock.
  */
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,7 +17,7 @@ import { load1 } from '../lib/machine.js'
 import type { FanoutTally } from '../load/ws-fanout.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
-import { rssOf, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
+import { profiled, rssOf, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -63,7 +62,7 @@ async function rpcCall(url: string, method: string, params: unknown[]): Promise<
 
 const indexedBlock = async (explorer: ExplorerChild) => (await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })).status.indexedBlock
 
-async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: number, seconds: number, execArgv: string[] = []) {
+async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: number, seconds: number, profileDir?: string) {
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: 2000 })
   const dataDir = join(BENCH_DIR, `fanout-${clients}`)
   rmSync(dataDir, { recursive: true, force: true })
@@ -71,8 +70,7 @@ async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: nu
     dataDir,
     rpcUrl: rpc.ready.url,
     pollIntervalMs: 10,
-    execArgv,
-    env: { START_BLOCK: String(rpc.ready.head), BENCH_RECORD_LOG_TIMES: '1', WS_MAX_CONNECTIONS: String(clients + 100) },
+    env: { START_BLOCK: String(rpc.ready.head), BENCH_RECORD_COMMIT_TIMES: '1', WS_MAX_CONNECTIONS: String(clients + 100) },
   })
   const loader = await startChild<{ type: 'ready' }>('load/ws-fanout-process.ts')
   try {
@@ -83,21 +81,27 @@ async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: nu
     await loader.ask({ type: 'connect', options: { host: hostname, port: Number(port), filters, sampleEvery: 7, maxSamples: 400_000 } })
     const connectSeconds = (performance.now() - connectStarted) / 1000
     const loadBefore = load1()
-    await rpcCall(rpc.ready.url, 'bench_grow', [blocksPerSecond])
+    const growth = (await rpcCall(rpc.ready.url, 'bench_grow', [blocksPerSecond])) as { head: number; at: number }
     await sleep(1000)
     const fromBlock = await indexedBlock(explorer)
-    await loader.ask({ type: 'start' })
-    await sleep(seconds * 1000)
-    const toBlock = await indexedBlock(explorer)
-    const { tally } = await loader.ask<{ tally: FanoutTally }>({ type: 'stop' })
-    const chainHead = Number(await rpcCall(rpc.ready.url, 'bench_grow', [0]))
-    const { logTimes } = await explorer.ask<{ logTimes: [number, number][] }>({ type: 'logTimes' })
+    const window = async () => {
+      await loader.ask({ type: 'start' })
+      await sleep(seconds * 1000)
+      const toBlock = await indexedBlock(explorer)
+      const { tally } = await loader.ask<{ tally: FanoutTally }>({ type: 'stop' })
+      return { toBlock, tally }
+    }
+    const { toBlock, tally } = await (profileDir ? profiled(explorer, profileDir, window) : window())
+    const chainHead = ((await rpcCall(rpc.ready.url, 'bench_grow', [0])) as { head: number }).head
+    const { commitTimes } = await explorer.ask<{ commitTimes: [number, number][] }>({ type: 'commitTimes' })
     const memory = await rssOf(explorer)
-    const at = new Map(logTimes)
+    const at = new Map(commitTimes)
     const latency = new Histogram()
+    const fromChain = new Histogram()
     for (const [block, receivedAt] of tally.samples) {
-      const logsAt = at.get(block)
-      if (logsAt !== undefined) latency.record(receivedAt - logsAt)
+      const committedAt = at.get(block)
+      if (committedAt !== undefined) latency.record(receivedAt - committedAt)
+      fromChain.record(receivedAt - (growth.at + ((block - growth.head) / blocksPerSecond) * 1000))
     }
     const published = expectedDeliveries(ctx, filters, fromBlock, toBlock)
     return {
@@ -109,6 +113,7 @@ async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: nu
       deliveriesPerSecond: tally.deliveries / tally.seconds,
       lagBlocks: chainHead - toBlock,
       latency: latency.percentiles(),
+      fromChain: fromChain.percentiles(),
       closes: tally.closes,
       rss: memory.rss,
       load: `${loadBefore} → ${load1()}`,
@@ -142,9 +147,9 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
     'Mix per 4 subscribers: unfiltered, by token (1 of 3), by recipient (1 of 5,000), by acquirer (1 of 50). The explorer follows the head ' +
     '(POLL_INTERVAL_MS=10, block by block with parent-hash checks) as the fake node grows; subscribers run in one separate process over raw sockets. ' +
     '"expected" = deliveries the published settlements owed the subscribers in the window; a shortfall means the server or the client process fell behind. ' +
-    'Latency: from logs in hand in the explorer (just before the commit) to the sampled subscriber reading the message (every 7th subscriber).\n\n' +
+    'Latency: from the LMDB commit of the block (aftercommit in the explorer) to the sampled subscriber reading the message (every 7th subscriber). "block on node→delivery" adds the indexer\'s polling and per-block RPC reads: from the moment the fake node first served the block.\n\n' +
     table(
-      ['subscribers', 'connect s', 'published settlements/s', 'deliveries/s', 'expected/s', 'p50 ms', 'p99 ms', 'p999 ms', 'max ms', 'indexer lag at end (blocks)', 'closes', 'explorer RSS MB', 'load'],
+      ['subscribers', 'connect s', 'published settlements/s', 'deliveries/s', 'expected/s', 'commit→delivery p50 ms', 'p99 ms', 'p999 ms', 'max ms', 'block on node→delivery p50 / p99 ms', 'indexer lag at end (blocks)', 'closes', 'explorer RSS MB', 'load'],
       runs.map((r) => [
         fmt(r.clients),
         r.connectSeconds.toFixed(1),
@@ -155,6 +160,7 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
         ms(r.latency.p99),
         ms(r.latency.p999),
         ms(r.latency.max),
+        `${ms(r.fromChain.p50)} / ${ms(r.fromChain.p99)}`,
         r.lagBlocks,
         Object.entries(r.closes).map(([code, n]) => `${code}×${n}`).join(' ') || 'none',
         fmt(r.rss / 1024 ** 2),
@@ -163,9 +169,9 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
     )
   if (ctx.quick) return { markdown, headline }
   ctx.log('fan-out: profiling 1,000 subscribers')
-  await fanoutRun(ctx, 1_000, 20, 8, ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}/fanout`])
+  await fanoutRun(ctx, 1_000, 20, 8, `${ctx.profileDir}/fanout`)
   return {
-    markdown: `${markdown}\n\n#### Where the time goes: 1,000 subscribers at 20 blocks/s (node --cpu-prof, explorer main thread)\n\n${profileMarkdown(`${ctx.profileDir}/fanout`)}`,
+    markdown: `${markdown}\n\n#### Where the time goes: 1,000 subscribers at 20 blocks/s (V8 CPU profile of the explorer main thread over the measured window)\n\n${profileMarkdown(`${ctx.profileDir}/fanout`)}`,
     headline,
   }
 }

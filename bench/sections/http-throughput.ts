@@ -13,7 +13,7 @@ import type { LoadOptions, LoadResult } from '../load/http-load.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { queryString, sampleQueries, sampleSettlement } from './sample-queries.js'
-import { rssOf, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
+import { profiled, rssOf, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
 
 type Loader = BenchChild<{ type: 'ready' }>
 
@@ -143,15 +143,11 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
 
     if (!ctx.quick) {
       ctx.log('profiling /events?recipient= under load (QUERY_WORKERS=0, so the query runs on the profiled thread)')
-      const explorer = await startExplorerChild({
-        dataDir: store.path,
-        rpcUrl: rpc.ready.url,
-        queryWorkers: 0,
-        execArgv: ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}/http`],
-      })
-      await measure(ctx, loader, explorer, selective.paths, {}, durationMs)
+      const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 0 })
+      await measure(ctx, loader, explorer, selective.paths, {}, 1000)
+      await profiled(explorer, `${ctx.profileDir}/http`, () => measure(ctx, loader, explorer, selective.paths, {}, durationMs))
       await explorer.stop()
-      parts.push(`#### Where the time goes: /events?recipient= under closed-loop load, QUERY_WORKERS=0 (node --cpu-prof, main thread)\n\n${profileMarkdown(`${ctx.profileDir}/http`)}`)
+      parts.push(`#### Where the time goes: /events?recipient= under closed-loop load, QUERY_WORKERS=0 (V8 CPU profile of the main thread over the measured window)\n\n${profileMarkdown(`${ctx.profileDir}/http`)}`)
     }
   } finally {
     await loader.stop()

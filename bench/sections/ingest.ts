@@ -14,23 +14,26 @@ import { fmt, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
-import { rssOf, startExplorerChild, startRpc } from './services.js'
+import { profiled, rssOf, startExplorerChild, startRpc } from './services.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function backfill(ctx: BenchContext, settlements: number, execArgv: string[] = []) {
+async function backfill(ctx: BenchContext, settlements: number, profileDir?: string) {
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements })
   const dataDir = join(BENCH_DIR, `ingest-${settlements}`)
   rmSync(dataDir, { recursive: true, force: true })
   const loadBefore = load1()
-  const explorer = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, queryWorkers: 0, pollIntervalMs: 50, execArgv })
+  const explorer = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, queryWorkers: 0, pollIntervalMs: 50 })
   try {
     const started = performance.now()
-    for (;;) {
-      const { status } = await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })
-      if (status.indexedBlock >= rpc.ready.head) break
-      await sleep(20)
+    const caughtUp = async () => {
+      for (;;) {
+        const { status } = await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })
+        if (status.indexedBlock >= rpc.ready.head) return
+        await sleep(20)
+      }
     }
+    await (profileDir ? profiled(explorer, profileDir, caughtUp) : caughtUp())
     const seconds = (performance.now() - started) / 1000
     const { calls } = await rpc.ask<{ calls: Record<string, number> }>({ type: 'calls' })
     const memory = await rssOf(explorer)
@@ -82,8 +85,8 @@ export async function ingest(ctx: BenchContext): Promise<SectionResult> {
       .join(', ')}. Explorer RSS when caught up: ${fmt(run.memory.rss / 1024 ** 2)} MB (peak ${fmt(run.memory.maxRss / 1024 ** 2)} MB).`
   if (!ctx.quick) {
     ctx.log('ingest: profiling a 200k backfill')
-    await backfill(ctx, 200_000, ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}/ingest`])
-    markdown += `\n\n#### Where the time goes: backfill of 200k settlements (node --cpu-prof, explorer main thread)\n\n${profileMarkdown(`${ctx.profileDir}/ingest`)}`
+    await backfill(ctx, 200_000, `${ctx.profileDir}/ingest`)
+    markdown += `\n\n#### Where the time goes: backfill of 200k settlements (V8 CPU profile of the explorer main thread, start to caught up)\n\n${profileMarkdown(`${ctx.profileDir}/ingest`)}`
   }
   return { markdown, headline }
 }

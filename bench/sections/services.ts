@@ -2,6 +2,7 @@
  * Starting the processes a section measures: the fake RPC node and the real explorer over a data
  * directory, each in its own process, configured through the environment like `npm run explorer`.
  */
+import { mkdirSync } from 'node:fs'
 import type { Hex } from '../../src/types/settlement.js'
 import { BENCH_CHAIN_ID } from '../data/bench-store.js'
 import { BENCH_CONTRACT } from '../data/synthetic-chain.js'
@@ -55,4 +56,15 @@ export function startExplorerChild(options: {
 export async function rssOf(explorer: ExplorerChild): Promise<{ rss: number; maxRss: number }> {
   const { memory, maxRssBytes } = await explorer.ask<{ memory: NodeJS.MemoryUsage; maxRssBytes: number }>({ type: 'memory' })
   return { rss: memory.rss, maxRss: maxRssBytes }
+}
+
+/** Runs `work` with the explorer's main thread profiled; the profile lands in `dir`. */
+export async function profiled<T>(explorer: ExplorerChild, dir: string, work: () => Promise<T>): Promise<T> {
+  mkdirSync(dir, { recursive: true })
+  await explorer.ask({ type: 'profileStart' })
+  try {
+    return await work()
+  } finally {
+    await explorer.ask({ type: 'profileStop', path: `${dir}/main.cpuprofile` })
+  }
 }
