@@ -1,9 +1,11 @@
 /**
  * Stores of N synthetic settlements for the benchmarks, written through `commitBatch` (the indexer's
- * only write path) and cached under `.data/bench/` by size and seed, so reruns skip the build. A
- * marker file is written last: a build that was interrupted is thrown away and redone.
+ * only write path) and cached under `.data/bench/` by size, seed and a hash of the store's source
+ * (`src/store/`), so reruns skip the build and a change of layout or encoding rebuilds. A marker file
+ * is written last: a build that was interrupted is thrown away and redone.
  */
-import { existsSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { commitBatch } from '../../src/store/commit-batch.js'
 import { claimIdentity } from '../../src/store/meta.js'
@@ -33,7 +35,7 @@ interface Marker {
 }
 
 export async function ensureBenchStore(chain: SyntheticChain, settlements: number, log: (line: string) => void): Promise<BenchStore> {
-  const path = join(BENCH_DIR, `store-${settlements}-s${chain.shape.seed}`)
+  const path = join(BENCH_DIR, `store-${settlements}-s${chain.shape.seed}-${storeCodeHash()}`)
   const markerPath = join(path, 'bench-store.json')
   if (existsSync(markerPath)) {
     const marker = JSON.parse(readFileSync(markerPath, 'utf8')) as Marker
@@ -68,6 +70,16 @@ export async function ensureBenchStore(chain: SyntheticChain, settlements: numbe
   writeFileSync(markerPath, JSON.stringify(marker))
   log(`  built ${written} settlements in ${buildSeconds.toFixed(1)} s`)
   return { path, ...marker, cached: false }
+}
+
+/** Changes whenever the code that lays out or encodes the store changes. */
+function storeCodeHash(): string {
+  const dir = new URL('../../src/store/', import.meta.url)
+  const hash = createHash('sha256')
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) {
+    hash.update(name).update(readFileSync(new URL(name, dir)))
+  }
+  return hash.digest('hex').slice(0, 8)
 }
 
 function freeBytes(dir: string): number {

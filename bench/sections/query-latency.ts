@@ -4,8 +4,13 @@
  * flight: the dispatch round trip is the difference).
  */
 import { Bench } from 'tinybench'
+import { keyRange } from '../../src/query/block-range.js'
 import { createQueryExecutor } from '../../src/query/query-executor.js'
-import { runEventsQuery } from '../../src/query/run-events-query.js'
+import { indexCount, indexWalk, load, runEventsQuery } from '../../src/query/run-events-query.js'
+import { encodeHexKey } from '../../src/store/keys.js'
+import { settlementJson } from '../../src/store/record.js'
+import type { Store } from '../../src/store/open-store.js'
+import type { EventsQuery } from '../../src/query/events-query.js'
 import { TokenCache } from '../../src/query/token-cache.js'
 import { openStore } from '../../src/store/open-store.js'
 import { ensureBenchStore } from '../data/bench-store.js'
@@ -16,8 +21,8 @@ import { sampleQueries } from './sample-queries.js'
 
 interface Row {
   name: string
-  inline: { p50: number; p99: number; hz: number }
-  pool: { p50: number; p99: number; hz: number }
+  inline: ReturnType<typeof stats>
+  pool: ReturnType<typeof stats>
   total: number
 }
 
@@ -57,6 +62,7 @@ export async function queryLatency(ctx: BenchContext): Promise<SectionResult> {
       pool: stats(pooled, name),
       total: (JSON.parse(runEventsQuery(store, tokens, query)) as { total: number }).total,
     }))
+    const breakdown = await recipientBreakdown(store, tokens, queries.find((q) => q.name === 'recipient')!.query, time)
     await executor.close()
     await store.close()
 
@@ -66,6 +72,10 @@ export async function queryLatency(ctx: BenchContext): Promise<SectionResult> {
           ['query', 'matches (total)', 'in-process p50 ms', 'in-process p99 ms', 'in-process ops/s', 'pool p50 ms', 'pool p99 ms', 'pool ops/s'],
           rows.map((r) => [r.name, fmt(r.total), ms(r.inline.p50), ms(r.inline.p99), fmt(r.inline.hz), ms(r.pool.p50), ms(r.pool.p99), fmt(r.pool.hz)]),
         ),
+    )
+    parts.push(
+      `#### Where a recipient page's time goes (${fmt(built.count)} settlements; each step alone, with the engine's own functions, p50 µs)\n\n` +
+        table(['step', 'µs'], breakdown.map(([step, us]) => [step, fmt(us, 1)])),
     )
     const recipient = rows.find((r) => r.name === 'recipient')!
     headline[`recipient query p50 in-process / pool @${fmt(built.count)}`] = `${ms(recipient.inline.p50)} / ${ms(recipient.pool.p50)} ms`
@@ -79,4 +89,29 @@ export async function queryLatency(ctx: BenchContext): Promise<SectionResult> {
       parts.join('\n\n'),
     headline,
   }
+}
+
+/** The steps of `GET /events?recipient=` timed one by one, and what the rendering would cost from ready JSON. */
+async function recipientBreakdown(store: Store, tokens: TokenCache, query: EventsQuery, time: number): Promise<[string, number][]> {
+  const range = keyRange(store, query)!
+  const filter = { field: 'recipient' as const, key: encodeHexKey(query.recipient!) }
+  const values: Buffer[] = []
+  for (const v of indexWalk(store, filter, range, 'desc')) if (values.push(v) > query.limit) break
+  const settlements = values.map((v) => load(store, v))
+  const ready = settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(s.token)))
+  const steps: [string, () => unknown][] = [
+    ['whole query (runEventsQuery)', () => runEventsQuery(store, tokens, query)],
+    ['exact total (indexCount)', () => indexCount(store, filter, range)],
+    [`walk ${values.length} index values (indexWalk)`, () => {
+      let n = 0
+      for (const _ of indexWalk(store, filter, range, 'desc')) if (++n > query.limit) break
+    }],
+    [`load ${values.length} settlements (events.get + msgpack decode)`, () => values.map((v) => load(store, v))],
+    [`render ${ready.length} settlements (settlementJson)`, () => settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(s.token))).join(',')],
+    [`join ${ready.length} ready JSON strings (what stored JSON would cost)`, () => ready.join(',')],
+  ]
+  const bench = new Bench({ time, warmupTime: 50 })
+  for (const [name, fn] of steps) bench.add(name, fn)
+  await bench.run()
+  return steps.map(([name]) => [name, stats(bench, name).p50 * 1000])
 }
