@@ -1,0 +1,121 @@
+/**
+ * `ExplorerClient` (SPEC §4): the explorer's REST API as typed methods, and its `/stream` WebSocket as
+ * handlers that see each settlement exactly once across reconnects. Runs wherever `fetch` does (Node 20+,
+ * browsers); see `live/resolve-web-socket.ts` for how the WebSocket is found.
+ */
+import { LiveConnection } from './live/live-connection.js'
+import { DEFAULT_RECONNECT } from './live/backoff.js'
+import { requestJson } from './rest/request-json.js'
+import { iterateEvents } from './rest/iterate-events.js'
+import type {
+  EventPage,
+  EventsQuery,
+  ExplorerClientOptions,
+  Hex,
+  RequestOptions,
+  Settlement,
+  SettlementFilter,
+  SettlementHandler,
+  Stats,
+  SubscribeOptions,
+  Subscription,
+} from './types.js'
+import { defaultWsUrl, endpointUrl } from './urls.js'
+
+const DEFAULT_TIMEOUT_MS = 10_000
+
+export class ExplorerClient {
+  readonly baseUrl: string
+  readonly wsUrl: string
+  readonly timeout: number
+  readonly #live: LiveConnection
+
+  constructor(options: ExplorerClientOptions) {
+    this.baseUrl = options.baseUrl
+    this.wsUrl = options.wsUrl ?? defaultWsUrl(options.baseUrl)
+    this.timeout = options.timeout ?? DEFAULT_TIMEOUT_MS
+    this.#live = new LiveConnection({
+      url: this.wsUrl,
+      reconnect: { ...DEFAULT_RECONNECT, ...options.reconnect },
+      onError: options.onError ?? (() => {}),
+      // The newest settlement's cursor is the next page's cursor of a one-settlement page (null below two).
+      headCursor: async () => (await this.getEvents({ limit: 1 })).nextCursor ?? undefined,
+    })
+  }
+
+  /**
+   * `GET /events`: one page, most recent first unless `order: 'asc'`.
+   * @throws ExplorerApiError (400 names the bad parameter), ExplorerTimeoutError, ExplorerNetworkError
+   */
+  async getEvents(query: EventsQuery = {}, options: RequestOptions = {}): Promise<EventPage> {
+    return (await this.#get<EventPage>('/events', query, options))!
+  }
+
+  /** Every settlement matching `query`, page after page (`limit` sets the page size). Throws as `getEvents`. */
+  iterateEvents(query: EventsQuery = {}, options: RequestOptions = {}): AsyncGenerator<Settlement, void, undefined> {
+    return iterateEvents((q) => this.getEvents(q, options), query)
+  }
+
+  /** `GET /events/:txHash`: the transaction's settlement (lowest `logIndex`), or `null` when it has none. */
+  async getEventByTxHash(txHash: Hex, options: RequestOptions = {}): Promise<Settlement | null> {
+    return (await this.#get<Settlement>(`/events/${encodeURIComponent(txHash)}`, {}, options, true)) ?? null
+  }
+
+  /** `GET /events/order/:orderReference`: the earliest settlement with that order reference, or `null`. */
+  async getEventByOrderReference(orderReference: Hex, options: RequestOptions = {}): Promise<Settlement | null> {
+    return (await this.#get<Settlement>(`/events/order/${encodeURIComponent(orderReference)}`, {}, options, true)) ?? null
+  }
+
+  /** `GET /stats`: totals, last 24 h, and the same figures per token address in `byToken`. */
+  async getStats(options: RequestOptions = {}): Promise<Stats> {
+    return (await this.#get<Stats>('/stats', {}, options))!
+  }
+
+  /**
+   * Opens the WebSocket; resolves once it is open, rejects if the first attempt fails. From then on the
+   * client reconnects by itself until `disconnect()`.
+   */
+  connect(): Promise<void> {
+    return this.#live.connect()
+  }
+
+  /**
+   * Calls `handler` for every matching settlement, in chain order, exactly once, across reconnects.
+   * Handlers may be added before or after `connect()`. Each call is its own subscription on the server.
+   */
+  onSettlement(handler: SettlementHandler): Subscription
+  onSettlement(filter: SettlementFilter, handler: SettlementHandler, options?: SubscribeOptions): Subscription
+  onSettlement(
+    filterOrHandler: SettlementFilter | SettlementHandler,
+    maybeHandler?: SettlementHandler,
+    options: SubscribeOptions = {},
+  ): Subscription {
+    if (typeof filterOrHandler === 'function') return this.#live.subscribe({}, filterOrHandler, {})
+    if (typeof maybeHandler !== 'function') throw new TypeError('onSettlement(filter, handler): handler must be a function')
+    return this.#live.subscribe(filterOrHandler, maybeHandler, options)
+  }
+
+  /** Drops every subscription that calls `handler`; returns whether there was one. */
+  offSettlement(handler: SettlementHandler): boolean {
+    return this.#live.removeHandler(handler) > 0
+  }
+
+  /** Closes the WebSocket and stops reconnecting. Subscriptions stay, and resume from their cursors on `connect()`. */
+  disconnect(): Promise<void> {
+    return this.#live.disconnect()
+  }
+
+  /** Whether the WebSocket is open right now. */
+  get connected(): boolean {
+    return this.#live.isOpen
+  }
+
+  #get<T>(path: string, query: EventsQuery, options: RequestOptions, notFoundAsNull = false): Promise<T | undefined> {
+    return requestJson<T>({
+      url: endpointUrl(this.baseUrl, path, query),
+      timeout: options.timeout ?? this.timeout,
+      signal: options.signal,
+      notFoundAsUndefined: notFoundAsNull,
+    })
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * The explorer's TypeScript SDK (SPEC §4), published as `settlement-explorer/sdk`. Browser-safe: nothing
+ * here imports a Node module statically.
+ */
+export { ExplorerClient } from './explorer-client.js'
+export { ExplorerApiError, ExplorerError, ExplorerLiveError, ExplorerNetworkError, ExplorerTimeoutError } from './errors.js'
+export type {
+  AmountsBySymbol,
+  EventPage,
+  EventsQuery,
+  ExplorerClientOptions,
+  Hex,
+  ProblemDetails,
+  ReconnectOptions,
+  RequestOptions,
+  Settlement,
+  SettlementContext,
+  SettlementFilter,
+  SettlementHandler,
+  Stats,
+  SubscribeOptions,
+  Subscription,
+  TokenStats,
+} from './types.js'

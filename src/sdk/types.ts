@@ -1,0 +1,98 @@
+/**
+ * Request and response types of the SDK. The response shapes are the explorer's own (SPEC §2), re-exported
+ * from `src/types` so that server and client can never drift apart; the request shapes are the wire
+ * parameters of SPEC §3.1 and §3.3.
+ */
+import type { Hex, Settlement } from '../types/settlement.js'
+
+export type { AmountsBySymbol, EventPage, Hex, Settlement, Stats, TokenStats } from '../types/settlement.js'
+
+/** Keys shared by `GET /events` and live subscriptions; they combine with AND. Hex in any case. */
+export interface SettlementFilter {
+  token?: Hex
+  recipient?: Hex
+  payer?: Hex
+  /** 16-byte order reference, 0x + 32 hex. */
+  orderReference?: Hex
+  /** 16-byte acquirer id, 0x + 32 hex. */
+  acquirerId?: Hex
+}
+
+/** The query parameters of `GET /events`. Omitted keys take the server defaults. */
+export interface EventsQuery extends SettlementFilter {
+  /** 1..100; server default 20. */
+  limit?: number
+  /** `nextCursor` of a previous page. */
+  cursor?: string
+  /** `desc` (default, most recent first) or `asc`. */
+  order?: 'asc' | 'desc'
+  /** Inclusive block bounds. */
+  fromBlock?: number
+  toBlock?: number
+  /** Inclusive bounds in Unix seconds. */
+  fromTimestamp?: number
+  toTimestamp?: number
+}
+
+/** Per-call options of every REST method. */
+export interface RequestOptions {
+  /** Milliseconds; overrides the client's `timeout` for this call. */
+  timeout?: number
+  /** Aborts the call (rejects with the signal's reason). */
+  signal?: AbortSignal
+}
+
+/** RFC 9457 problem details, the explorer's one error body (SPEC §3.2). */
+export interface ProblemDetails {
+  type: string
+  title: string
+  status: number
+  detail: string
+  /** The query parameter at fault, when there is one. */
+  param?: string
+  [extension: string]: unknown
+}
+
+export interface ReconnectOptions {
+  /** Delay before the first reconnect attempt, in ms; default 250. */
+  initialDelayMs?: number
+  /** Upper bound of the doubling delay, in ms; default 10 000. */
+  maxDelayMs?: number
+}
+
+export interface ExplorerClientOptions {
+  /** The explorer's HTTP address, e.g. `https://explorer.example.com` (a path prefix is kept). */
+  baseUrl: string
+  /** Default: `baseUrl` with a ws/wss scheme and `/stream` appended to its path. */
+  wsUrl?: string
+  /** REST timeout in milliseconds (connect, headers and body); default 10 000; 0 disables it. */
+  timeout?: number
+  reconnect?: ReconnectOptions
+  /** Live errors that belong to no call: `ERROR` messages, undecodable frames, failed reconnects. */
+  onError?: (error: Error) => void
+}
+
+/** What a settlement handler receives besides the event. */
+export interface SettlementContext {
+  /** Resume point: pass it as `since` to continue after this settlement. */
+  cursor: string
+}
+
+export type SettlementHandler = (event: Settlement, context: SettlementContext) => void
+
+export interface SubscribeOptions {
+  /** Start by replaying every matching settlement after this cursor (REST, WebSocket or SSE cursor). */
+  since?: string
+  /** Called when a chain reorganisation takes back a settlement this subscription already delivered. */
+  onRemoved?: (event: Settlement) => void
+}
+
+/** A live subscription, as returned by `onSettlement`. */
+export interface Subscription {
+  readonly filter: SettlementFilter
+  /** Cursor of the last settlement delivered (or the `since` it started from). */
+  readonly cursor: string | undefined
+  /** Resolves once the server acknowledged the subscription (again after every reconnect, the first time only). */
+  readonly ready: Promise<void>
+  unsubscribe(): void
+}

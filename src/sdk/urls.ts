@@ -1,0 +1,30 @@
+/**
+ * Addresses of the explorer's endpoints relative to the client's `baseUrl`. A path prefix in `baseUrl`
+ * (an explorer behind a reverse proxy at `/explorer`) is kept for REST and WebSocket alike.
+ */
+import type { EventsQuery } from './types.js'
+
+function withPath(baseUrl: string, path: string): URL {
+  const url = new URL(baseUrl)
+  url.pathname = url.pathname.replace(/\/+$/, '') + path
+  url.search = ''
+  url.hash = ''
+  return url
+}
+
+export function endpointUrl(baseUrl: string, path: string, query: EventsQuery = {}): string {
+  const url = withPath(baseUrl, path)
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) url.searchParams.set(name, String(value))
+  }
+  return url.toString()
+}
+
+/** `baseUrl` with a ws/wss scheme and `/stream` (SPEC §4). */
+export function defaultWsUrl(baseUrl: string): string {
+  const url = withPath(baseUrl, '/stream')
+  if (url.protocol === 'http:') url.protocol = 'ws:'
+  else if (url.protocol === 'https:') url.protocol = 'wss:'
+  else if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new TypeError(`baseUrl must be an http(s) address, got ${baseUrl}`)
+  return url.toString()
+}
