@@ -3,18 +3,13 @@
  * order, a chunk at a time. The live layer calls it on the main thread so that the last chunk and the
  * switch to live delivery happen in one synchronous turn (no settlement can be published in between).
  */
-import { encodeHexKey, encodePk, type Position } from '../store/keys.js'
+import { encodeHexKey, type Position } from '../store/keys.js'
 import type { Store } from '../store/open-store.js'
 import type { StoredSettlement } from '../store/record.js'
 import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
 import { indexCount, indexWalk, load, matchesAll, primaryWalk, type FieldFilter } from './run-events-query.js'
 
 const MAX_LOG_INDEX = 0xffff_ffff
-
-/** The first primary key after a position: the inclusive start of "everything after it". */
-export function keyAfter(p: Position): Buffer {
-  return p.logIndex >= MAX_LOG_INDEX ? encodePk(p.blockNumber + 1, 0) : encodePk(p.blockNumber, p.logIndex + 1)
-}
 
 /** The position just before one: resuming after it includes the position itself again. */
 export function positionBefore(p: Position): Position {

@@ -5,7 +5,7 @@
  * candidate set is walked once, which bounds the cost by the most selective filter.
  */
 import { encodeCursor } from '../store/cursor.js'
-import { PK_BYTES, encodeHexKey, encodePk, indexValueOrdinal, indexValuePk } from '../store/keys.js'
+import { PK_BYTES, encodeHexKey, encodePk, indexValueOrdinal, indexValuePk, keyAfter } from '../store/keys.js'
 import { readCount } from '../store/meta.js'
 import { hasOrdinals, indexKeyOf, type Store } from '../store/open-store.js'
 import { decodeRecord, settlementJson, type StoredSettlement } from '../store/record.js'
@@ -53,7 +53,7 @@ function pageBounds(range: KeyRange, q: EventsQuery): KeyRange | undefined {
   const at = encodePk(q.after.blockNumber, q.after.logIndex)
   const page = { ...range }
   if (q.order === 'asc') {
-    const next = encodePk(q.after.blockNumber, q.after.logIndex + 1)
+    const next = keyAfter(q.after)
     if (Buffer.compare(next, page.low) > 0) page.low = next
   } else if (Buffer.compare(at, page.high) < 0) page.high = at
   return Buffer.compare(page.low, page.high) < 0 ? page : undefined

@@ -16,7 +16,7 @@ test('edited, truncated, extended or foreign cursors are refused', () => {
   }
 })
 
-test('a position with no successor is refused instead of overflowing', () => {
-  assert.equal(decodeCursor(encodeCursor(5, 0xffffffff)), undefined)
+test('the last log index of a block is a position (REMOVED cursors point just before a block); the last block is not', () => {
+  assert.deepEqual(decodeCursor(encodeCursor(5, 0xffffffff)), { blockNumber: 5, logIndex: 0xffffffff })
   assert.equal(decodeCursor(encodeCursor(2 ** 48 - 2, 0)), undefined)
 })

@@ -31,7 +31,7 @@ export function decodeCursor(cursor: string): Position | undefined {
   if (bytes.readUInt16BE(1 + PK_BYTES) !== check(bytes.subarray(0, 1 + PK_BYTES))) return undefined
   if (bytes.toString('base64url') !== cursor) return undefined
   const position = decodePk(bytes.subarray(1, 1 + PK_BYTES))
-  // The next position must still be representable (keyset paging continues at logIndex + 1).
-  if (position.logIndex >= 0xffffffff || position.blockNumber >= 2 ** 48 - 2) return undefined
+  // The next block must still be representable: paging may continue at the next block's start.
+  if (position.blockNumber >= 2 ** 48 - 2) return undefined
   return position
 }

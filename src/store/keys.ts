@@ -33,6 +33,11 @@ export function decodePk(key: Uint8Array): Position {
   return { blockNumber: buf.readUIntBE(0, 6), logIndex: buf.readUInt32BE(6) }
 }
 
+/** The first primary key after a position: the inclusive start of "everything after it". */
+export function keyAfter(p: Position): Buffer {
+  return p.logIndex >= 0xffff_ffff ? encodePk(p.blockNumber + 1, 0) : encodePk(p.blockNumber, p.logIndex + 1)
+}
+
 /** The first primary key of a block: a range bound that includes the whole block. */
 export function blockStartPk(blockNumber: number): Buffer {
   return encodePk(blockNumber, 0)
