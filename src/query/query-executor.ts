@@ -1,23 +1,35 @@
 /**
- * Where queries run: in a Piscina pool (the default), or inline on the calling thread when
- * `workers` is 0. Each worker takes many tasks in flight, since a message round trip costs more
- * than a typical query (DESIGN.md: ~7k tasks/s one at a time, ~25k/s with 32 in flight).
+ * Where queries run: cheap ones on the calling thread, synchronously (see query-cost.ts); expensive
+ * intersections in a Piscina pool, or inline too when `workers` is 0. Each worker takes many tasks in
+ * flight, since a message round trip costs more than a typical query (DESIGN.md: ~7k tasks/s one at a
+ * time, ~25k/s with 32 in flight).
  */
 import { Piscina } from 'piscina'
 import type { Store } from '../store/open-store.js'
+import { isCheap } from './query-cost.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
 import { TokenCache } from './token-cache.js'
 
+export type QueryResult = string | undefined
+
 export interface QueryExecutor {
-  run(task: QueryTask): Promise<string | undefined>
+  /** A plain value when answered on this thread, a promise when a worker answers. */
+  run(task: QueryTask): QueryResult | Promise<QueryResult>
   close(): Promise<void>
 }
 
-export function createQueryExecutor({ store, dataDir, workers }: { store: Store; dataDir: string; workers: number }): QueryExecutor {
-  if (workers === 0) {
-    const tokens = new TokenCache(store)
-    return { run: async (task) => runQueryTask(store, tokens, task), close: async () => {} }
-  }
+export interface QueryExecutorOptions {
+  store: Store
+  dataDir: string
+  workers: number
+  /** Intersections with more candidates than this go to the pool (default `INLINE_CANDIDATES`). */
+  inlineCandidates?: number
+}
+
+export function createQueryExecutor({ store, dataDir, workers, inlineCandidates }: QueryExecutorOptions): QueryExecutor {
+  const tokens = new TokenCache(store)
+  const inline = (task: QueryTask) => runQueryTask(store, tokens, task)
+  if (workers === 0) return { run: inline, close: async () => {} }
   const pool = new Piscina({
     filename: new URL('./query-worker.ts', import.meta.url).href,
     minThreads: workers,
@@ -27,7 +39,7 @@ export function createQueryExecutor({ store, dataDir, workers }: { store: Store;
     workerData: { dataDir },
   })
   return {
-    run: (task) => pool.run(task) as Promise<string | undefined>,
+    run: (task) => (isCheap(store, task, inlineCandidates) ? inline(task) : (pool.run(task) as Promise<QueryResult>)),
     close: () => pool.destroy(),
   }
 }

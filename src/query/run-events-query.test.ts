@@ -12,6 +12,8 @@ import type { SettlementRecord } from '../store/record.js'
 import type { EventPage, Settlement } from '../types/settlement.js'
 import type { EventsQuery } from './events-query.js'
 import { findFirstSettlement } from './find-settlement.js'
+import { createQueryExecutor } from './query-executor.js'
+import type { QueryTask } from './query-task.js'
 import { runEventsQuery } from './run-events-query.js'
 import { TokenCache } from './token-cache.js'
 
@@ -133,6 +135,27 @@ describe('runEventsQuery against brute force', () => {
     assert.equal((JSON.parse(findFirstSettlement(store, tokens, 'txHash', r.txHash)!) as Settlement).logIndex, r.logIndex)
     assert.equal((JSON.parse(findFirstSettlement(store, tokens, 'orderReference', ref16(r) as `0x${string}`)!) as Settlement).txHash, r.txHash)
     assert.equal(findFirstSettlement(store, tokens, 'txHash', `0x${'ab'.repeat(32)}`), undefined)
+  })
+})
+
+describe('createQueryExecutor', () => {
+  test('cheap queries answer synchronously; large intersections go to the worker pool with the same answer', async () => {
+    const executor = createQueryExecutor({ store, dataDir: dir, workers: 1, inlineCandidates: 10 })
+    try {
+      const cheap: QueryTask = { kind: 'events', query: { order: 'desc', limit: 5, recipient: syntheticRecipient(2) } }
+      const cheapAnswer = executor.run(cheap)
+      assert.equal(typeof cheapAnswer, 'string')
+      assert.equal(cheapAnswer, runEventsQuery(store, tokens, (cheap as { query: EventsQuery }).query))
+
+      const heavy: EventsQuery = { order: 'asc', limit: 25, token: syntheticToken(0), acquirerId: `0x${'0'.repeat(32)}` }
+      const pooled = executor.run({ kind: 'events', query: heavy })
+      assert.ok(pooled instanceof Promise)
+      const page = JSON.parse((await pooled)!) as EventPage
+      assert.deepEqual(ids(page.events), ids(expected(heavy).slice(0, 25)))
+      assert.equal(page.total, expected(heavy).length)
+    } finally {
+      await executor.close()
+    }
   })
 })
 

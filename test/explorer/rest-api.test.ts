@@ -4,6 +4,7 @@
  * totals, lookups, stats against sums computed from the chain's own logs, and every class of bad input.
  */
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Settlement } from '../../src/types/settlement.js'
 import { key, pageThrough, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
@@ -170,6 +171,24 @@ describe('service endpoints', () => {
     const text = await metrics.text()
     assert.match(text, /^explorer_settlements_indexed_total \d+$/m)
     assert.match(text, /^explorer_http_requests_total\{route="\/events",status="200"\} \d+$/m)
+  })
+})
+
+describe('HTTP behaviour', () => {
+  test('pipelined requests on one connection are all answered, in order', async () => {
+    const paths = ['/events?limit=1', `/events?limit=2&recipient=${chain.deployment.recipients[0]}`, `/events/${onChain[0]!.txHash}`, '/health']
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(explorer.port, '127.0.0.1', () => socket.end(paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: test\r\n\r\n`).join('')))
+      let data = ''
+      socket.on('data', (chunk) => {
+        data += chunk
+        if ((data.match(/HTTP\/1\.1 /g) ?? []).length === paths.length && data.endsWith('{"status":"ok"}')) socket.destroy()
+      })
+      socket.on('close', () => resolve(data))
+      socket.on('error', reject)
+    })
+    assert.equal((raw.match(/HTTP\/1\.1 200 OK/g) ?? []).length, paths.length)
+    assert.ok(raw.indexOf(`"txHash":"${onChain[0]!.txHash}"`) < raw.indexOf('{"status":"ok"}'))
   })
 })
 

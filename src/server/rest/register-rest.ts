@@ -59,23 +59,22 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
     reply(res, r)
   }
 
-  /** A route answered by the query executor: the request is parsed now, the reply written when ready. */
+  /** A route answered by the query executor: at once when it runs here, when the worker answers otherwise. */
   const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string) => (res: HttpResponse, req: HttpRequest) => {
-    let task: QueryTask
-    try {
-      checkTargetLength(req)
-      task = parse(req)
-    } catch (error) {
-      const r = errorReply(error, logger)
-      requests(1, { route, status: String(r.status) })
-      return reply(res, r)
-    }
-    replyLater(res, logger, async () => {
-      const body = await ctx.executor.run(task)
-      const r = body === undefined ? problemReply(404, notFound ?? 'not found') : json(body)
+    const count = (r: Reply) => {
       requests(1, { route, status: String(r.status) })
       return r
-    })
+    }
+    const answer = (body: string | undefined) => count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
+    let result: ReturnType<QueryExecutor['run']>
+    try {
+      checkTargetLength(req)
+      result = ctx.executor.run(parse(req))
+    } catch (error) {
+      return reply(res, count(errorReply(error, logger)))
+    }
+    if (!(result instanceof Promise)) return reply(res, answer(result))
+    replyLater(res, logger, async () => answer(await result))
   }
 
   app.get('/', now('/', [], () => json(JSON.stringify(root(ctx)))))
