@@ -7,10 +7,11 @@
  *   npm run bench -- --quick       under two minutes: a 30k store, short runs, writes .data/bench/RESULTS-quick.md
  *   npm run bench -- --only=http,footprint     a subset of sections
  *   npm run bench -- --sizes=1000000           other store sizes (query and footprint run at each, HTTP at the first)
+ *   npm run bench -- --append                  add this run's report to the end of the output file
  *
  * Generated stores are cached under .data/bench/ by size and seed; delete the folder to rebuild.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { BENCH_DIR } from './data/bench-store.js'
 import { DEFAULT_SHAPE, SyntheticChain } from './data/synthetic-chain.js'
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     out: { type: 'string' },
     sizes: { type: 'string' },
+    append: { type: 'boolean', default: false },
   },
 })
 const quick = values.quick
@@ -87,5 +89,6 @@ const report = [
   '',
   ...results.flatMap(({ title, result }) => [`## ${title}`, '', result.markdown, '']),
 ].join('\n')
-writeFileSync(out, report)
+if (values.append) appendFileSync(out, `\n${report.replace(/^# /, '# Appended: ')}`)
+else writeFileSync(out, report)
 ctx.log(`wrote ${out} (${fmt(minutes, 1)} min)`)
