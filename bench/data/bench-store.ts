@@ -1,11 +1,12 @@
 /**
  * Stores of N synthetic settlements for the benchmarks, written through `commitBatch` (the indexer's
- * only write path) and cached under `.data/bench/` by size, seed and a hash of the store's source
- * (`src/store/`), so reruns skip the build and a change of layout or encoding rebuilds. A marker file
- * is written last: a build that was interrupted is thrown away and redone.
+ * only write path) and cached under `.data/bench/` by size, seed and a fingerprint of the store's
+ * layout (the bytes a small store holds), so reruns skip the build and only a change of layout or
+ * encoding rebuilds. A marker file is written last: a build that was interrupted is thrown away and redone.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { commitBatch } from '../../src/store/commit-batch.js'
 import { claimIdentity } from '../../src/store/meta.js'
@@ -35,7 +36,7 @@ interface Marker {
 }
 
 export async function ensureBenchStore(chain: SyntheticChain, settlements: number, log: (line: string) => void): Promise<BenchStore> {
-  const path = join(BENCH_DIR, `store-${settlements}-s${chain.shape.seed}-${storeCodeHash()}`)
+  const path = join(BENCH_DIR, `store-${settlements}-s${chain.shape.seed}-${await layoutFingerprint(chain)}`)
   const markerPath = join(path, 'bench-store.json')
   if (existsSync(markerPath)) {
     const marker = JSON.parse(readFileSync(markerPath, 'utf8')) as Marker
@@ -72,14 +73,32 @@ export async function ensureBenchStore(chain: SyntheticChain, settlements: numbe
   return { path, ...marker, cached: false }
 }
 
-/** Changes whenever the code that lays out or encodes the store changes. */
-function storeCodeHash(): string {
-  const dir = new URL('../../src/store/', import.meta.url)
-  const hash = createHash('sha256')
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) {
-    hash.update(name).update(readFileSync(new URL(name, dir)))
+/** A hash of every key and value of a 500-settlement store: changes exactly when the layout or encoding does. */
+export async function layoutFingerprint(chain: SyntheticChain): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-layout-'))
+  try {
+    const store = openStore({ path: dir, noSync: true })
+    await claimIdentity(store, { chainId: BENCH_CHAIN_ID, contract: BENCH_CONTRACT })
+    const { head } = chain.headFor(500)
+    let first = true
+    for (const step of chain.steps(0, head, 200)) {
+      if (first) step.tokens = Array.from({ length: chain.shape.tokens }, (_, i) => tokenInfoOf(i))
+      first = false
+      await commitBatch(store, step)
+    }
+    const hash = createHash('sha256')
+    const dbs = [store.events, ...Object.values(store.indexes), store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
+    for (const db of dbs) {
+      for (const { key, value } of (db as typeof store.events).getRange()) {
+        hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))
+        hash.update(Buffer.isBuffer(value) ? value : JSON.stringify(value))
+      }
+    }
+    await store.close()
+    return hash.digest('hex').slice(0, 8)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
-  return hash.digest('hex').slice(0, 8)
 }
 
 function freeBytes(dir: string): number {
