@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { commitBatch } from '../../src/store/commit-batch.js'
 import { claimIdentity } from '../../src/store/meta.js'
 import { openStore } from '../../src/store/open-store.js'
-import { BENCH_CONTRACT, SyntheticChain, tokenInfoOf } from './synthetic-chain.js'
+import { BENCH_CONTRACT, SyntheticChain } from './synthetic-chain.js'
 
 export const BENCH_CHAIN_ID = 31337
 export const BENCH_DIR = '.data/bench'
@@ -54,10 +54,7 @@ export async function ensureBenchStore(chain: SyntheticChain, settlements: numbe
   const started = performance.now()
   let written = 0
   let lastLog = started
-  let first = true
   for (const step of chain.steps(0, head, 10_000)) {
-    if (first) step.tokens = Array.from({ length: chain.shape.tokens }, (_, i) => tokenInfoOf(i))
-    first = false
     written += (await commitBatch(store, step)).length
     if (performance.now() - lastLog > 10_000) {
       lastLog = performance.now()
@@ -80,12 +77,7 @@ export async function layoutFingerprint(chain: SyntheticChain): Promise<string> 
     const store = openStore({ path: dir, noSync: true })
     await claimIdentity(store, { chainId: BENCH_CHAIN_ID, contract: BENCH_CONTRACT })
     const { head } = chain.headFor(500)
-    let first = true
-    for (const step of chain.steps(0, head, 200)) {
-      if (first) step.tokens = Array.from({ length: chain.shape.tokens }, (_, i) => tokenInfoOf(i))
-      first = false
-      await commitBatch(store, step)
-    }
+    for (const step of chain.steps(0, head, 200)) await commitBatch(store, step)
     const hash = createHash('sha256')
     const dbs = [store.events, ...Object.values(store.indexes), store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
     for (const db of dbs) {

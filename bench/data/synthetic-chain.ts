@@ -121,10 +121,14 @@ export class SyntheticChain {
     }
   }
 
-  /** Indexing steps of about `perStep` settlements each, from `fromBlock` through `toBlock`. */
+  /**
+   * Indexing steps of about `perStep` settlements each, from `fromBlock` through `toBlock`; the first
+   * step also carries the token metadata, as the indexer's first step would.
+   */
   *steps(fromBlock: number, toBlock: number, perStep: number): Generator<IndexingStep> {
     let records: SettlementRecord[] = []
     let blocks: BlockHeader[] = []
+    let tokens: TokenInfo[] | undefined = Array.from({ length: this.shape.tokens }, (_, i) => tokenInfoOf(i))
     for (let b = fromBlock; b <= toBlock; b++) {
       const inBlock = this.records(b)
       if (inBlock.length > 0) {
@@ -132,7 +136,8 @@ export class SyntheticChain {
         blocks.push(this.header(b))
       }
       if (records.length >= perStep || b === toBlock) {
-        yield { records, blocks, head: { blockNumber: b, blockHash: blockHashOf(b) } }
+        yield { records, blocks, head: { blockNumber: b, blockHash: blockHashOf(b) }, tokens }
+        tokens = undefined
         records = []
         blocks = []
       }

@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import { commitBatch } from '../../src/store/commit-batch.js'
 import { openStore } from '../../src/store/open-store.js'
 import { BENCH_DIR } from '../data/bench-store.js'
-import { tokenInfoOf } from '../data/synthetic-chain.js'
 import { fmt, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
@@ -51,7 +50,6 @@ async function storeOnly(ctx: BenchContext, settlements: number) {
   const store = openStore({ path: dataDir })
   const { head } = ctx.chain.headFor(settlements)
   const steps = [...ctx.chain.steps(0, head, 10_000)]
-  steps[0]!.tokens = Array.from({ length: ctx.chain.shape.tokens }, (_, i) => tokenInfoOf(i))
   const started = performance.now()
   let written = 0
   for (const step of steps) written += (await commitBatch(store, step)).length
