@@ -24,6 +24,10 @@ import { defaultWsUrl, endpointUrl } from './urls.js'
 
 const DEFAULT_TIMEOUT_MS = 10_000
 
+/**
+ * Every REST method rejects with `ExplorerApiError` (an error answer; a lookup's 404 resolves `null`
+ * instead), `ExplorerTimeoutError` or `ExplorerNetworkError`, or with the reason of an aborted `signal`.
+ */
 export class ExplorerClient {
   readonly baseUrl: string
   readonly wsUrl: string
@@ -43,15 +47,12 @@ export class ExplorerClient {
     })
   }
 
-  /**
-   * `GET /events`: one page, most recent first unless `order: 'asc'`.
-   * @throws ExplorerApiError (400 names the bad parameter), ExplorerTimeoutError, ExplorerNetworkError
-   */
+  /** `GET /events`: one page, most recent first unless `order: 'asc'`; a 400 names the bad parameter. */
   async getEvents(query: EventsQuery = {}, options: RequestOptions = {}): Promise<EventPage> {
     return (await this.#get<EventPage>('/events', query, options))!
   }
 
-  /** Every settlement matching `query`, page after page (`limit` sets the page size). Throws as `getEvents`. */
+  /** Every settlement matching `query`, page after page (`limit` sets the page size). */
   iterateEvents(query: EventsQuery = {}, options: RequestOptions = {}): AsyncGenerator<Settlement, void, undefined> {
     return iterateEvents((q) => this.getEvents(q, options), query)
   }
