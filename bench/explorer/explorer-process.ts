@@ -2,7 +2,7 @@
  * The real explorer as a bench child, configured from the environment like `npm run explorer`, plus a
  * static page of any size at `/bench/static/:bytes` on the same server (the throughput ceiling each
  * endpoint is compared with). Sends `{ type: 'ready', url, startMs }`, where `startMs` is the time
- * `startExplorer` took; answers `memory`, `status`, `commitTimes` (when each block was committed,
+ * `startExplorer` took; answers `memory`, `cpu`, `status`, `commitTimes` (when each block was committed,
  * recorded when BENCH_RECORD_COMMIT_TIMES=1: the reference for commit-to-delivery latency) and
  * `profileStart` / `profileStop` (a CPU profile of the main thread over exactly the measured window).
  */
@@ -59,6 +59,8 @@ serveParent(async (message) => {
   switch (message.type) {
     case 'memory':
       return { memory: process.memoryUsage(), maxRssBytes: process.resourceUsage().maxRSS * 1024 }
+    case 'cpu':
+      return { cpu: process.cpuUsage() }
     case 'status':
       return { status: explorer.indexer.status() }
     case 'commitTimes':

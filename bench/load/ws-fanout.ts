@@ -20,6 +20,8 @@ export interface FanoutOptions {
 export interface FanoutTally {
   deliveries: number
   seconds: number
+  /** CPU time this process used in the window, as a share of one core. */
+  cpuShare: number
   /** [blockNumber, epoch ms] of sampled deliveries. */
   samples: [number, number][]
   closes: Record<string, number>
@@ -129,6 +131,7 @@ export class FanoutClients {
   #tally: Tally = { measuring: false, deliveries: 0, samples: [], closes: {}, open: 0 }
   #subscribers: Subscriber[] = []
   #startedAt = 0
+  #cpuAt = process.cpuUsage()
 
   constructor(private readonly o: FanoutOptions) {}
 
@@ -159,13 +162,16 @@ export class FanoutClients {
   start(): void {
     this.#tally.measuring = true
     this.#startedAt = performance.now()
+    this.#cpuAt = process.cpuUsage()
   }
 
   stop(): FanoutTally {
     this.#tally.measuring = false
     const seconds = (performance.now() - this.#startedAt) / 1000
+    const cpu = process.cpuUsage(this.#cpuAt)
+    const cpuShare = (cpu.user + cpu.system) / 1e6 / seconds
     const { deliveries, samples, closes, open } = this.#tally
     for (const s of this.#subscribers) s.socket.destroy()
-    return { deliveries, seconds, samples, closes, open }
+    return { deliveries, seconds, cpuShare, samples, closes, open }
   }
 }

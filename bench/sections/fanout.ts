@@ -84,14 +84,18 @@ async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: nu
     const growth = (await rpcCall(rpc.ready.url, 'bench_grow', [blocksPerSecond])) as { head: number; at: number }
     await sleep(1000)
     const fromBlock = await indexedBlock(explorer)
+    const cpu = async () => (await explorer.ask<{ cpu: NodeJS.CpuUsage }>({ type: 'cpu' })).cpu
     const window = async () => {
+      const cpuBefore = await cpu()
       await loader.ask({ type: 'start' })
       await sleep(seconds * 1000)
       const toBlock = await indexedBlock(explorer)
       const { tally } = await loader.ask<{ tally: FanoutTally }>({ type: 'stop' })
-      return { toBlock, tally }
+      const cpuAfter = await cpu()
+      const explorerCpu = (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / 1e6 / tally.seconds
+      return { toBlock, tally, explorerCpu }
     }
-    const { toBlock, tally } = await (profileDir ? profiled(explorer, profileDir, window) : window())
+    const { toBlock, tally, explorerCpu } = await (profileDir ? profiled(explorer, profileDir, window) : window())
     const chainHead = ((await rpcCall(rpc.ready.url, 'bench_grow', [0])) as { head: number }).head
     const { commitTimes } = await explorer.ask<{ commitTimes: [number, number][] }>({ type: 'commitTimes' })
     const memory = await rssOf(explorer)
@@ -116,6 +120,8 @@ async function fanoutRun(ctx: BenchContext, clients: number, blocksPerSecond: nu
       fromChain: fromChain.percentiles(),
       closes: tally.closes,
       rss: memory.rss,
+      explorerCpu,
+      clientCpu: tally.cpuShare,
       load: `${loadBefore} → ${load1()}`,
     }
   } finally {
@@ -149,7 +155,7 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
     '"expected" = deliveries the published settlements owed the subscribers in the window; a shortfall means the server or the client process fell behind. ' +
     'Latency: from the LMDB commit of the block (aftercommit in the explorer) to the sampled subscriber reading the message (every 7th subscriber). "block on node→delivery" adds the indexer\'s polling and per-block RPC reads: from the moment the fake node first served the block.\n\n' +
     table(
-      ['subscribers', 'connect s', 'published settlements/s', 'deliveries/s', 'expected/s', 'commit→delivery p50 ms', 'p99 ms', 'p999 ms', 'max ms', 'block on node→delivery p50 / p99 ms', 'indexer lag at end (blocks)', 'closes', 'explorer RSS MB', 'load'],
+      ['subscribers', 'connect s', 'published settlements/s', 'deliveries/s', 'expected/s', 'commit→delivery p50 ms', 'p99 ms', 'p999 ms', 'max ms', 'block on node→delivery p50 / p99 ms', 'indexer lag at end (blocks)', 'closes', 'explorer RSS MB', 'CPU explorer / subscribers (cores)', 'load'],
       runs.map((r) => [
         fmt(r.clients),
         r.connectSeconds.toFixed(1),
@@ -164,14 +170,15 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
         r.lagBlocks,
         Object.entries(r.closes).map(([code, n]) => `${code}×${n}`).join(' ') || 'none',
         fmt(r.rss / 1024 ** 2),
+        `${r.explorerCpu.toFixed(2)} / ${r.clientCpu.toFixed(2)}`,
         r.load,
       ]),
     )
   if (ctx.quick) return { markdown, headline }
-  ctx.log('fan-out: profiling 1,000 subscribers')
-  await fanoutRun(ctx, 1_000, 20, 8, `${ctx.profileDir}/fanout`)
+  ctx.log('fan-out: profiling 10,000 subscribers')
+  await fanoutRun(ctx, 10_000, 15, 6, `${ctx.profileDir}/fanout`)
   return {
-    markdown: `${markdown}\n\n#### Where the time goes: 1,000 subscribers at 20 blocks/s (V8 CPU profile of the explorer main thread over the measured window)\n\n${profileMarkdown(`${ctx.profileDir}/fanout`)}`,
+    markdown: `${markdown}\n\n#### Where the time goes: 10,000 subscribers at 15 blocks/s (V8 CPU profile of the explorer main thread over the measured window)\n\n${profileMarkdown(`${ctx.profileDir}/fanout`)}`,
     headline,
   }
 }
