@@ -63,6 +63,8 @@ export async function startChild<Ready>(
 
 /** In a child: answer the harness's requests with `handle`. */
 export function serveParent(handle: (message: Envelope) => unknown | Promise<unknown>): void {
+  // A harness that died must not leave its children holding ports and stores.
+  process.once('disconnect', () => process.exit(0))
   process.on('message', async (message: Envelope) => {
     const answer = await handle(message)
     process.send?.({ ...(answer as object), type: 'answer', id: message.id })
