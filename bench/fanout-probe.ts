@@ -24,7 +24,7 @@ import { Metrics } from '../src/observability/metrics.js'
 import { TokenCache } from '../src/query/token-cache.js'
 import { encodeHexKey } from '../src/store/keys.js'
 import { openStore } from '../src/store/open-store.js'
-import type { StoredSettlement } from '../src/store/record.js'
+import { fieldHex, toStored, type StoredSettlement } from '../src/store/record.js'
 import { registerLive } from '../src/server/live/index.js'
 import type { Hex } from '../src/types/settlement.js'
 
@@ -149,24 +149,24 @@ function runClients(port: number, o: Options): void {
 // ---------------------------------------------------------------- server (this process)
 
 function settlement(n: number, committedAt: number): StoredSettlement {
-  const tx = Buffer.alloc(32)
-  tx.writeUInt32BE(n, 28)
-  const reference = Buffer.alloc(32)
-  reference.writeUInt32BE(n, 12)
-  return {
-    blockNumber: 1_000 + Math.floor(n / 100),
-    logIndex: n % 100,
-    timestamp: 1_700_000_000 + Math.floor(n / 100),
-    txHash: tx,
-    token: encodeHexKey(TOKEN),
-    payer: encodeHexKey(`0x9a${(n % 5000).toString(16).padStart(38, '0')}`),
-    recipient: encodeHexKey(recipientOf(n % 1000)),
-    amount: String(committedAt),
-    fee: '2500000',
-    reference,
-    domainSeparator: Buffer.alloc(32, 0xdd),
-    ordinal: n + 1,
-  }
+  const hex32 = (value: number) => `0x${value.toString(16).padStart(64, '0')}` as const
+  return toStored(
+    {
+      blockNumber: 1_000 + Math.floor(n / 100),
+      logIndex: n % 100,
+      blockHash: hex32(0),
+      timestamp: 1_700_000_000 + Math.floor(n / 100),
+      txHash: hex32(n),
+      token: TOKEN,
+      payer: `0x9a${(n % 5000).toString(16).padStart(38, '0')}`,
+      recipient: recipientOf(n % 1000),
+      amount: BigInt(committedAt),
+      fee: 2_500_000n,
+      reference: `0x${n.toString(16).padStart(32, '0')}${'0'.repeat(32)}`,
+      domainSeparator: `0x${'dd'.repeat(32)}`,
+    },
+    n + 1,
+  )
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
     const at = nowMicros()
     const batch = Array.from({ length: perCommit }, () => settlement(n++, at))
     for (const s of batch) {
-      const r = s.recipient.readUInt32BE(16) % 1000
+      const r = Number.parseInt(fieldHex(s, 'recipient').slice(-8), 16) % 1000
       expected += unfiltered + (byRecipient[r] ?? 0)
     }
     const t0 = performance.now()

@@ -6,9 +6,8 @@
 import { Bench } from 'tinybench'
 import { keyRange } from '../../src/query/block-range.js'
 import { createQueryExecutor } from '../../src/query/query-executor.js'
-import { indexCount, indexWalk, load, runEventsQuery } from '../../src/query/run-events-query.js'
-import { encodeHexKey } from '../../src/store/keys.js'
-import { settlementJson } from '../../src/store/record.js'
+import { fieldFilters, indexCount, indexWalk, load, runEventsQuery, type FieldFilter } from '../../src/query/run-events-query.js'
+import { fieldHex, settlementJson } from '../../src/store/record.js'
 import type { Store } from '../../src/store/open-store.js'
 import type { EventsQuery } from '../../src/query/events-query.js'
 import { TokenCache } from '../../src/query/token-cache.js'
@@ -60,7 +59,7 @@ export async function queryLatency(ctx: BenchContext): Promise<SectionResult> {
       name,
       inline: stats(inline, name),
       pool: stats(pooled, name),
-      total: (JSON.parse(runEventsQuery(store, tokens, query)) as { total: number }).total,
+      total: (JSON.parse(runEventsQuery(store, tokens, query).toString()) as { total: number }).total,
     }))
     const breakdown = await recipientBreakdown(store, tokens, queries.find((q) => q.name === 'recipient')!.query, time)
     await executor.close()
@@ -94,11 +93,11 @@ export async function queryLatency(ctx: BenchContext): Promise<SectionResult> {
 /** The steps of `GET /events?recipient=` timed one by one, and what the rendering would cost from ready JSON. */
 async function recipientBreakdown(store: Store, tokens: TokenCache, query: EventsQuery, time: number): Promise<[string, number][]> {
   const range = keyRange(store, query)!
-  const filter = { field: 'recipient' as const, key: encodeHexKey(query.recipient!) }
+  const [filter] = fieldFilters({ recipient: query.recipient! }) as [FieldFilter]
   const values: Buffer[] = []
   for (const v of indexWalk(store, filter, range, 'desc')) if (values.push(v) > query.limit) break
   const settlements = values.map((v) => load(store, v))
-  const ready = settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(s.token)))
+  const ready = settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(fieldHex(s, 'token'))))
   const steps: [string, () => unknown][] = [
     ['whole query (runEventsQuery)', () => runEventsQuery(store, tokens, query)],
     ['exact total (indexCount)', () => indexCount(store, filter, range)],
@@ -107,7 +106,7 @@ async function recipientBreakdown(store: Store, tokens: TokenCache, query: Event
       for (const _ of indexWalk(store, filter, range, 'desc')) if (++n > query.limit) break
     }],
     [`load ${values.length} settlements (events.get + msgpack decode)`, () => values.map((v) => load(store, v))],
-    [`render ${ready.length} settlements (settlementJson)`, () => settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(s.token))).join(',')],
+    [`render ${ready.length} settlements (settlementJson)`, () => settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(fieldHex(s, 'token')))).join(',')],
     [`join ${ready.length} ready JSON strings (what stored JSON would cost)`, () => ready.join(',')],
   ]
   const bench = new Bench({ time, warmupTime: 50 })

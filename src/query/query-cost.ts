@@ -5,12 +5,10 @@
  * whose predecessor is still pending. Only intersections whose smallest candidate set is large go
  * to the pool, where a long walk cannot stall other requests.
  */
-import { encodeHexKey } from '../store/keys.js'
 import type { Store } from '../store/open-store.js'
 import { keyRange } from './block-range.js'
-import { FILTER_FIELDS } from './events-query.js'
 import type { QueryTask } from './query-task.js'
-import { indexCount } from './run-events-query.js'
+import { fieldFilters, indexCount } from './run-events-query.js'
 
 /** Candidates an intersection may walk on the server thread (about 1 µs each). */
 export const INLINE_CANDIDATES = 2000
@@ -18,11 +16,11 @@ export const INLINE_CANDIDATES = 2000
 export function isCheap(store: Store, task: QueryTask, inlineCandidates = INLINE_CANDIDATES): boolean {
   if (task.kind === 'first') return true
   const q = task.query
-  const fields = FILTER_FIELDS.filter((f) => q[f] !== undefined)
-  if (fields.length <= 1) return true
+  const filters = fieldFilters(q)
+  if (filters.length <= 1) return true
   const range = keyRange(store, q)
   if (!range) return true
   let smallest = Number.POSITIVE_INFINITY
-  for (const field of fields) smallest = Math.min(smallest, indexCount(store, { field, key: encodeHexKey(q[field]!) }, range))
+  for (const filter of filters) smallest = Math.min(smallest, indexCount(store, filter, range))
   return smallest <= inlineCandidates
 }

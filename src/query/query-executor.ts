@@ -10,7 +10,8 @@ import { isCheap } from './query-cost.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
 import { TokenCache } from './token-cache.js'
 
-export type QueryResult = string | undefined
+/** JSON bytes, or `undefined` when a lookup found nothing. */
+export type QueryResult = Uint8Array | undefined
 
 export interface QueryExecutor {
   /** A plain value when answered on this thread, a promise when a worker answers. */

@@ -11,7 +11,7 @@ import type { TokenCache } from './token-cache.js'
 
 export type QueryTask = { kind: 'events'; query: EventsQuery } | { kind: 'first'; field: 'txHash' | 'orderReference'; value: Hex }
 
-/** JSON text; `undefined` when a single-settlement lookup found nothing. */
-export function runQueryTask(store: Store, tokens: TokenCache, task: QueryTask): string | undefined {
+/** JSON bytes; `undefined` when a single-settlement lookup found nothing. */
+export function runQueryTask(store: Store, tokens: TokenCache, task: QueryTask): Uint8Array | undefined {
   return task.kind === 'events' ? runEventsQuery(store, tokens, task.query) : findFirstSettlement(store, tokens, task.field, task.value)
 }

@@ -10,7 +10,7 @@ import { TokenCache } from './token-cache.js'
 const store = openStore({ path: (workerData as { dataDir: string }).dataDir })
 const tokens = new TokenCache(store)
 
-export default function answer(task: QueryTask): string | undefined {
+export default function answer(task: QueryTask): Uint8Array | undefined {
   // Piscina parks idle workers in Atomics.wait, so lmdb-js's timer that ends a read transaction never
   // fires here: without a reset each task would read the snapshot of the first one.
   store.env.resetReadTxn()

@@ -3,11 +3,11 @@
  * order, a chunk at a time. The live layer calls it on the main thread so that the last chunk and the
  * switch to live delivery happen in one synchronous turn (no settlement can be published in between).
  */
-import { encodeHexKey, type Position } from '../store/keys.js'
+import type { Position } from '../store/keys.js'
 import type { Store } from '../store/open-store.js'
 import type { StoredSettlement } from '../store/record.js'
 import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
-import { indexCount, indexWalk, load, matchesAll, primaryWalk, type FieldFilter } from './run-events-query.js'
+import { fieldFilters, indexCount, indexWalk, load, matchesAll, primaryWalk, type FieldFilter } from './run-events-query.js'
 
 const MAX_LOG_INDEX = 0xffff_ffff
 
@@ -22,7 +22,7 @@ export function matchingInRange(store: Store, filter: SettlementFilter, from: Bu
   const found: StoredSettlement[] = []
   if (Buffer.compare(from, end) >= 0) return found
   const range = { low: from, high: end, bounded: true }
-  const filters: FieldFilter[] = FILTER_FIELDS.filter((f) => filter[f] !== undefined).map((f) => ({ field: f, key: encodeHexKey(filter[f]!) }))
+  const filters = fieldFilters(filter)
   if (filters.length === 0) {
     for (const s of primaryWalk(store, range, 'asc')) if (found.push(s) >= limit) break
     return found

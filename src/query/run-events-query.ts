@@ -5,12 +5,13 @@
  * candidate set is walked once, which bounds the cost by the most selective filter.
  */
 import { encodeCursor } from '../store/cursor.js'
-import { PK_BYTES, encodeHexKey, encodePk, indexValueOrdinal, indexValuePk, keyAfter } from '../store/keys.js'
+import { decodePk, encodeHexKey, encodePk, indexValueOrdinal, indexValuePk, keyAfter } from '../store/keys.js'
 import { readCount } from '../store/meta.js'
-import { hasOrdinals, indexKeyOf, type Store } from '../store/open-store.js'
-import { decodeRecord, settlementJson, type StoredSettlement } from '../store/record.js'
+import { hasOrdinals, type Store } from '../store/open-store.js'
+import { decodeRecord, fieldHex, type StoredSettlement } from '../store/record.js'
+import { renderSettlement, syncRenderCache } from './render-cache.js'
 import { keyRange, type KeyRange } from './block-range.js'
-import { FILTER_FIELDS, type EventsQuery } from './events-query.js'
+import { FILTER_FIELDS, type EventsQuery, type SettlementFilter } from './events-query.js'
 import type { TokenCache } from './token-cache.js'
 
 type Field = (typeof FILTER_FIELDS)[number]
@@ -18,18 +19,28 @@ type Field = (typeof FILTER_FIELDS)[number]
 export interface FieldFilter {
   field: Field
   key: Buffer
+  /** The same value as lowercase hex without 0x, to compare with stored settlements. */
+  hex: string
 }
 
-const EMPTY_PAGE = '{"events":[],"nextCursor":null,"total":0}'
+export function fieldFilters(filter: SettlementFilter): FieldFilter[] {
+  return FILTER_FIELDS.filter((f) => filter[f] !== undefined).map((f) => ({ field: f, key: encodeHexKey(filter[f]!), hex: filter[f]!.slice(2) }))
+}
 
-export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery): string {
+const EMPTY_PAGE = Buffer.from('{"events":[],"nextCursor":null,"total":0}')
+const OPEN = Buffer.from('{"events":[')
+const COMMA = Buffer.from(',')
+
+/** The page as JSON bytes. */
+export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery): Buffer {
   const range = keyRange(store, q)
   if (!range) return EMPTY_PAGE
-  const filters: FieldFilter[] = FILTER_FIELDS.filter((f) => q[f] !== undefined).map((f) => ({ field: f, key: encodeHexKey(q[f]!) }))
+  const filters = fieldFilters(q)
   const page = pageBounds(range, q)
 
+  syncRenderCache(store)
   let total: number
-  let found: StoredSettlement[]
+  let found: Buffer[]
   if (filters.length === 0) {
     total = range.bounded ? primaryCount(store, range) : readCount(store)
     found = page ? primaryPage(store, page, q.order, q.limit + 1) : []
@@ -44,7 +55,7 @@ export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery)
       ;({ total, found } = intersect(store, driver, rest, range, page, q))
     }
   }
-  return renderPage(found, q.limit, total, tokens)
+  return renderPage(store, tokens, found, q.limit, total)
 }
 
 /** The range the page may come from: the query's range narrowed by the cursor. */
@@ -72,9 +83,16 @@ export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc
   }
 }
 
-function primaryPage(store: Store, range: KeyRange, order: 'asc' | 'desc', take: number): StoredSettlement[] {
-  const found: StoredSettlement[] = []
-  for (const s of primaryWalk(store, range, order)) if (found.push(s) >= take) break
+/** Primary keys only: the page renders from the cache and reads values only on a miss. */
+function primaryPage(store: Store, range: KeyRange, order: 'asc' | 'desc', take: number): Buffer[] {
+  const found: Buffer[] = []
+  const keys =
+    order === 'asc' ? store.events.getKeys({ start: range.low, end: range.high }) : store.events.getKeys({ start: range.high, reverse: true })
+  for (const key of keys) {
+    if (order === 'desc' && Buffer.compare(key, range.low) < 0) break
+    if (order === 'desc' && key.equals(range.high)) continue
+    if (found.push(key) >= take) break
+  }
   return found
 }
 
@@ -92,59 +110,65 @@ export function* indexWalk(store: Store, f: FieldFilter, range: KeyRange, order:
     yield* db.getValues(f.key, { start: range.low, end: range.high })
     return
   }
-  // A 10-byte bound sorts before every 14-byte value with the same primary key, so `high` stays exclusive.
+  // A 10-byte bound sorts before every longer value with the same primary key, so `high` stays
+  // exclusive, and a value is below `low` exactly when its primary key is.
   for (const value of db.getValues(f.key, { start: range.high, reverse: true })) {
-    if (Buffer.compare(value.subarray(0, PK_BYTES), range.low) < 0) return
+    if (Buffer.compare(value, range.low) < 0) return
     yield value
   }
 }
 
 export function indexCount(store: Store, f: FieldFilter, range: KeyRange): number {
-  if (!hasOrdinals(f.field)) {
+  if (!hasOrdinals(f.field) && range.bounded) {
     let count = 0
     for (const _ of indexWalk(store, f, range, 'asc')) count++
     return count
   }
+  // Unbounded, LMDB keeps the count of a key's values: no seek at all.
+  if (!range.bounded) return store.indexes[f.field].getValuesCount(f.key)
   const last = indexWalk(store, f, range, 'desc').next()
   if (last.done) return 0
-  // Unbounded, the first entry's ordinal is 1: one seek instead of two.
-  if (!range.bounded) return indexValueOrdinal(last.value)
   const first = indexWalk(store, f, range, 'asc').next().value as Buffer
   return indexValueOrdinal(last.value) - indexValueOrdinal(first) + 1
 }
 
 export function load(store: Store, indexValue: Buffer): StoredSettlement {
   const pk = indexValuePk(indexValue)
-  return decodeRecord(pk, store.events.get(pk)!)
+  return decodeRecord(pk, store.events.getBinaryFast(pk)!)
 }
 
-export const matchesAll = (s: StoredSettlement, filters: FieldFilter[]) => filters.every((f) => indexKeyOf(f.field, s).equals(f.key))
+export const matchesAll = (s: StoredSettlement, filters: FieldFilter[]) => filters.every((f) => fieldHex(s, f.field) === f.hex)
 
-function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'asc' | 'desc', take: number): StoredSettlement[] {
-  const found: StoredSettlement[] = []
-  for (const value of indexWalk(store, driver, range, order)) if (found.push(load(store, value)) >= take) break
+function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'asc' | 'desc', take: number): Buffer[] {
+  const found: Buffer[] = []
+  for (const value of indexWalk(store, driver, range, order)) if (found.push(indexValuePk(value)) >= take) break
   return found
 }
 
 /** Several field filters: one walk of the smallest candidate set gives both the exact total and the page. */
 function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range: KeyRange, page: KeyRange | undefined, q: EventsQuery) {
-  const found: StoredSettlement[] = []
+  const found: Buffer[] = []
   let total = 0
   for (const value of indexWalk(store, driver, range, q.order)) {
-    const s = load(store, value)
-    if (!matchesAll(s, rest)) continue
+    if (!matchesAll(load(store, value), rest)) continue
     total++
-    const pk = value.subarray(0, PK_BYTES)
+    const pk = indexValuePk(value)
     const inPage = page && Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0
-    if (inPage && found.length <= q.limit) found.push(s)
+    if (inPage && found.length <= q.limit) found.push(pk)
   }
   return { total, found }
 }
 
-function renderPage(found: StoredSettlement[], limit: number, total: number, tokens: TokenCache): string {
-  const events = found.slice(0, limit)
-  const last = events[events.length - 1]
+/** `found` holds up to `limit + 1` primary keys: one more than the page says whether a next page exists. */
+function renderPage(store: Store, tokens: TokenCache, found: Buffer[], limit: number, total: number): Buffer {
+  const pks = found.slice(0, limit)
+  const last = pks.length > 0 ? decodePk(pks[pks.length - 1]!) : undefined
   const nextCursor = found.length > limit && last ? `"${encodeCursor(last.blockNumber, last.logIndex)}"` : 'null'
-  const body = events.map((s) => settlementJson(s, tokens.get(s.token))).join(',')
-  return `{"events":[${body}],"nextCursor":${nextCursor},"total":${total}}`
+  const parts: Buffer[] = [OPEN]
+  for (const [i, pk] of pks.entries()) {
+    if (i > 0) parts.push(COMMA)
+    parts.push(renderSettlement(store, tokens, pk))
+  }
+  parts.push(Buffer.from(`],"nextCursor":${nextCursor},"total":${total}}`))
+  return Buffer.concat(parts)
 }

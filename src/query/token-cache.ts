@@ -5,24 +5,27 @@
 import { readTokens } from '../store/meta.js'
 import type { Store } from '../store/open-store.js'
 import type { TokenInfo } from '../store/record.js'
-import type { Hex } from '../types/settlement.js'
 
 export class TokenCache {
-  #tokens: Map<Hex, TokenInfo>
+  #byBareHex = new Map<string, TokenInfo>()
   #store: Store
 
   constructor(store: Store) {
     this.#store = store
-    this.#tokens = readTokens(store)
+    this.#load()
   }
 
-  get(address: Buffer): TokenInfo {
-    const hex = `0x${address.toString('hex')}` as Hex
-    let token = this.#tokens.get(hex)
+  /** By the address as lowercase hex without 0x, as stored settlements hold it. */
+  get(addressHex: string): TokenInfo {
+    let token = this.#byBareHex.get(addressHex)
     if (!token) {
-      this.#tokens = readTokens(this.#store)
-      token = this.#tokens.get(hex) ?? { address: hex, symbol: '', decimals: 0 }
+      this.#load()
+      token = this.#byBareHex.get(addressHex) ?? { address: `0x${addressHex}`, symbol: '', decimals: 0 }
     }
     return token
+  }
+
+  #load(): void {
+    this.#byBareHex = new Map([...readTokens(this.#store)].map(([address, info]) => [address.slice(2), info]))
   }
 }

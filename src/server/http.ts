@@ -8,7 +8,7 @@ import { ProblemError, problem } from './problem.js'
 
 export interface Reply {
   status: number
-  body: string
+  body: string | Uint8Array
   contentType?: string
   headers?: Record<string, string>
 }
@@ -36,7 +36,7 @@ export function checkTargetLength(req: HttpRequest): void {
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8'
 
-export const json = (body: string, status = 200): Reply => ({ status, body, contentType: JSON_TYPE })
+export const json = (body: string | Uint8Array, status = 200): Reply => ({ status, body, contentType: JSON_TYPE })
 
 export function problemReply(status: number, detail: string, param?: string, headers?: Record<string, string>): Reply {
   return { status, body: JSON.stringify(problem(status, detail, param)), contentType: PROBLEM_TYPE, headers }

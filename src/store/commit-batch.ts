@@ -6,7 +6,7 @@ import type { Hex } from '../types/settlement.js'
 import { encodeBlockKey, encodeHexKey, encodeIndexValue, encodePk, encodeTimeKey, indexValueOrdinal } from './keys.js'
 import { readCount, type IndexedHead } from './meta.js'
 import { INDEXED_FIELDS, hasOrdinals, indexKeyOf, type IndexedField, type Store } from './open-store.js'
-import { encodeRecord, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
+import { encodeRecord, toStored, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
 import { applyToStats } from './stats.js'
 
 export interface BlockHeader {
@@ -51,7 +51,7 @@ function lastOrdinal(db: Store['indexes'][IndexedField], key: Buffer): number {
 
 /** Resolves with the committed settlements, ready to publish. */
 export async function commitBatch(store: Store, step: IndexingStep): Promise<StoredSettlement[]> {
-  const committed = step.records.map(toStored)
+  const committed = step.records.map((record) => toStored(record, 0))
   const counted = INDEXED_FIELDS.filter(hasOrdinals)
   const uncounted = INDEXED_FIELDS.filter((field) => !hasOrdinals(field))
   return store.env.transaction(() => {
@@ -84,21 +84,4 @@ export async function commitBatch(store: Store, step: IndexingStep): Promise<Sto
     store.meta.putSync('head', step.head)
     return committed
   })
-}
-
-function toStored(record: SettlementRecord): StoredSettlement {
-  return {
-    blockNumber: record.blockNumber,
-    logIndex: record.logIndex,
-    timestamp: record.timestamp,
-    txHash: encodeHexKey(record.txHash),
-    token: encodeHexKey(record.token),
-    payer: encodeHexKey(record.payer),
-    recipient: encodeHexKey(record.recipient),
-    amount: record.amount.toString(),
-    fee: record.fee.toString(),
-    reference: encodeHexKey(record.reference),
-    domainSeparator: encodeHexKey(record.domainSeparator),
-    ordinal: 0,
-  }
 }

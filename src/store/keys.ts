@@ -29,8 +29,11 @@ export function encodePk(blockNumber: number, logIndex: number): Buffer {
 }
 
 export function decodePk(key: Uint8Array): Position {
-  const buf = Buffer.from(key.buffer, key.byteOffset, PK_BYTES)
-  return { blockNumber: buf.readUIntBE(0, 6), logIndex: buf.readUInt32BE(6) }
+  // By hand rather than through a Buffer view: this runs for every settlement read.
+  const low = ((key[2]! << 24) | (key[3]! << 16) | (key[4]! << 8) | key[5]!) >>> 0
+  const blockNumber = (key[0]! * 2 ** 8 + key[1]!) * 2 ** 32 + low
+  const logIndex = ((key[6]! << 24) | (key[7]! << 16) | (key[8]! << 8) | key[9]!) >>> 0
+  return { blockNumber, logIndex }
 }
 
 /** The first primary key after a position: the inclusive start of "everything after it". */

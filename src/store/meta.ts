@@ -18,6 +18,8 @@ export interface StoreIdentity {
 
 export const readHead = (store: Store) => store.meta.get('head') as IndexedHead | undefined
 export const readCount = (store: Store) => (store.meta.get('count') as number | undefined) ?? 0
+/** Bumped by every rollback: what was read before may have been taken back. */
+export const readGeneration = (store: Store) => (store.meta.get('generation') as number | undefined) ?? 0
 export const readIdentity = (store: Store) => store.meta.get('identity') as StoreIdentity | undefined
 
 /** Binds a data directory to one chain and contract, so a stale directory is never served as another's. */

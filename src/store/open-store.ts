@@ -5,12 +5,12 @@
  * shares one environment between the threads of a process.
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
-import type { StoredSettlement } from './record.js'
+import { fieldHex, type StoredSettlement } from './record.js'
 
 /** Dupsort values are raw bytes compared bytewise; lmdb-js needs `writeKey` to seek within them. */
 const rawBytes = {
   encode: (value: Buffer) => value,
-  decode: (bytes: Uint8Array, size?: number) => Buffer.from(Uint8Array.prototype.slice.call(bytes, 0, size ?? bytes.byteLength)),
+  decode: (bytes: Uint8Array, size?: number) => Buffer.copyBytesFrom(bytes, 0, size ?? bytes.byteLength),
   writeKey(key: Buffer, target: Uint8Array, position: number) {
     target.set(key, position)
     return position + key.length
@@ -31,20 +31,7 @@ export const hasOrdinals = (field: IndexedField) => COUNTED.has(field)
 
 /** The bytes a settlement is indexed under, per field. */
 export function indexKeyOf(field: IndexedField, s: StoredSettlement): Buffer {
-  switch (field) {
-    case 'token':
-      return s.token
-    case 'recipient':
-      return s.recipient
-    case 'payer':
-      return s.payer
-    case 'orderReference':
-      return s.reference.subarray(0, 16)
-    case 'acquirerId':
-      return s.reference.subarray(16, 32)
-    case 'txHash':
-      return s.txHash
-  }
+  return Buffer.from(fieldHex(s, field), 'hex')
 }
 
 export interface Store {

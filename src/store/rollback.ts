@@ -6,7 +6,7 @@
 import type { Hex } from '../types/settlement.js'
 import { blockEndPk, decodeBlockKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
 import { forgetOrdinals } from './commit-batch.js'
-import { readCount } from './meta.js'
+import { readCount, readGeneration } from './meta.js'
 import { INDEXED_FIELDS, indexKeyOf, type Store } from './open-store.js'
 import { decodeRecord, type StoredSettlement } from './record.js'
 import { applyToStats } from './stats.js'
@@ -39,6 +39,7 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
     applyToStats(store, removed, -1)
     store.meta.putSync('count', readCount(store) - removed.length)
     store.meta.putSync('head', ancestor)
+    store.meta.putSync('generation', readGeneration(store) + 1)
     return removed
   })
 }

@@ -6,7 +6,7 @@
 import type { Hex, Stats } from '../types/settlement.js'
 import { HOUR_SECONDS, decodeHourKey, encodeHourKey } from './keys.js'
 import type { Store } from './open-store.js'
-import type { StoredSettlement, TokenInfo } from './record.js'
+import { fieldHex, type StoredSettlement, type TokenInfo } from './record.js'
 
 interface Figures {
   count: number
@@ -45,22 +45,24 @@ export function applyToStats(store: Store, settlements: StoredSettlement[], sign
   const perToken = new Map<string, Delta>()
   const perHour = new Map<string, Delta>()
   for (const s of settlements) {
-    accumulate(perToken, s.token, s, sign)
-    accumulate(perHour, encodeHourKey(Math.floor(s.timestamp / HOUR_SECONDS), s.token), s, sign)
+    const token = Buffer.from(fieldHex(s, 'token'), 'hex')
+    accumulate(perToken, token, s, sign)
+    accumulate(perHour, encodeHourKey(Math.floor(s.timestamp / HOUR_SECONDS), token), s, sign)
   }
   write(store.stats, perToken, true)
   write(store.hours, perHour, false)
 }
 
-export function readStats(store: Store, tokenOf: (address: Buffer) => TokenInfo, nowSeconds: number): Stats {
+export function readStats(store: Store, tokenOf: (addressHex: string) => TokenInfo, nowSeconds: number): Stats {
   const stats: Stats = { totalSettlements: 0, totalVolume: {}, totalFees: {}, last24h: { settlements: 0, volume: {} }, byToken: {} }
   const sum = (into: Record<string, string>, key: string, amount: string) => {
     into[key] = (BigInt(into[key] ?? '0') + BigInt(amount)).toString()
   }
   for (const { key, value } of store.stats.getRange()) {
-    const address = `0x${(key as Buffer).toString('hex')}` as Hex
+    const bare = (key as Buffer).toString('hex')
+    const address = `0x${bare}` as Hex
     const figures = value as Required<Figures>
-    const { symbol, decimals } = tokenOf(key as Buffer)
+    const { symbol, decimals } = tokenOf(bare)
     stats.totalSettlements += figures.count
     sum(stats.totalVolume, symbol, figures.volume)
     sum(stats.totalFees, symbol, figures.fees)

@@ -23,7 +23,7 @@ import type { TokenCache } from '../../query/token-cache.js'
 import { encodeCursor } from '../../store/cursor.js'
 import { decodePk, encodePk, type Position } from '../../store/keys.js'
 import type { Store } from '../../store/open-store.js'
-import { settlementJson, type StoredSettlement } from '../../store/record.js'
+import { fieldHex, settlementJson, type StoredSettlement } from '../../store/record.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
 import { SHAPE_COUNT, fieldValues, filterTopic, topicOf } from './topics.js'
 
@@ -203,7 +203,7 @@ export class LiveHub implements IndexerListener {
       const topic = topicOf(shape, values)
       const ids = this.#wsGroups.get(topic)
       if (ids) {
-        json ??= settlementJson(s, this.#o.tokens.get(s.token))
+        json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
         for (const id of ids.keys()) {
           const wsTopic = `${topic}#${id}`
           delivered += this.#o.app.numSubscribers(wsTopic)
@@ -212,7 +212,7 @@ export class LiveHub implements IndexerListener {
       }
       const responses = this.#sseGroups.get(topic)
       if (responses) {
-        json ??= settlementJson(s, this.#o.tokens.get(s.token))
+        json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
         frame ??= sseFrame(kind, json, cursor)
         for (const conn of responses) conn.send(frame)
         this.#sent(responses.size, { channel: 'sse', type: kind })
@@ -230,7 +230,7 @@ export class LiveHub implements IndexerListener {
       const tokens = this.#o.tokens
       conn.cork(() => {
         for (const s of found) {
-          const json = settlementJson(s, tokens.get(s.token))
+          const json = settlementJson(s, tokens.get(fieldHex(s, 'token')))
           const cursor = encodeCursor(s.blockNumber, s.logIndex)
           conn.send(conn.channel === 'websocket' ? eventMessage('SETTLEMENT', json, cursor, sub.id) : sseFrame('SETTLEMENT', json, cursor))
         }
@@ -257,7 +257,7 @@ export class LiveHub implements IndexerListener {
     const values = fieldValues(s)
     for (const sub of this.#replaying) {
       if (Buffer.compare(key, sub.from) >= 0 || topicOf(sub.shape, values) !== sub.topic) continue
-      const json = settlementJson(s, this.#o.tokens.get(s.token))
+      const json = settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
       sub.conn.send(sub.conn.channel === 'websocket' ? eventMessage('REMOVED', json, cursor, sub.id) : sseFrame('REMOVED', json, cursor))
       sub.from = key
     }

@@ -5,8 +5,7 @@
  * with hash lookups, never a loop over subscribers.
  */
 import { FILTER_FIELDS, type SettlementFilter } from '../../query/events-query.js'
-import { indexKeyOf } from '../../store/open-store.js'
-import type { StoredSettlement } from '../../store/record.js'
+import { fieldHex, type StoredSettlement } from '../../store/record.js'
 
 export const SHAPE_COUNT = 1 << FILTER_FIELDS.length
 
@@ -31,5 +30,5 @@ export function filterTopic(filter: SettlementFilter): { shape: number; topic: s
 }
 
 export function fieldValues(s: StoredSettlement): FieldValues {
-  return FILTER_FIELDS.map((field) => indexKeyOf(field, s).toString('hex'))
+  return FILTER_FIELDS.map((field) => fieldHex(s, field))
 }

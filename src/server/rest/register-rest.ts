@@ -65,7 +65,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
       requests(1, { route, status: String(r.status) })
       return r
     }
-    const answer = (body: string | undefined) => count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
+    const answer = (body: Uint8Array | undefined) => count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
     let result: ReturnType<QueryExecutor['run']>
     try {
       checkTargetLength(req)
