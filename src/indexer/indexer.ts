@@ -45,11 +45,19 @@ export interface IndexerStatus {
   lastError: string | undefined
 }
 
+interface FetchedRange {
+  from: number
+  to: number
+  decoded: DecodedSettlementLog[]
+  headers: Map<number, BlockHeader>
+  head: IndexedHead
+}
+
 /** Within this many blocks of the confirmed head the indexer goes block by block with parent checks. */
 const REALTIME_WINDOW = 64
 const MAX_BACKOFF_MS = 30_000
-/** A range that returned fewer logs than this doubles; one with more halves. */
-const LOGS_PER_RANGE = 10_000
+/** Backfill ranges aim at this many logs: well under common node caps (10k), large enough to batch. */
+const LOGS_PER_RANGE = 5_000
 
 export class Indexer {
   #o: IndexerOptions
@@ -61,6 +69,7 @@ export class Indexer {
   #wake: (() => void) | undefined
   #knownTokens: Set<Hex>
   #progress: Progress | undefined
+  #prefetched: { from: number; range: Promise<FetchedRange> } | undefined
   #verifiedOnce = false
   #count
   #reorgs
@@ -159,28 +168,50 @@ export class Indexer {
     return this.#followHead(head, indexed + 1, target)
   }
 
+  /**
+   * Far from the head: one range per step. The next range is fetched while this one commits, so the
+   * node's work and ours overlap; a stale prefetch (after an error or a rollback) is simply dropped.
+   */
   async #backfill(from: number, target: number): Promise<boolean> {
-    const { source, logger } = this.#o
+    const { logger } = this.#o
     this.#progress ??= new Progress(logger, from - 1)
-    const to = Math.min(target, from + this.#range - 1)
-    let logs
+    const ahead = this.#prefetched
+    this.#prefetched = undefined
+    let range: FetchedRange
     try {
-      logs = await source.settlementLogs(from, to)
+      range = ahead?.from === from ? await ahead.range : await this.#fetchRange(from, Math.min(target, from + this.#range - 1))
     } catch (error) {
       if (!isRangeTooLarge(error) || this.#range === 1) throw error
       this.#range = Math.max(1, Math.floor(this.#range / 2))
       logger.debug('range too large; shrinking', { range: this.#range })
       return true
     }
-    const decoded = logs.filter((log) => !log.removed).map(decodeSettlementLog)
-    const tip = await source.header(to)
-    if (!tip) throw new Error(`block ${to} is missing from the node`)
-    const headers = await this.#eventHeaders(decoded)
-    await this.#commit(decoded, headers, { blockNumber: to, blockHash: tip.blockHash })
-    this.#progress.step(to, target, decoded.length)
-    if (target - to <= REALTIME_WINDOW) logger.info('backfill done; following the head', { block: to, ...this.#progress.summary() })
-    this.#range = decoded.length < LOGS_PER_RANGE ? Math.min(this.#range * 2, this.#o.maxRange ?? 100_000) : Math.max(1, Math.floor(this.#range / 2))
+    this.#resize(range)
+    if (target - range.to > REALTIME_WINDOW) {
+      const next = range.to + 1
+      const prefetch = this.#fetchRange(next, Math.min(target, next + this.#range - 1))
+      prefetch.catch(() => {})
+      this.#prefetched = { from: next, range: prefetch }
+    }
+    await this.#commit(range.decoded, range.headers, range.head)
+    this.#progress.step(range.to, target, range.decoded.length)
+    if (target - range.to <= REALTIME_WINDOW) logger.info('backfill done; following the head', { block: range.to, ...this.#progress.summary() })
     return true
+  }
+
+  async #fetchRange(from: number, to: number): Promise<FetchedRange> {
+    const { source } = this.#o
+    const [logs, tip] = await Promise.all([source.settlementLogs(from, to), source.header(to)])
+    if (!tip) throw new Error(`block ${to} is missing from the node`)
+    const decoded = logs.filter((log) => !log.removed).map(decodeSettlementLog)
+    return { from, to, decoded, headers: await this.#eventHeaders(decoded), head: { blockNumber: to, blockHash: tip.blockHash } }
+  }
+
+  /** Sizes the next range so that it returns about LOGS_PER_RANGE logs, changing at most 2× per step. */
+  #resize(range: FetchedRange): void {
+    const blocks = range.to - range.from + 1
+    const wanted = Math.floor((blocks * LOGS_PER_RANGE) / Math.max(1, range.decoded.length))
+    this.#range = Math.max(1, Math.min(wanted, this.#range * 2, this.#o.maxRange ?? 100_000), Math.floor(this.#range / 2))
   }
 
   /** Near the head: block by block, each one's parent hash checked against the block before it. */
