@@ -179,6 +179,8 @@ describe('ExplorerClient live', () => {
     const baseUrl = `http://127.0.0.1:${port}`
     let server = await startChild(env, baseUrl)
     try {
+      // A fresh data directory: settlements it backfills after the handlers start would count as new.
+      await waitForHead(chain, baseUrl)
       const { client, all, verify } = await watchOutages(baseUrl)
       const traffic = startTraffic({ acquirerEvery: 1_000 })
       await waitFor('some settlements before the first outage', () => all.events.length >= 8)
