@@ -11,9 +11,10 @@
  *
  * Generated stores are cached under .data/bench/ by size and seed; delete the folder to rebuild.
  */
+import { execFileSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { BENCH_DIR } from './data/bench-store.js'
+import { BENCH_DIR, layoutFingerprint } from './data/bench-store.js'
 import { DEFAULT_SHAPE, SyntheticChain } from './data/synthetic-chain.js'
 import { fmt } from './lib/format.js'
 import { describeMachine, load1 } from './lib/machine.js'
@@ -63,6 +64,12 @@ const machine = describeMachine()
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`
 ctx.log(`${command} on ${machine.nproc} cores, ${machine.memoryGb} GB, load ${load1()}`)
 
+// Other work may change the tree while the suite runs; children load the code on disk, this process
+// keeps what it loaded. A store layout that changes mid-run would mix layouts, so each section checks.
+const layout = await layoutFingerprint(ctx.chain)
+const layoutOnDisk = () =>
+  execFileSync(process.execPath, ['--import', 'tsx', 'bench/data/layout-process.ts', String(ctx.chain.shape.seed)], { encoding: 'utf8' }).trim()
+
 const results: { title: string; result: SectionResult }[] = []
 for (const name of chosen) {
   const section = SECTIONS[name]!
@@ -70,6 +77,7 @@ for (const name of chosen) {
   const result = await section.run(ctx)
   results.push({ title: section.title, result })
   for (const [what, figure] of Object.entries(result.headline)) ctx.log(`  ${what}: ${figure}`)
+  if (!quick && layoutOnDisk() !== layout) throw new Error('the store layout in src/store changed during the run; figures would mix layouts: run again')
 }
 
 const minutes = (performance.now() - started) / 60_000
@@ -77,7 +85,7 @@ const report = [
   `# Benchmark results${quick ? ' (quick run)' : ''}`,
   '',
   `- Date: ${machine.date}`,
-  `- Command: \`${command}\` at commit ${machine.commit}`,
+  `- Command: \`${command}\` at commit ${machine.commit}${machine.uncommitted > 0 ? ` with ${machine.uncommitted} uncommitted changed files in src/ (other engineers' work in progress)` : ''}; store layout ${layout}`,
   `- Machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGb} GB memory, Node ${machine.node}`,
   `- Run time: ${fmt(minutes, 1)} min; 1-minute load average at the end: ${load1()} (other engineers share this machine; each section notes the load before → after it)`,
   `- Data: synthetic chain seed ${ctx.chain.shape.seed}: ${ctx.chain.shape.tokens} tokens, ${fmt(ctx.chain.shape.payers)} payers, ${fmt(ctx.chain.shape.recipients)} recipients, ` +

@@ -9,12 +9,16 @@ export interface Machine {
   memoryGb: number
   node: string
   commit: string
+  /** Files under src/ that differ from the commit: the tree measured is not exactly the commit. */
+  uncommitted: number
 }
 
 export function describeMachine(): Machine {
   let commit = 'unknown'
+  let uncommitted = 0
   try {
     commit = execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()
+    uncommitted = execSync('git status --porcelain -- src', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().split('\n').filter(Boolean).length
   } catch {
     // not a git checkout: leave it unknown
   }
@@ -25,6 +29,7 @@ export function describeMachine(): Machine {
     memoryGb: Math.round(totalmem() / 1024 ** 3),
     node: process.version,
     commit,
+    uncommitted,
   }
 }
 
