@@ -1,11 +1,12 @@
 /**
  * Starts a local anvil chain as a child process and resolves once its JSON-RPC endpoint answers.
- * Port 0 picks a free port, so parallel test files each get their own chain.
+ * Port 0 lets anvil bind a free port itself and reads it back from its "Listening on" line: picking a
+ * port first and passing it on would race with other processes (parallel test files) for that port,
+ * and the readiness check could then be answered by somebody else's chain.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { anvilBinaryPath } from './anvil-binary.js'
-import { findFreePort } from './find-free-port.js'
 
 export interface StartAnvilOptions {
   port?: number
@@ -30,10 +31,9 @@ const READY_TIMEOUT_MS = 15_000
 
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilInstance> {
   const host = opts.host ?? '127.0.0.1'
-  const port = opts.port === undefined || opts.port === 0 ? await findFreePort(host) : opts.port
   const args = [
     '--host', host,
-    '--port', String(port),
+    '--port', String(opts.port ?? 0),
     '--chain-id', String(opts.chainId ?? 31337),
     '--gas-limit', String(opts.gasLimit ?? 1_000_000_000n),
   ]
@@ -41,9 +41,13 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
 
   const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
+  let announced: (port: number) => void = () => {}
+  const listening = new Promise<number>((resolve) => (announced = resolve))
   const keepOutput = (chunk: Buffer) => {
     if (opts.silent === false) process.stdout.write(chunk)
     output = (output + chunk.toString()).slice(-2000)
+    const match = /Listening on [^\s]*:(\d+)/.exec(output)
+    if (match) announced(Number(match[1]))
   }
   child.stdout?.on('data', keepOutput)
   child.stderr?.on('data', keepOutput)
@@ -60,14 +64,21 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
     }
   }
 
-  const rpcUrl = `http://${host}:${port}`
+  let rpcUrl = `http://${host}:${opts.port ?? 0}`
   try {
+    const giveUp = new AbortController()
+    const port = await Promise.race([
+      listening,
+      exited.then(() => Promise.reject(new Error(`exited with code ${child.exitCode}`))),
+      sleep(READY_TIMEOUT_MS, undefined, { signal: giveUp.signal }).then(() => Promise.reject(new Error('no "Listening on" line'))),
+    ]).finally(() => giveUp.abort())
+    rpcUrl = `http://${host}:${port}`
     await waitForRpc(rpcUrl, child)
+    return { rpcUrl, port, process: child, stop }
   } catch (error) {
     await stop()
     throw new Error(`anvil did not start on ${rpcUrl}: ${(error as Error).message}\n${output.trim()}`)
   }
-  return { rpcUrl, port, process: child, stop }
 }
 
 async function waitForRpc(rpcUrl: string, child: ChildProcess): Promise<void> {
