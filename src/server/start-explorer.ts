@@ -13,6 +13,7 @@ import { createQueryExecutor } from '../query/query-executor.js'
 import { TokenCache } from '../query/token-cache.js'
 import { claimIdentity } from '../store/meta.js'
 import { openStore, type Store } from '../store/open-store.js'
+import { guardRoutes } from './guard-routes.js'
 import { registerLive, type LiveHub } from './live/index.js'
 import { registerFallbacks, registerRest } from './rest/register-rest.js'
 
@@ -44,7 +45,8 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   const tokens = new TokenCache(store)
   const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers })
 
-  const app = uWS.App()
+  let stopped = false
+  const app = guardRoutes(uWS.App(), () => stopped)
   // The hub reads the store's end now, before the indexer can commit anything.
   const live: LiveHub = registerLive(app, { store, tokens, limits: options.live, metrics, logger })
   const listener: IndexerListener = live
@@ -78,6 +80,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     indexer,
     metrics,
     async stop() {
+      stopped = true
       uWS.us_listen_socket_close(listenSocket)
       live.close()
       await indexer.stop()
