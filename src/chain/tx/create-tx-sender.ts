@@ -3,6 +3,7 @@
  * transactions can be in flight at once without a round trip per nonce. Used by the relayer (payments),
  * the deployer and the devnet funding.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Hex, PublicClient } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
@@ -34,6 +35,8 @@ export interface CreateTxSenderParams {
 
 /** Gas prices are re-read at most this often; payments in between reuse them. */
 const FEE_REFRESH_MS = 2_000
+/** How long a transaction waits for its predecessor's hand-over before going anyway. */
+const ORDER_WAIT_MS = 5_000
 
 export async function createTxSender({ publicClient, privateKey, chainId }: CreateTxSenderParams): Promise<TxSender> {
   const account = privateKeyToAccount(privateKey)
@@ -44,6 +47,19 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
   ])
   let nextNonce = pendingCount
   const fees = createFeeCache(publicClient)
+  /**
+   * Per reserved nonce: settles once the node has accepted (or refused) that transaction. Signing
+   * runs in parallel, but hand-over follows nonce order: an automining node (anvil) mines what is
+   * ready when a transaction arrives, so one arriving ahead of its predecessor could wait in the pool
+   * for a block that never comes.
+   */
+  const handedOver = new Map<number, { done: Promise<void>; settle: () => void }>()
+  const reserve = (): number => {
+    const nonce = nextNonce++
+    let settle = () => {}
+    handedOver.set(nonce, { done: new Promise<void>((resolve) => (settle = resolve)), settle })
+    return nonce
+  }
 
   async function resync(): Promise<void> {
     nextNonce = Math.max(
@@ -56,9 +72,9 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
     account,
     address,
     chainId: resolvedChainId,
-    reserveNonce: () => nextNonce++,
+    reserveNonce: reserve,
     async send(tx) {
-      const nonce = tx.nonce ?? nextNonce++
+      const nonce = tx.nonce ?? reserve()
       try {
         const [gasPrice, gas] = await Promise.all([
           fees.get(),
@@ -74,12 +90,17 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
           gas,
           ...gasPrice,
         })
+        const predecessor = handedOver.get(nonce - 1)
+        if (predecessor) await Promise.race([predecessor.done, sleep(ORDER_WAIT_MS, undefined, { ref: false })])
+        handedOver.delete(nonce - 1)
         return await publicClient.sendRawTransaction({ serializedTransaction: serialized })
       } catch (error) {
         // A nonce that never reached the node would stall every later transaction: fill the gap.
         if (nonce < nextNonce) nextNonce = Math.min(nextNonce, nonce)
         await resync().catch(() => {})
         throw error
+      } finally {
+        handedOver.get(nonce)?.settle()
       }
     },
   }
