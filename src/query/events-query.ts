@@ -2,16 +2,10 @@
  * A validated `GET /events` request (or a live filter), as the query engine takes it. Only the edge
  * (REST query string, WebSocket message) builds these; hex values are already lowercase.
  */
-import type { Hex } from '../types/settlement.js'
 import type { Position } from '../store/keys.js'
+import type { SettlementFilter } from '../types/settlement.js'
 
-export interface SettlementFilter {
-  token?: Hex
-  recipient?: Hex
-  payer?: Hex
-  orderReference?: Hex
-  acquirerId?: Hex
-}
+export type { SettlementFilter }
 
 export const FILTER_FIELDS = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId'] as const satisfies readonly (keyof SettlementFilter)[]
 

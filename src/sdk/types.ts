@@ -3,20 +3,10 @@
  * from `src/types` so that server and client can never drift apart; the request shapes are the wire
  * parameters of SPEC §3.1 and §3.3.
  */
-import type { Hex, Settlement } from '../types/settlement.js'
+import type { Hex, Settlement, SettlementFilter } from '../types/settlement.js'
 
-export type { AmountsBySymbol, EventPage, Hex, Settlement, Stats, TokenStats } from '../types/settlement.js'
-
-/** Keys shared by `GET /events` and live subscriptions; they combine with AND. Hex in any case. */
-export interface SettlementFilter {
-  token?: Hex
-  recipient?: Hex
-  payer?: Hex
-  /** 16-byte order reference, 0x + 32 hex. */
-  orderReference?: Hex
-  /** 16-byte acquirer id, 0x + 32 hex. */
-  acquirerId?: Hex
-}
+/** `SettlementFilter` keys accept hex in any case. */
+export type { AmountsBySymbol, EventPage, Hex, Settlement, SettlementFilter, Stats, TokenStats } from '../types/settlement.js'
 
 /** The query parameters of `GET /events`. Omitted keys take the server defaults. */
 export interface EventsQuery extends SettlementFilter {

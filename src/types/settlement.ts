@@ -21,6 +21,17 @@ export interface Settlement {
   domainSeparator: Hex
 }
 
+/** Keys shared by `GET /events` and live subscriptions; they combine with AND. */
+export interface SettlementFilter {
+  token?: Hex
+  recipient?: Hex
+  payer?: Hex
+  /** 16-byte order reference, 0x + 32 hex. */
+  orderReference?: Hex
+  /** 16-byte acquirer id, 0x + 32 hex. */
+  acquirerId?: Hex
+}
+
 /** The list envelope of `GET /events` (SPEC §2.2). */
 export interface EventPage {
   events: Settlement[]

@@ -78,6 +78,18 @@ describe('WebSocket /stream live delivery', () => {
     for (const m of got) assert.equal('subscription' in m, false)
   })
 
+  test('the SUBSCRIBED cursor marks where a live subscription starts', async () => {
+    const c = await client()
+    const ack = (await subscribe(c, { id: 'start' })) as { type: string; cursor: string }
+    assert.equal(typeof ack.cursor, 'string')
+    const from = await headBlock()
+    await sendSettlements(live.chain, 3)
+    const sent = await newOnChain(from)
+    await c.waitForSettlements(3, 'start')
+    const { body } = await live.explorer.get(`/events?order=asc&cursor=${ack.cursor}`)
+    assert.deepEqual(body.events.map(key), sent.map(key))
+  })
+
   test('cursors from SETTLEMENT messages page REST from that point', async () => {
     const c = await client()
     await subscribe(c, { id: 'x' })

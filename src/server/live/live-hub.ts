@@ -18,10 +18,9 @@ import type { Logger } from '../../observability/logger.js'
 import type { Metrics } from '../../observability/metrics.js'
 import type { SettlementFilter } from '../../query/events-query.js'
 import { matchingInRange, positionBefore } from '../../query/replay.js'
-import { keyAfter } from '../../store/keys.js'
 import type { TokenCache } from '../../query/token-cache.js'
 import { encodeCursor } from '../../store/cursor.js'
-import { decodePk, encodePk, type Position } from '../../store/keys.js'
+import { decodePk, encodePk, keyAfter, type Position } from '../../store/keys.js'
 import type { Store } from '../../store/open-store.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../../store/record.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
@@ -124,6 +123,12 @@ export class LiveHub implements IndexerListener {
     conn.subscriptions.clear()
     this.#connections.delete(conn)
     this.#websockets.delete(conn)
+  }
+
+  /** The position of the last published settlement: a subscription without `since` starts after it. */
+  liveCursor(): string {
+    const last = positionBefore(decodePk(this.#publishedEnd))
+    return encodeCursor(last.blockNumber, last.logIndex)
   }
 
   /** Starts a subscription: replays from `since` when given, then delivers live. The caller acknowledged it. */

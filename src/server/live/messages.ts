@@ -43,8 +43,9 @@ export const errorMessage = (error: LiveError, id?: string) => JSON.stringify({ 
 
 export const sseErrorFrame = (error: LiveError) => `event: error\ndata: ${JSON.stringify(error)}\n\n`
 
-export function subscribedMessage(id: string | undefined, filter: SettlementFilter, since: string | undefined): string {
-  return JSON.stringify({ type: 'SUBSCRIBED', channel: 'settlements', id, filter, since })
+/** `cursor` is where the subscription starts: resuming later with `since: cursor` misses and repeats nothing. */
+export function subscribedMessage(id: string | undefined, filter: SettlementFilter, since: string | undefined, cursor: string): string {
+  return JSON.stringify({ type: 'SUBSCRIBED', channel: 'settlements', id, filter, since, cursor })
 }
 
 export const unsubscribedMessage = (ids: (string | null)[]) => JSON.stringify({ type: 'UNSUBSCRIBED', ids })

@@ -95,7 +95,7 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
       const message = `a connection may hold at most ${limits.maxSubscriptionsPerConnection} subscriptions`
       return refuse(conn, { code: 'TOO_MANY_SUBSCRIPTIONS', message }, m.id)
     }
-    conn.send(subscribedMessage(m.id, m.filter, m.sinceCursor))
+    conn.send(subscribedMessage(m.id, m.filter, m.sinceCursor, m.sinceCursor ?? hub.liveCursor()))
     hub.subscribe(conn, m.id, m.filter, m.since)
   }
 
