@@ -93,6 +93,7 @@ const report = [
   '',
   '## Summary (targets from DESIGN.md)',
   '',
+  ...(quick ? ['Quick run: a smoke test of the whole suite on a small store with sub-second load runs; its figures and verdicts are not measurements (see bench/RESULTS.md for a full run).', ''] : []),
   ...results.flatMap(({ result }) => Object.entries(result.headline).map(([what, figure]) => `- ${what}: ${figure}`)),
   '',
   ...results.flatMap(({ title, result }) => [`## ${title}`, '', result.markdown, '']),

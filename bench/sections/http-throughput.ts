@@ -58,6 +58,8 @@ interface Pair {
 
 async function pairFor(ctx: BenchContext, loader: Loader, explorer: ExplorerChild, e: Endpoint, durationMs: number, withHalf: boolean): Promise<Pair> {
   const bytes = await bodyBytes(explorer.ready.url, e.paths[0]!)
+  // Unmeasured warm-up of both paths: a fresh server (JIT, pool worker start) would otherwise flatter whichever runs second.
+  await measure(ctx, loader, explorer, [`/bench/static/${bytes}`, ...e.paths], {}, ctx.quick ? 300 : 1000)
   const before = load1()
   const ceiling = await measure(ctx, loader, explorer, [`/bench/static/${bytes}`], {}, durationMs)
   const real = await measure(ctx, loader, explorer, e.paths, {}, durationMs)
