@@ -12,12 +12,25 @@ interface Metric {
   collect?: () => number
 }
 
-const labelKey = (labels?: Labels) =>
-  labels && Object.keys(labels).length > 0
-    ? `{${Object.entries(labels)
-        .map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, '_')}"`)
-        .join(',')}}`
-    : ''
+function renderLabels(labels: Labels): string {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, '_')}"`)
+  return pairs.length > 0 ? `{${pairs.join(',')}}` : ''
+}
+
+/**
+ * Per metric: label sets repeat (route × status) and counting runs on every request, so each set is
+ * rendered once. A metric is always given the same label names, so the values identify the set.
+ */
+function labelKeys(): (labels?: Labels) => string {
+  const rendered = new Map<string, string>()
+  return (labels) => {
+    if (!labels) return ''
+    const id = Object.values(labels).join('\u0000')
+    let key = rendered.get(id)
+    if (key === undefined) rendered.set(id, (key = renderLabels(labels)))
+    return key
+  }
+}
 
 export class Metrics {
   #metrics = new Map<string, Metric>()
@@ -30,6 +43,7 @@ export class Metrics {
 
   counter(name: string, help: string) {
     const metric = this.#metric(name, help, 'counter')
+    const labelKey = labelKeys()
     return (by = 1, labels?: Labels) => {
       const key = labelKey(labels)
       metric.values.set(key, (metric.values.get(key) ?? 0) + by)
@@ -38,6 +52,7 @@ export class Metrics {
 
   gauge(name: string, help: string) {
     const metric = this.#metric(name, help, 'gauge')
+    const labelKey = labelKeys()
     return (value: number, labels?: Labels) => void metric.values.set(labelKey(labels), value)
   }
 
