@@ -10,7 +10,8 @@ import type { Metrics } from '../../observability/metrics.js'
 import type { QueryExecutor } from '../../query/query-executor.js'
 import type { QueryTask } from '../../query/query-task.js'
 import type { TokenCache } from '../../query/token-cache.js'
-import { readHead } from '../../store/meta.js'
+import { HOUR_SECONDS } from '../../store/keys.js'
+import { readCount, readHead } from '../../store/meta.js'
 import type { Store } from '../../store/open-store.js'
 import { readStats } from '../../store/stats.js'
 import type { Hex } from '../../types/settlement.js'
@@ -80,7 +81,8 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   app.get('/', now('/', [], () => json(JSON.stringify(root(ctx)))))
   app.get('/health', now('/health', [], () => json('{"status":"ok"}')))
   app.get('/ready', now('/ready', [], () => ready(ctx)))
-  app.get('/stats', now('/stats', [], () => json(JSON.stringify(readStats(ctx.store, (a) => ctx.tokens.get(a), Date.now() / 1000)))))
+  const stats = statsBody(ctx)
+  app.get('/stats', now('/stats', [], () => json(stats())))
   app.get(
     '/metrics',
     now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
@@ -129,6 +131,25 @@ function root(ctx: RestContext) {
     indexedHead: head ? { blockNumber: head.blockNumber, blockHash: head.blockHash } : null,
     endpoints: ENDPOINTS,
     eventsParams: EVENTS_PARAMS,
+  }
+}
+
+/**
+ * `/stats` changes only when the indexer commits or rolls back, or when the hour (the `last24h`
+ * window) turns: the body is rebuilt then, not on every request.
+ */
+function statsBody(ctx: RestContext): () => Buffer {
+  let key = ''
+  let body = Buffer.alloc(0)
+  return () => {
+    const now = Date.now() / 1000
+    const head = readHead(ctx.store)
+    const current = `${head?.blockNumber}:${head?.blockHash}:${readCount(ctx.store)}:${Math.floor(now / HOUR_SECONDS)}`
+    if (current !== key) {
+      body = Buffer.from(JSON.stringify(readStats(ctx.store, (a) => ctx.tokens.get(a), now)))
+      key = current
+    }
+    return body
   }
 }
 
