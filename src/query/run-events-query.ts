@@ -70,29 +70,27 @@ function pageBounds(range: KeyRange, q: EventsQuery): KeyRange | undefined {
   return Buffer.compare(page.low, page.high) < 0 ? page : undefined
 }
 
-export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
+/** Primary keys inside [low, high), in order. */
+function* primaryKeys(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<Buffer> {
   if (order === 'asc') {
-    for (const { key, value } of store.events.getRange({ start: range.low, end: range.high })) yield decodeRecord(key, value)
+    yield* store.events.getKeys({ start: range.low, end: range.high })
     return
   }
-  // Reverse ranges start inclusive; `high` is exclusive, so an entry equal to it is skipped.
-  for (const { key, value } of store.events.getRange({ start: range.high, reverse: true })) {
+  // Reverse ranges start inclusive; `high` is exclusive, so a key equal to it is skipped.
+  for (const key of store.events.getKeys({ start: range.high, reverse: true })) {
     if (Buffer.compare(key, range.low) < 0) return
-    if (key.equals(range.high)) continue
-    yield decodeRecord(key, value)
+    if (!key.equals(range.high)) yield key
   }
+}
+
+export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
+  for (const key of primaryKeys(store, range, order)) yield decodeRecord(key, store.events.getBinaryFast(key)!)
 }
 
 /** Primary keys only: the page renders from the cache and reads values only on a miss. */
 function primaryPage(store: Store, range: KeyRange, order: 'asc' | 'desc', take: number): Buffer[] {
   const found: Buffer[] = []
-  const keys =
-    order === 'asc' ? store.events.getKeys({ start: range.low, end: range.high }) : store.events.getKeys({ start: range.high, reverse: true })
-  for (const key of keys) {
-    if (order === 'desc' && Buffer.compare(key, range.low) < 0) break
-    if (order === 'desc' && key.equals(range.high)) continue
-    if (found.push(key) >= take) break
-  }
+  for (const key of primaryKeys(store, range, order)) if (found.push(key) >= take) break
   return found
 }
 

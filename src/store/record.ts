@@ -5,7 +5,7 @@
  * Block number and log index are not stored in the value: the primary key holds them.
  */
 import { Packr } from 'msgpackr'
-import type { Hex, Settlement } from '../types/settlement.js'
+import type { Hex } from '../types/settlement.js'
 import { decodePk } from './keys.js'
 
 /** A settlement as the indexer hands it to the store: lowercase hex, amounts as bigints. */
@@ -101,9 +101,4 @@ export function settlementJson(s: StoredSettlement, token: TokenInfo): string {
     `"amount":"${s.amount}","fee":"${s.fee}","orderReference":"0x${h.slice(184, 216)}",` +
     `"acquirerId":"0x${h.slice(216, 248)}","domainSeparator":"0x${h.slice(248, 312)}"}`
   )
-}
-
-/** The same settlement as an object, for code paths that are not hot. */
-export function toSettlement(s: StoredSettlement, token: TokenInfo): Settlement {
-  return JSON.parse(settlementJson(s, token)) as Settlement
 }

@@ -44,12 +44,6 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
   })
 }
 
-/** The stored hash of an indexed block, if the store kept it. */
-export function storedBlockHash(store: Store, blockNumber: number): Hex | undefined {
-  const hash = store.blocks.get(encodeBlockKey(blockNumber))
-  return hash ? (`0x${hash.toString('hex')}` as Hex) : undefined
-}
-
 /** Indexed blocks with a stored hash, newest first, at or below `blockNumber`. */
 export function* storedBlocksDownFrom(store: Store, blockNumber: number): Generator<{ blockNumber: number; blockHash: Hex }> {
   for (const { key: blockKey, value } of store.blocks.getRange({ start: encodeBlockKey(blockNumber), reverse: true })) {
