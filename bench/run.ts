@@ -1,6 +1,6 @@
 /**
  * `npm run bench` — the benchmark suite (never part of `npm test`). Sections: ingest, query latency,
- * HTTP throughput (with the QUERY_WORKERS comparison), fan-out and footprint, each reporting the
+ * HTTP throughput (with the QUERY_WORKERS comparison), fan-out, footprint and the wallet gateway, each reporting the
  * DESIGN.md target beside its figure, ratios measured in the same run.
  *
  *   npm run bench                  full run: stores of 1M and 10M settlements, writes bench/RESULTS.md
@@ -21,8 +21,10 @@ import { describeMachine, load1 } from './lib/machine.js'
 import type { BenchContext, SectionResult } from './sections/context.js'
 import { fanout } from './sections/fanout.js'
 import { footprint } from './sections/footprint.js'
+import { gateway } from './sections/gateway.js'
 import { httpThroughput } from './sections/http-throughput.js'
 import { ingest } from './sections/ingest.js'
+import { purchase } from './sections/purchase.js'
 import { queryLatency } from './sections/query-latency.js'
 
 const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Promise<SectionResult> }> = {
@@ -31,6 +33,8 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   http: { title: 'HTTP throughput and latency', run: httpThroughput },
   fanout: { title: 'WebSocket fan-out', run: fanout },
   footprint: { title: 'Footprint and restart', run: footprint },
+  gateway: { title: 'Wallet gateway and submitter', run: gateway },
+  purchase: { title: 'Purchase end to end (store → paid)', run: purchase },
 }
 
 const { values } = parseArgs({

@@ -1,14 +1,18 @@
 /**
  * `npm run admin`: owner and balance-holder operations against any deployment — show the settings,
- * set the base fee or the acquiring price, read internal balances (getBalances), withdraw.
+ * set the base fee or the acquiring price, read internal balances (getBalances), withdraw — and the
+ * certificate authority's operations (merchants, certificates, revocation) and the webhook secret's
+ * rotation, which need no deployment.
  */
 import { encodeFunctionData, type Hex } from 'viem'
 import { settlementAbi } from '../src/chain/abi/settlement-abi.js'
 import { createChainClient } from '../src/chain/create-chain-client.js'
 import { DEFAULT_DEPLOYMENT_PATH, readDeployment, type Deployment } from '../src/chain/devnet/deployment.js'
 import { createTxSender } from '../src/chain/tx/create-tx-sender.js'
+import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../src/cli/ca-commands.js'
 import { amountFlag } from '../src/cli/flags.js'
 import { runCli } from '../src/cli/run-cli.js'
+import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/cli/webhook-commands.js'
 import { privateKeySetting } from '../src/config/key-setting.js'
 import { localDeployerKey } from '../src/config/local-keys.js'
 import { ConfigError, urlSetting } from '../src/config/parse-env.js'
@@ -29,11 +33,17 @@ Commands:
 Amounts are integers in the token's smallest unit (2500000 = 2.50 of a 6-decimal token).
 --deployment: the deployment file (${DEFAULT_DEPLOYMENT_PATH}).
 Environment: RPC_URL (default: the deployment's), ADMIN_PRIVATE_KEY (the signer of set-* and withdraw;
-default on chain 31337: the local deployer, which owns the devnet contract and receives its fees).`,
-    options: { deployment: { type: 'string' } },
+default on chain 31337: the local deployer, which owns the devnet contract and receives its fees).
+
+${caCommandUsage}
+
+${webhookCommandUsage}`,
+    options: { deployment: { type: 'string' }, ...caCommandOptions, ...webhookCommandOptions },
     allowPositionals: true,
   },
   async ({ values, positionals: [command, ...args] }) => {
+    if (isCaCommand(command)) return runCaCommand(command, args, values)
+    if (isWebhookCommand(command)) return runWebhookCommand(command, args, values)
     const deployment = await readDeployment(values.deployment ?? DEFAULT_DEPLOYMENT_PATH)
     const publicClient = createChainClient({ rpcUrl: urlSetting(process.env, 'RPC_URL', deployment.rpcUrl) })
     const address = deployment.settlementContract
@@ -76,7 +86,7 @@ default on chain 31337: the local deployer, which owns the devnet contract and r
         return
       }
       default:
-        throw new ConfigError(`unknown command "${command ?? ''}": use info, set-base-fee, set-acquiring-price, balances or withdraw (--help)`)
+        throw new ConfigError(`unknown command "${command ?? ''}": use info, set-base-fee, set-acquiring-price, balances, withdraw, or a certificate authority or webhook command (--help)`)
     }
   },
 )

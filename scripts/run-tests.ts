@@ -2,6 +2,8 @@
  * Runs every `*.test.ts` under `src/` and `test/` with node:test through tsx.
  * Node 20's `--test` does not expand globs, so the files are listed here.
  * Extra arguments are passed through (e.g. `npm test -- test/explorer`) and narrow the set.
+ * Each file gets at most FILE_TIMEOUT_MS: a file that hangs (or never exits) fails by name instead of
+ * holding the whole run until CI's own limit.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
@@ -17,6 +19,8 @@ function findTests(dir: string): string[] {
   return found
 }
 
+const FILE_TIMEOUT_MS = 480_000
+
 const filters = process.argv.slice(2)
 const files = ['src', 'test']
   .flatMap(findTests)
@@ -30,7 +34,7 @@ if (files.length === 0) {
 
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-reporter=spec', ...files],
   { stdio: 'inherit' },
 )
 process.exit(result.status ?? 1)

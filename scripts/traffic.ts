@@ -1,8 +1,11 @@
 /**
- * `npm run traffic`: real, signed settlements against a deployment (by default the devnet's) at a
- * chosen rate, with progress lines and the achieved rate.
+ * `npm run traffic`: real, signed payments against a deployment (by default the devnet's) at a chosen
+ * rate, with progress lines and the achieved rate. By default each payer is a wallet paying through the
+ * gateway (WalletClient → gateway → submitter → chain), the path the product serves; `--direct` signs
+ * and submits straight to the contract with the relayer key, the baseline the gateway is compared with.
  */
 import { createChainClient } from '../src/chain/create-chain-client.js'
+import { readDirectory } from '../src/chain/directory/read-directory.js'
 import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/chain/devnet/deployment.js'
 import { onShutdown } from '../src/cli/on-shutdown.js'
 import { runCli } from '../src/cli/run-cli.js'
@@ -11,6 +14,7 @@ import { privateKeySetting } from '../src/config/key-setting.js'
 import { urlSetting } from '../src/config/parse-env.js'
 import { formatProgress } from '../src/traffic/print-progress.js'
 import { runTraffic } from '../src/traffic/run-traffic.js'
+import { runWalletTraffic } from '../src/traffic/run-wallet-traffic.js'
 
 runCli(
   {
@@ -22,26 +26,28 @@ some through a registered acquirer, each with a fresh order reference.
 
 ${trafficUsage}
   --deployment <path>   deployment file (${DEFAULT_DEPLOYMENT_PATH})
+  --direct              submit straight to the contract with the relayer key instead of through the gateway
 
-Environment: RPC_URL (default: the deployment's), RELAYER_PRIVATE_KEY (default on chain 31337: the
-deployment's local relayer key).`,
-    options: { ...trafficOptions, deployment: { type: 'string' } },
+Environment: RPC_URL (default: the deployment's), GATEWAY_URL (ws://127.0.0.1:4000/ws), and with --direct
+RELAYER_PRIVATE_KEY (default on chain 31337: the deployment's local relayer key; stop the gateway's
+submitter first, or give another key, since both would use the relayer's nonces).`,
+    options: { ...trafficOptions, deployment: { type: 'string' }, direct: { type: 'boolean' } },
   },
   async ({ values }) => {
     const settings = trafficSettingsFromFlags(values)
     const deployment = await readDeployment(values.deployment ?? DEFAULT_DEPLOYMENT_PATH)
-    const rpcUrl = urlSetting(process.env, 'RPC_URL', deployment.rpcUrl)
-    const relayerKey = privateKeySetting(process.env, 'RELAYER_PRIVATE_KEY', deployment.chainId, deployment.relayerKey)
+    const publicClient = createChainClient({ rpcUrl: urlSetting(process.env, 'RPC_URL', deployment.rpcUrl) })
     const controller = new AbortController()
     onShutdown(async () => controller.abort())
-    const result = await runTraffic({
-      publicClient: createChainClient({ rpcUrl }),
-      deployment,
-      relayerKey,
-      ...settings,
-      signal: controller.signal,
-      onProgress: (p) => console.log(formatProgress(p)),
-    })
+    const common = { ...settings, signal: controller.signal, onProgress: (p: Parameters<typeof formatProgress>[0]) => console.log(formatProgress(p)) }
+    const result = values.direct
+      ? await runTraffic({ ...common, publicClient, deployment, relayerKey: privateKeySetting(process.env, 'RELAYER_PRIVATE_KEY', deployment.chainId, deployment.relayerKey) })
+      : await runWalletTraffic({
+          ...common,
+          deployment,
+          gatewayUrl: urlSetting(process.env, 'GATEWAY_URL', 'ws://127.0.0.1:4000/ws', ['ws:', 'wss:']),
+          directory: await readDirectory({ publicClient, settlementContract: deployment.settlementContract, fromBlock: BigInt(deployment.startBlock) }),
+        })
     console.log(`traffic: done, achieved ${result.rate.toFixed(1)} settlements/s`)
   },
 )

@@ -1,31 +1,21 @@
 /**
- * The explorer as production would run it: `scripts/explorer.ts` bundled to one JavaScript file with
- * esbuild (tsx's own dependency), native modules left external, started with plain `node` — so the
- * restart figure shows the explorer's cost without tsx transpiling TypeScript at every start.
- * Query workers load TypeScript by path, so the bundle runs with QUERY_WORKERS=0.
+ * The explorer as production runs it: compiled by the build (`npm run build`, scripts/build/build-pieces.ts)
+ * and started with plain `node` — so the restart figure shows the explorer's cost without tsx transpiling
+ * TypeScript at every start.
  */
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
-import { build } from 'esbuild'
+import { join, resolve } from 'node:path'
+import { buildPieces } from '../../scripts/build/build-pieces.js'
 import type { Hex } from '../../src/types/settlement.js'
 import { BENCH_CHAIN_ID } from '../data/bench-store.js'
 
-/** Two folders below the repository root, so `../../package.json` in the bundle still finds the version. */
-const BUNDLE = '.data/bench-bundle/explorer.mjs'
+/** Inside the repository, so that the bundles resolve their packages from its node_modules. */
+const BUILD_DIR = resolve('.data/bench-build')
 
 export async function bundleExplorer(): Promise<string> {
-  await build({
-    entryPoints: ['scripts/explorer.ts'],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: BUNDLE,
-    external: ['lmdb', 'uWebSockets.js', 'msgpackr', 'piscina'],
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-    logLevel: 'error',
-  })
-  return BUNDLE
+  await buildPieces(BUILD_DIR)
+  return join(BUILD_DIR, 'explorer.js')
 }
 
 const freePort = () =>
@@ -36,8 +26,8 @@ const freePort = () =>
     })
   })
 
-/** Milliseconds from spawning the bundled explorer to its first 200 on `path`. */
-export async function timeCompiledRestart(bundle: string, dataDir: string, contract: Hex, rpcUrl: string, path: string): Promise<number> {
+/** Milliseconds from spawning the compiled explorer to its first 200 on `path`. */
+export async function timeCompiledRestart(bundle: string, dataDir: string, contract: Hex, rpcUrl: string, path: string, queryWorkers: number): Promise<number> {
   const port = await freePort()
   const started = performance.now()
   const child = spawn(process.execPath, [bundle], {
@@ -50,7 +40,7 @@ export async function timeCompiledRestart(bundle: string, dataDir: string, contr
       DEPLOYMENT_FILE: '/nonexistent/deployment.json',
       DATA_DIR: dataDir,
       EXPLORER_PORT: String(port),
-      QUERY_WORKERS: '0',
+      QUERY_WORKERS: String(queryWorkers),
       LOG_LEVEL: 'error',
     },
   })
@@ -61,7 +51,7 @@ export async function timeCompiledRestart(bundle: string, dataDir: string, contr
         () => false,
       )
       if (ok) return performance.now() - started
-      if (child.exitCode !== null) throw new Error(`the bundled explorer exited with ${child.exitCode}`)
+      if (child.exitCode !== null) throw new Error(`the compiled explorer exited with ${child.exitCode}`)
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
   } finally {

@@ -1,164 +1,260 @@
 /**
- * HTTP throughput and latency against the real explorer: each endpoint under closed-loop load from a
- * separate process, beside a static page of the same byte size served by the same server in the same
- * run (the ceiling), then at half its own throughput for the latency target; and the same for
- * QUERY_WORKERS 0, 1 and 2 to choose the default.
+ * HTTP throughput and latency against the real explorer, measured with wrk (bench/load/wrk.ts). Each
+ * workload is compared with a static page of its own byte size served by the same server: the two are
+ * measured alternately, three rounds, and the ratio is the median of the three paired ratios, so that
+ * drifting machine load (other engineers share these cores) moves both sides of a ratio alike. Then the
+ * workload runs at a constant half of its median throughput for the latency target.
+ *
+ * The workloads of the query target run at every store size: the same page repeated (a hot page, what
+ * a cache may answer) and a different page on every request (a random cursor, what no cache answers),
+ * of one recipient and of any recipient. The other endpoints run at the first size.
  */
+import { cpus } from 'node:os'
+import { encodeCursor } from '../../src/store/cursor.js'
 import { syntheticRecipient } from '../../test/helpers/synthetic-settlements.js'
 import { ensureBenchStore, type BenchStore } from '../data/bench-store.js'
-import { startChild, type BenchChild } from '../lib/child.js'
 import { fmt, ms, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
-import type { LoadOptions, LoadResult } from '../load/http-load.js'
+import { CLOSED_CONNECTIONS, PACED_CONNECTIONS, requireWrk, runWrk, type RandomPages, type WrkLoad, type WrkResult } from '../load/wrk.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { queryString, sampleQueries, sampleSettlement } from './sample-queries.js'
 import { profiled, rssOf, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
 
-type Loader = BenchChild<{ type: 'ready' }>
-
-interface Endpoint {
+interface Workload {
   name: string
-  paths: string[]
+  target: WrkLoad['target']
+  /** Paths whose mean body size sets the static page's size. */
+  samples: string[]
+  /** The DESIGN.md query targets this workload answers for. */
+  goal?: { ratio: number; moonshot: number; key: string }
 }
 
-function endpoints(ctx: BenchContext, store: BenchStore): Endpoint[] {
-  const recipients = Array.from({ length: 64 }, (_, i) => `/events?recipient=${syntheticRecipient(i * 37)}`)
-  const txHashes = Array.from({ length: 64 }, (_, i) => `/events/${sampleSettlement(ctx.chain, store.head, (i + 0.5) / 64).txHash}`)
-  const deep = sampleQueries(ctx.chain, store.head).find((q) => q.name === 'recipient, cursor at the middle')!
-  return [
-    { name: '/events?recipient= (selective, 20 results)', paths: recipients },
-    { name: '/events (unfiltered, 20 results)', paths: ['/events'] },
-    { name: '/events?recipient=&cursor= (deep page)', paths: [`/events${queryString(deep.query)}`] },
-    { name: '/events/:txHash', paths: txHashes },
-    { name: '/stats', paths: ['/stats'] },
-  ]
-}
-
-async function bodyBytes(url: string, path: string): Promise<number> {
-  const response = await fetch(`${url}${path}`)
-  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`)
-  return (await response.arrayBuffer()).byteLength
-}
-
-async function measure(ctx: BenchContext, loader: Loader, explorer: ExplorerChild, paths: string[], o: Partial<LoadOptions>, durationMs: number) {
-  const { hostname, port } = new URL(explorer.ready.url)
-  const options: LoadOptions = { host: hostname, port: Number(port), paths, connections: 64, pipeline: 1, durationMs, warmupMs: ctx.quick ? 150 : 300, ...o }
-  return (await loader.ask<{ result: LoadResult }>({ type: 'run', options })).result
-}
-
-interface Pair {
+interface Measured {
   name: string
+  size: number
   bytes: number
-  real: LoadResult
-  ceiling: LoadResult
-  half?: LoadResult
+  rounds: { real: WrkResult & { cpuUs: number }; ceiling: WrkResult & { cpuUs: number }; load: number }[]
+  real: number
+  ceiling: number
+  ratio: number
+  half: WrkResult
+  /** The static page at the same constant rate: what the machine adds to any answer's latency. */
+  halfCeiling: WrkResult
+  halfRate: number
   load: string
 }
 
-async function pairFor(ctx: BenchContext, loader: Loader, explorer: ExplorerChild, e: Endpoint, durationMs: number, withHalf: boolean): Promise<Pair> {
-  const bytes = await bodyBytes(explorer.ready.url, e.paths[0]!)
-  // Unmeasured warm-up of both paths: a fresh server (JIT, pool worker start) would otherwise flatter whichever runs second.
-  await measure(ctx, loader, explorer, [`/bench/static/${bytes}`, ...e.paths], {}, ctx.quick ? 300 : 1000)
+const SAME_PAGE_RECIPIENT = 7
+
+/**
+ * Random pages of some recipients: a cursor at a random position from a tenth into the chain (the bench
+ * chain's recipients each hold one settlement in 5,000, so every such position has a full page before it).
+ */
+function randomPages(ctx: BenchContext, store: BenchStore, firstRecipient: number, recipients: number): RandomPages {
+  const first = ctx.chain.shape.firstBlock
+  return { firstRecipient, recipients, fromBlock: Math.round(first + (store.head - first) / 10), toBlock: store.head, seed: ctx.chain.shape.seed }
+}
+
+/** Pages like the ones wrk asks for, to size the static page. */
+function randomPagePaths(pages: RandomPages, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const recipient = syntheticRecipient(pages.firstRecipient + ((i * 7919) % pages.recipients))
+    const block = pages.fromBlock + Math.floor(((i + 0.5) / count) * (pages.toBlock - pages.fromBlock))
+    return `/events?recipient=${recipient}&limit=20&cursor=${encodeCursor(block, 2 ** 31 - 1)}`
+  })
+}
+
+function queryWorkloads(ctx: BenchContext, store: BenchStore): Workload[] {
+  const same = `/events?recipient=${syntheticRecipient(SAME_PAGE_RECIPIENT)}&limit=20`
+  const onePayee = randomPages(ctx, store, SAME_PAGE_RECIPIENT, 1)
+  const anyPayee = randomPages(ctx, store, 0, ctx.chain.shape.recipients)
+  return [
+    { name: 'same page: /events?recipient=R&limit=20', target: { path: same }, samples: [same], goal: { ratio: 0.5, moonshot: 0.8, key: 'same page' } },
+    {
+      name: 'different page each request: recipient R, random cursor',
+      target: { pages: onePayee },
+      samples: randomPagePaths(onePayee, 32),
+      goal: { ratio: 0.25, moonshot: 0.4, key: 'different pages' },
+    },
+    {
+      name: 'different page each request: any of 5,000 recipients, random cursor (reads spread over the whole store)',
+      target: { pages: anyPayee },
+      samples: randomPagePaths(anyPayee, 64),
+      goal: { ratio: 0.25, moonshot: 0.4, key: 'different pages, any recipient' },
+    },
+  ]
+}
+
+function otherWorkloads(ctx: BenchContext, store: BenchStore): Workload[] {
+  const txHashes = Array.from({ length: 64 }, (_, i) => `/events/${sampleSettlement(ctx.chain, store.head, (i + 0.5) / 64).txHash}`)
+  const deep = `/events${queryString(sampleQueries(ctx.chain, store.head).find((q) => q.name === 'recipient, cursor at the middle')!.query)}`
+  return [
+    { name: '/events (unfiltered, 20 results)', target: { path: '/events' }, samples: ['/events'] },
+    { name: '/events?recipient=&cursor= (deep page)', target: { path: deep }, samples: [deep] },
+    { name: '/events/:txHash (64 in turn)', target: { paths: txHashes }, samples: txHashes },
+    { name: '/stats', target: { path: '/stats' }, samples: ['/stats'] },
+  ]
+}
+
+async function meanBodyBytes(url: string, paths: string[]): Promise<number> {
+  let total = 0
+  for (const path of paths) {
+    const response = await fetch(`${url}${path}`)
+    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`)
+    total += (await response.arrayBuffer()).byteLength
+  }
+  return Math.round(total / paths.length)
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+function checked(result: WrkResult, what: string): WrkResult {
+  if (result.errors > 0) throw new Error(`${what}: ${result.errors} errors (non-2xx/3xx answers, timeouts or socket errors) under load`)
+  return result
+}
+
+/** A closed-loop run with the explorer's CPU time over it: server µs per answer, which the machine's other load barely moves. */
+async function closedRun(explorer: ExplorerChild, target: WrkLoad['target'], durationMs: number, what: string): Promise<WrkResult & { cpuUs: number }> {
+  const cpu = async () => (await explorer.ask<{ cpu: NodeJS.CpuUsage }>({ type: 'cpu' })).cpu
+  const before = await cpu()
+  const result = checked(await runWrk({ url: explorer.ready.url, target, durationMs }), what)
+  const after = await cpu()
+  return { ...result, cpuUs: (after.user - before.user + after.system - before.system) / result.requests }
+}
+
+async function measureWorkload(ctx: BenchContext, explorer: ExplorerChild, size: number, w: Workload): Promise<Measured> {
+  const url = explorer.ready.url
+  const bytes = await meanBodyBytes(url, w.samples)
+  const ceilingTarget = { path: `/bench/static/${bytes}` }
+  const durationMs = ctx.quick ? 1000 : 4000
   const before = load1()
-  const ceiling = await measure(ctx, loader, explorer, [`/bench/static/${bytes}`], {}, durationMs)
-  const real = await measure(ctx, loader, explorer, e.paths, {}, durationMs)
-  const half = withHalf ? await measure(ctx, loader, explorer, e.paths, { rate: Math.max(100, Math.round(real.requestsPerSecond / 2)), connections: 64 }, durationMs) : undefined
-  if (real.non200 > 0 || ceiling.non200 > 0) throw new Error(`${e.name}: ${real.non200} non-200 answers under load`)
-  return { name: e.name, bytes, real, ceiling, half, load: `${before} → ${load1()}` }
+  // Unmeasured warm-up of both sides: a fresh server (JIT, page cache of the store) would otherwise flatter whichever runs second.
+  if (!ctx.quick) for (const target of [ceilingTarget, w.target]) await runWrk({ url, target, durationMs: 1000 })
+  const rounds: Measured['rounds'] = []
+  for (let r = 0; r < (ctx.quick ? 1 : 3); r++) {
+    const ceiling = await closedRun(explorer, ceilingTarget, durationMs, 'static page')
+    const real = await closedRun(explorer, w.target, durationMs, w.name)
+    rounds.push({ real, ceiling, load: load1() })
+  }
+  const real = median(rounds.map((r) => r.real.requestsPerSecond))
+  const halfRate = Math.max(100, Math.round(real / 2))
+  const paced = { url, durationMs: ctx.quick ? 1000 : 5000, rate: halfRate }
+  const half = checked(await runWrk({ ...paced, target: w.target }), `${w.name} at half load`)
+  const halfCeiling = checked(await runWrk({ ...paced, target: ceilingTarget }), 'static page at the same rate')
+  return {
+    name: w.name,
+    size,
+    bytes,
+    rounds,
+    real,
+    ceiling: median(rounds.map((r) => r.ceiling.requestsPerSecond)),
+    ratio: median(rounds.map((r) => r.real.requestsPerSecond / r.ceiling.requestsPerSecond)),
+    half,
+    halfCeiling,
+    halfRate,
+    load: `${before} → ${load1()}`,
+  }
 }
 
 export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> {
-  const size = ctx.sizes[0]!
-  const store = await ensureBenchStore(ctx.chain, size, ctx.log)
-  const durationMs = ctx.quick ? 700 : 4000
-  const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: size })
-  const loader = await startChild<{ type: 'ready' }>('load/http-load-process.ts')
+  const wrk = requireWrk()
   const headline: Record<string, string> = {}
-  const parts: string[] = []
-  try {
-    ctx.log(`HTTP throughput at ${fmt(store.count)} settlements (QUERY_WORKERS=1)`)
-    const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 1 })
-    const pairs: Pair[] = []
+  const measured: Measured[] = []
+  const profiles: string[] = []
+  for (const [i, size] of ctx.sizes.entries()) {
+    const store = await ensureBenchStore(ctx.chain, size, ctx.log)
+    const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: size })
     try {
-      for (const e of endpoints(ctx, store)) pairs.push(await pairFor(ctx, loader, explorer, e, durationMs, true))
-      const memory = await rssOf(explorer)
-      headline['explorer RSS after HTTP load (peak)'] = `${fmt(memory.rss / 1024 ** 2)} MB (${fmt(memory.maxRss / 1024 ** 2)} MB)`
-    } finally {
-      await explorer.stop()
-    }
-    const recipient = pairs[0]!
-    const ratio = recipient.real.requestsPerSecond / recipient.ceiling.requestsPerSecond
-    headline['/events?recipient= req/s, ratio to static (target ≥ 0.5)'] = `${fmt(recipient.real.requestsPerSecond)} req/s, ${ratio.toFixed(2)} — ${verdict(ratio >= 0.5)}`
-    headline['/events?recipient= p99 at half load (target < 5 ms)'] = `${ms(recipient.half!.p99)} ms — ${verdict(recipient.half!.p99 < 5)}`
-    parts.push(
-      `Load: ${ctx.quick ? 'quick' : 'full'} — closed loop, 64 keep-alive connections, one request in flight each (no pipelining: uWS leaves pipelined requests unanswered when the reply comes from a later event-loop turn, as pool replies do), ${durationMs / 1000} s per run after a ${ctx.quick ? 0.15 : 0.3} s warm-up, ` +
-        'from a separate process; "half load" = fixed rate at half the endpoint\'s own closed-loop req/s over 64 connections, ' +
-        'latency from the scheduled send time. Static = `/bench/static/<bytes>` on the same server, same byte size, measured just before.\n\n' +
-        table(
-          ['endpoint', 'bytes', 'req/s', 'static req/s', 'ratio', 'p50 ms', 'p99 ms', 'p999 ms', 'half-load rate', 'half-load p50 / p99 / p999 ms', 'load'],
-          pairs.map((p) => [
-            p.name,
-            fmt(p.bytes),
-            fmt(p.real.requestsPerSecond),
-            fmt(p.ceiling.requestsPerSecond),
-            (p.real.requestsPerSecond / p.ceiling.requestsPerSecond).toFixed(2),
-            ms(p.real.p50),
-            ms(p.real.p99),
-            ms(p.real.p999),
-            fmt(Math.round(p.real.requestsPerSecond / 2)),
-            `${ms(p.half!.p50)} / ${ms(p.half!.p99)} / ${ms(p.half!.p999)}`,
-            p.load,
-          ]),
-        ),
-    )
-
-    ctx.log('QUERY_WORKERS 0 / 1 / 2')
-    const rows: (string | number)[][] = []
-    const selective = endpoints(ctx, store)[0]!
-    const unfiltered = endpoints(ctx, store)[1]!
-    const rounds = ctx.quick ? [0, 1, 2] : [0, 1, 2, 2, 1, 0]
-    const perWorkers = new Map<number, number[]>()
-    for (const workers of rounds) {
-      const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: workers })
+      const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 1 })
       try {
-        const sel = await pairFor(ctx, loader, explorer, selective, durationMs, true)
-        const all = ctx.quick ? undefined : await pairFor(ctx, loader, explorer, unfiltered, durationMs, false)
-        rows.push([
-          workers,
-          fmt(sel.real.requestsPerSecond),
-          fmt(sel.ceiling.requestsPerSecond),
-          (sel.real.requestsPerSecond / sel.ceiling.requestsPerSecond).toFixed(2),
-          ms(sel.real.p99),
-          ms(sel.half!.p99),
-          all ? fmt(all.real.requestsPerSecond) : '—',
-          all ? (all.real.requestsPerSecond / all.ceiling.requestsPerSecond).toFixed(2) : '—',
-          sel.load,
-        ])
-        perWorkers.set(workers, [...(perWorkers.get(workers) ?? []), sel.real.requestsPerSecond])
+        const url = explorer.ready.url
+        const workloads = [...queryWorkloads(ctx, store), ...(i === 0 ? otherWorkloads(ctx, store) : [])]
+        for (const w of workloads) {
+          ctx.log(`HTTP at ${fmt(store.count)} settlements: ${w.name}`)
+          const m = await measureWorkload(ctx, explorer, store.count, w)
+          measured.push(m)
+          if (w.goal) {
+            const at = `@${fmt(store.count)}`
+            headline[`${w.goal.key} ${at}: req/s, ratio to static (target ≥ ${w.goal.ratio}, moonshot ${w.goal.moonshot})`] =
+              `${fmt(m.real)} req/s, ${m.ratio.toFixed(2)} — ${verdict(m.ratio >= w.goal.ratio)}${m.ratio >= w.goal.moonshot ? ' (moonshot met)' : ''}`
+            headline[`${w.goal.key} ${at}: p99 at half load (target < 5 ms)`] =
+              `${ms(m.half.p99)} ms at ${fmt(m.halfRate)} req/s (the static page at that rate: ${ms(m.halfCeiling.p99)} ms) — ${verdict(m.half.p99 < 5)}`
+          }
+        }
+        if (i === 0) {
+          const memory = await rssOf(explorer)
+          headline['explorer RSS after HTTP load (peak)'] = `${fmt(memory.rss / 1024 ** 2)} MB (${fmt(memory.maxRss / 1024 ** 2)} MB)`
+        }
+        if (!ctx.quick && i === 0) {
+          for (const w of queryWorkloads(ctx, store)) {
+            const dir = `${ctx.profileDir}/http-${w.goal!.key.replace(/ /g, '-')}`
+            ctx.log(`profiling ${w.name} under closed-loop load`)
+            await profiled(explorer, dir, () => runWrk({ url, target: w.target, durationMs: 4000 }))
+            profiles.push(
+              `#### Where the time goes: ${w.name}, ${fmt(store.count)} settlements, closed loop (V8 CPU profile of the explorer main thread over the measured window)\n\n${profileMarkdown(dir)}`,
+            )
+          }
+        }
       } finally {
         await explorer.stop()
       }
+    } finally {
+      await rpc.stop()
     }
-    for (const [workers, rates] of [...perWorkers].sort((a, b) => a[0] - b[0])) {
-      headline[`QUERY_WORKERS=${workers}: /events?recipient= req/s`] = rates.map((r) => fmt(r)).join(', ')
-    }
-    parts.push(
-      `#### QUERY_WORKERS (same load, server restarted for each${ctx.quick ? '' : '; order 0 1 2 2 1 0 so that drifting machine load does not favour one'})\n\n` +
-        table(['QUERY_WORKERS', 'recipient req/s', 'static req/s', 'ratio', 'p99 ms', 'half-load p99 ms', 'unfiltered req/s', 'unfiltered ratio', 'load'], rows),
-    )
-
-    if (!ctx.quick) {
-      ctx.log('profiling /events?recipient= under load (QUERY_WORKERS=0, so the query runs on the profiled thread)')
-      const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 0 })
-      await measure(ctx, loader, explorer, selective.paths, {}, 1000)
-      await profiled(explorer, `${ctx.profileDir}/http`, () => measure(ctx, loader, explorer, selective.paths, {}, durationMs))
-      await explorer.stop()
-      parts.push(`#### Where the time goes: /events?recipient= under closed-loop load, QUERY_WORKERS=0 (V8 CPU profile of the main thread over the measured window)\n\n${profileMarkdown(`${ctx.profileDir}/http`)}`)
-    }
-  } finally {
-    await loader.stop()
-    await rpc.stop()
   }
-  return { markdown: parts.join('\n\n'), headline }
+
+  const intro =
+    `Load: \`${wrk}\` from this machine (the explorer and wrk share its ${cpus().length} cores with other work; load before → after each row). ` +
+    `Closed loop: one wrk thread, ${CLOSED_CONNECTIONS} keep-alive connections, ${ctx.quick ? 1 : 4} s per run; the static page (\`/bench/static/<bytes>\`, ` +
+    `same server, the workload's mean body size) and the workload alternate, ${ctx.quick ? 'one round' : 'three rounds after a 1 s warm-up of each'}; ` +
+    `req/s are the medians, the ratio is the median of the per-round ratios. Explorer CPU per answer: its process CPU time over a run divided by the answers, ` +
+    "for the workload and for the static page: the machine's other load barely moves it, and static ÷ workload is what the ratio would be if the server's one thread were the only limit. " +
+    `Half load: a constant rate of half the workload's median, ` +
+    `one wrk thread, ${PACED_CONNECTIONS} connections taking the slots of a constant-rate schedule in turn (bench/load/wrk/load.lua at wrk's 1 ms timer ` +
+    `resolution; wrk2 is not packaged for Debian), ${ctx.quick ? 1 : 5} s, latency from each send; "late" = sends that left more than 1 ms after their slot ` +
+    'because every connection was busy (a stalled server or client shows there), with the 99th percentile of their delay. ' +
+    'The static page then runs at the same rate: its p99 is what this machine adds to any answer at that rate. ' +
+    'The different-page workloads ask `/events?recipient=R&limit=20&cursor=C` with C a random position (block in the last nine tenths of the chain, log index below 2^31: ' +
+    'no page is asked twice, no cache can answer) and R the same-page recipient, or one of all 5,000 drawn per request.'
+  const rows = measured.map((m) => [
+    fmt(m.size),
+    m.name,
+    fmt(m.bytes),
+    fmt(m.real),
+    fmt(m.ceiling),
+    `**${m.ratio.toFixed(2)}**`,
+    m.rounds.map((r) => (r.real.requestsPerSecond / r.ceiling.requestsPerSecond).toFixed(2)).join(' / '),
+    `${ms(median(m.rounds.map((r) => r.real.p50)))} / ${ms(median(m.rounds.map((r) => r.real.p99)))}`,
+    `${fmt(median(m.rounds.map((r) => r.real.cpuUs)), 1)} / ${fmt(median(m.rounds.map((r) => r.ceiling.cpuUs)), 1)}`,
+    fmt(m.halfRate),
+    `${ms(m.half.p50)} / ${ms(m.half.p99)} / ${ms(m.half.p999)} / ${ms(m.half.max)}`,
+    `${(m.half.lateShare * 100).toFixed(1)}%${m.half.lateSends > 0 ? `, p99 ${ms(m.half.lateP99)}` : ''}`,
+    ms(m.halfCeiling.p99),
+    m.load,
+  ])
+  const markdown = [
+    intro,
+    table(
+      [
+        'settlements',
+        'workload',
+        'bytes',
+        'req/s',
+        'static req/s',
+        'ratio',
+        'ratio per round',
+        'closed-loop p50 / p99 ms',
+        'explorer CPU µs per answer / static',
+        'half-load rate',
+        'half-load p50 / p99 / p999 / max ms',
+        'late sends, p99 ms',
+        'static p99 ms at that rate',
+        'load',
+      ],
+      rows,
+    ),
+    ...profiles,
+  ].join('\n\n')
+  return { markdown, headline }
 }

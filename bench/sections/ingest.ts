@@ -1,12 +1,16 @@
 /**
  * Ingest: the real explorer, in its own process, backfills from the fake JSON-RPC node through
- * RPC_URL (viem over HTTP, adaptive eth_getLogs ranges against a 10,000-result cap, every index
- * written, fsync on). Rate = settlements / time from listening to indexed head = chain head. Beside
- * it, `commitBatch` alone on the same machine in the same run: the store's share of the bound.
+ * RPC_URL (adaptive eth_getLogs ranges against a 10,000-result cap, fetched and encoded by the
+ * indexing pool, every index written, fsync on). Rate = settlements / time from listening to indexed
+ * head = chain head, with the CPU time each process used: on 2 cores the node and the explorer share
+ * them. Beside it, `commitBatch` alone on the same machine in the same run (encoding included), and
+ * the commit of batches encoded beforehand: the main thread's own share of the bound.
  */
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { commitBatch } from '../../src/store/commit-batch.js'
+import { commitBatch, commitEncoded } from '../../src/store/commit-batch.js'
+import { encodeBatch } from '../../src/store/encoded-batch.js'
 import { openStore } from '../../src/store/open-store.js'
 import { BENCH_DIR } from '../data/bench-store.js'
 import { fmt, table, verdict } from '../lib/format.js'
@@ -17,6 +21,12 @@ import { profiled, rssOf, startExplorerChild, startRpc } from './services.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** User + system CPU seconds of a process so far (Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 async function backfill(ctx: BenchContext, settlements: number, profileDir?: string) {
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements })
   const dataDir = join(BENCH_DIR, `ingest-${settlements}`)
@@ -25,6 +35,7 @@ async function backfill(ctx: BenchContext, settlements: number, profileDir?: str
   const explorer = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, queryWorkers: 0, pollIntervalMs: 50 })
   try {
     const started = performance.now()
+    const cpuBefore = { rpc: cpuSeconds(rpc.process.pid!), explorer: cpuSeconds(explorer.process.pid!) }
     const caughtUp = async () => {
       for (;;) {
         const { status } = await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })
@@ -34,9 +45,10 @@ async function backfill(ctx: BenchContext, settlements: number, profileDir?: str
     }
     await (profileDir ? profiled(explorer, profileDir, caughtUp) : caughtUp())
     const seconds = (performance.now() - started) / 1000
+    const cpu = { rpc: cpuSeconds(rpc.process.pid!) - cpuBefore.rpc, explorer: cpuSeconds(explorer.process.pid!) - cpuBefore.explorer }
     const { calls } = await rpc.ask<{ calls: Record<string, number> }>({ type: 'calls' })
     const memory = await rssOf(explorer)
-    return { count: rpc.ready.count, head: rpc.ready.head, seconds, rate: rpc.ready.count / seconds, calls, memory, load: `${loadBefore} → ${load1()}` }
+    return { count: rpc.ready.count, head: rpc.ready.head, seconds, rate: rpc.ready.count / seconds, cpu, calls, memory, load: `${loadBefore} → ${load1()}` }
   } finally {
     await explorer.stop()
     await rpc.stop()
@@ -44,15 +56,18 @@ async function backfill(ctx: BenchContext, settlements: number, profileDir?: str
   }
 }
 
-async function storeOnly(ctx: BenchContext, settlements: number) {
+/** `commitBatch` of steps of ~10k; or, `preEncoded`, `commitEncoded` of 5 batches per transaction encoded beforehand, as the indexer's backfill does. */
+async function storeOnly(ctx: BenchContext, settlements: number, preEncoded = false) {
   const dataDir = join(BENCH_DIR, `commit-only-${settlements}`)
   rmSync(dataDir, { recursive: true, force: true })
   const store = openStore({ path: dataDir })
   const { head } = ctx.chain.headFor(settlements)
   const steps = [...ctx.chain.steps(0, head, 10_000)]
+  const batches = preEncoded ? steps.map((s) => encodeBatch(s.records, s.blocks, s.head)) : []
   const started = performance.now()
   let written = 0
-  for (const step of steps) written += (await commitBatch(store, step)).length
+  if (preEncoded) for (let i = 0; i < batches.length; i += 5) written += (await commitEncoded(store, batches.slice(i, i + 5), i === 0 ? steps[0]!.tokens : [])).length
+  else for (const step of steps) written += (await commitBatch(store, step)).length
   const seconds = (performance.now() - started) / 1000
   await store.close()
   rmSync(dataDir, { recursive: true, force: true })
@@ -66,19 +81,24 @@ export async function ingest(ctx: BenchContext): Promise<SectionResult> {
   const referenceCount = ctx.quick ? 15_000 : 200_000
   ctx.log(`ingest: commitBatch alone, ${fmt(referenceCount)} settlements`)
   const alone = await storeOnly(ctx, referenceCount)
+  ctx.log(`ingest: commitEncoded of batches encoded beforehand, ${fmt(referenceCount)} settlements`)
+  const commitOnly = await storeOnly(ctx, referenceCount, true)
   const headline = {
     'ingest settlements/s (target ≥ 100,000)': `${fmt(run.rate)} — ${verdict(run.rate >= 100_000)}`,
     'commitBatch alone settlements/s': fmt(alone.rate),
+    'backfill CPU per settlement (explorer / fake node)': `${fmt((run.cpu.explorer / run.count) * 1e6, 1)} / ${fmt((run.cpu.rpc / run.count) * 1e6, 1)} µs`,
   }
   let markdown =
     table(
       ['what', 'settlements', 'seconds', 'settlements/s', 'target', 'load'],
       [
         ['explorer backfill over RPC_URL (fake node, 10k-result cap, fsync on)', fmt(run.count), run.seconds.toFixed(1), fmt(run.rate), '≥ 100,000', run.load],
-        ['`commitBatch` alone (same steps of ~10k, fsync on)', fmt(alone.count), alone.seconds.toFixed(1), fmt(alone.rate), '—', `${load1()}`],
+        ['`commitBatch` alone (same steps of ~10k, encoding included, fsync on)', fmt(alone.count), alone.seconds.toFixed(1), fmt(alone.rate), '—', `${load1()}`],
+        ['`commitEncoded`, batches encoded beforehand, 5 per transaction (the main thread\'s share)', fmt(commitOnly.count), commitOnly.seconds.toFixed(1), fmt(commitOnly.rate), '—', `${load1()}`],
       ],
     ) +
-    `\n\nRPC calls served during the backfill: ${Object.entries(run.calls)
+    `\n\nCPU during the backfill: explorer ${run.cpu.explorer.toFixed(1)} s (all threads), fake node ${run.cpu.rpc.toFixed(1)} s, over ${run.seconds.toFixed(1)} s on ${availableParallelism()} cores. ` +
+    `RPC calls served during the backfill: ${Object.entries(run.calls)
       .map(([m, n]) => `${m} ${fmt(n)}`)
       .join(', ')}. Explorer RSS when caught up: ${fmt(run.memory.rss / 1024 ** 2)} MB (peak ${fmt(run.memory.maxRss / 1024 ** 2)} MB).`
   if (!ctx.quick) {

@@ -4,9 +4,8 @@
  */
 import type { Deployment } from '../chain/devnet/deployment.js'
 import type { LogLevel } from '../observability/logger.js'
-import { LOCAL_CHAIN_ID } from './local-keys.js'
-import type { Hex } from '../types/settlement.js'
-import { ConfigError, addressSetting, intSetting, oneOfSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
+import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
 
 export interface LiveLimits {
   maxConnections: number
@@ -19,11 +18,7 @@ export interface LiveLimits {
   sseHeartbeatSeconds: number
 }
 
-export interface ExplorerOptions {
-  chainId: number
-  rpcUrl: string
-  contract: Hex
-  startBlock: number
+export interface ExplorerOptions extends ChainSettings {
   confirmations: number
   host: string
   port: number
@@ -32,30 +27,27 @@ export interface ExplorerOptions {
   /** `/ready` answers 200 while the indexer is at most this many confirmed blocks behind. */
   readyMaxLag: number
   queryWorkers: number
+  /** Threads of the indexing pool (backfill ranges fetched, decoded and encoded); 0 = on the main thread. */
+  indexWorkers: number
   logLevel: LogLevel
   live: LiveLimits
 }
 
 /** The local devnet's deployment fills in what the environment leaves out, on chain 31337 only. */
 export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Deployment): ExplorerOptions {
-  const chainId = intSetting(env, 'CHAIN_ID', LOCAL_CHAIN_ID, 1)
-  if (chainId !== LOCAL_CHAIN_ID) deployment = undefined
-  if (deployment && deployment.chainId !== chainId) throw new ConfigError(`DEPLOYMENT_FILE is for chain ${deployment.chainId}, not CHAIN_ID ${chainId}`)
-  const contract = addressSetting(env, 'SETTLEMENT_CONTRACT', deployment?.settlementContract)
-  const fromDeployment = deployment?.settlementContract.toLowerCase() === contract ? deployment : undefined
+  const chain = chainSettingsFromEnv(env, deployment)
+  const { chainId, contract } = chain
   return {
-    chainId,
-    rpcUrl: urlSetting(env, 'RPC_URL', fromDeployment?.rpcUrl ?? 'http://127.0.0.1:8545'),
-    contract,
-    startBlock: intSetting(env, 'START_BLOCK', fromDeployment?.startBlock ?? 0),
+    ...chain,
     confirmations: intSetting(env, 'CONFIRMATION_BLOCKS', 0, 0, 1000),
     host: stringSetting(env, 'EXPLORER_HOST', '127.0.0.1'),
     port: intSetting(env, 'EXPLORER_PORT', 4001, 0, 65535),
     dataDir: stringSetting(env, 'DATA_DIR', `.data/explorer-${chainId}-${contract.slice(2, 10)}`),
-    pollIntervalMs: intSetting(env, 'POLL_INTERVAL_MS', chainId === LOCAL_CHAIN_ID ? 200 : 2000, 10),
+    pollIntervalMs: pollIntervalSetting(env, chainId),
     readyMaxLag: intSetting(env, 'READY_MAX_LAG', 2),
     queryWorkers: intSetting(env, 'QUERY_WORKERS', 1, 0, 64),
-    logLevel: oneOfSetting(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'], 'info'),
+    indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
+    logLevel: logLevelSetting(env),
     live: {
       maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
       maxSubscriptionsPerConnection: intSetting(env, 'WS_MAX_SUBSCRIPTIONS', 32, 1),

@@ -2,6 +2,7 @@
  * Reading settings from the environment with one clear line per missing or malformed value. Each
  * piece builds its own typed options from these; the error names the variable.
  */
+import type { LogLevel } from '../observability/logger.js'
 import type { Hex } from '../types/settlement.js'
 
 export class ConfigError extends Error {
@@ -51,6 +52,10 @@ export function oneOfSetting<T extends string>(env: Env, name: string, choices: 
   const value = raw(env, name) ?? fallback
   if (!choices.includes(value as T)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${value}"`)
   return value as T
+}
+
+export function logLevelSetting(env: Env, fallback: LogLevel = 'info'): LogLevel {
+  return oneOfSetting(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'], fallback)
 }
 
 export function stringSetting(env: Env, name: string, fallback: string): string {

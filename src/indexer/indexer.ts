@@ -4,18 +4,18 @@
  * to the common ancestor and re-indexes. RPC failures never stop it: it backs off and retries, and
  * the API keeps serving what is committed.
  */
-import { BaseError } from 'viem'
 import type { Logger } from '../observability/logger.js'
 import type { Metrics } from '../observability/metrics.js'
-import type { IndexingStep } from '../store/commit-batch.js'
-import { commitBatch } from '../store/commit-batch.js'
+import { commitEncoded } from '../store/commit-batch.js'
+import type { EncodedBatch } from '../store/encoded-batch.js'
 import { readHead, readTokens, type IndexedHead } from '../store/meta.js'
 import type { Store } from '../store/open-store.js'
-import type { SettlementRecord, StoredSettlement, TokenInfo } from '../store/record.js'
+import type { StoredSettlement, TokenInfo } from '../store/record.js'
 import { rollbackAbove, storedBlocksDownFrom } from '../store/rollback.js'
 import type { Hex } from '../types/settlement.js'
-import { isRangeTooLarge, type BlockHeader, type ChainSource } from './chain-source.js'
+import { describeError, isRangeTooLarge, type BlockHeader, type ChainSource } from './chain-source.js'
 import { decodeSettlementLog, type DecodedSettlementLog } from './decode-settlement-log.js'
+import { fetchRange, toBatch } from './fetch-range.js'
 import { Progress } from './progress.js'
 
 export interface IndexerListener {
@@ -35,6 +35,8 @@ export interface IndexerOptions {
   /** Blocks per `eth_getLogs` at start; adapts between 1 and `maxRange`. */
   initialRange?: number
   maxRange?: number
+  /** Fetches and encodes a backfill range elsewhere (the indexing pool); default: on this thread from `source`. */
+  fetchRange?: (from: number, to: number) => Promise<EncodedBatch>
 }
 
 export interface IndexerStatus {
@@ -45,12 +47,12 @@ export interface IndexerStatus {
   lastError: string | undefined
 }
 
-interface FetchedRange {
+/** A backfill range asked for; `batch` is set once it has arrived. */
+interface InFlightRange {
   from: number
   to: number
-  decoded: DecodedSettlementLog[]
-  headers: Map<number, BlockHeader>
-  head: IndexedHead
+  fetched: Promise<EncodedBatch>
+  batch?: EncodedBatch
 }
 
 /** Within this many blocks of the confirmed head the indexer goes block by block with parent checks. */
@@ -58,6 +60,17 @@ const REALTIME_WINDOW = 64
 const MAX_BACKOFF_MS = 30_000
 /** Backfill ranges aim at this many logs: well under common node caps (10k), large enough to batch. */
 const LOGS_PER_RANGE = 5_000
+/**
+ * Ranges asked for ahead of the one being committed: the node, the pool and the commit all work at
+ * once, and ranges that arrived while a commit ran are committed together with the next. More (6,
+ * with 4 per pool thread) cost the node and the pool more CPU on 2 cores and were slower (bench).
+ */
+const RANGES_IN_FLIGHT = 3
+/**
+ * At most this many settlements per backfill transaction: a larger one writes each index page it
+ * touches once for more entries, and syncs once; bounded for memory and for the listeners' bursts.
+ */
+const SETTLEMENTS_PER_COMMIT = 50_000
 
 export class Indexer {
   #o: IndexerOptions
@@ -69,7 +82,8 @@ export class Indexer {
   #wake: (() => void) | undefined
   #knownTokens: Set<Hex>
   #progress: Progress | undefined
-  #prefetched: { from: number; range: Promise<FetchedRange> } | undefined
+  #inFlight: InFlightRange[] = []
+  #fetchRange: (from: number, to: number) => Promise<EncodedBatch>
   #verifiedOnce = false
   #count
   #reorgs
@@ -78,6 +92,7 @@ export class Indexer {
   constructor(options: IndexerOptions) {
     this.#o = options
     this.#range = options.initialRange ?? 1000
+    this.#fetchRange = options.fetchRange ?? ((from, to) => fetchRange(options.source, from, to))
     this.#knownTokens = new Set(readTokens(options.store).keys())
     this.#count = options.metrics.counter('settlements_indexed_total', 'Settlements committed by the indexer')
     this.#reorgs = options.metrics.counter('reorgs_total', 'Chain reorganisations rolled back')
@@ -169,48 +184,62 @@ export class Indexer {
   }
 
   /**
-   * Far from the head: one range per step. The next range is fetched while this one commits, so the
-   * node's work and ours overlap; a stale prefetch (after an error or a rollback) is simply dropped.
+   * Far from the head: the next range, with whichever ranges after it have arrived, commits as one
+   * step, while the ranges after those are being fetched and encoded. Ranges left in flight by an
+   * error or a rollback start elsewhere than the indexed head and are dropped.
    */
   async #backfill(from: number, target: number): Promise<boolean> {
     const { logger } = this.#o
     this.#progress ??= new Progress(logger, from - 1)
-    const ahead = this.#prefetched
-    this.#prefetched = undefined
-    let range: FetchedRange
+    if (this.#inFlight[0]?.from !== from) this.#inFlight = []
+    this.#askAhead(from, target)
+    const first = this.#inFlight[0]!
+    let batch: EncodedBatch
     try {
-      range = ahead?.from === from ? await ahead.range : await this.#fetchRange(from, Math.min(target, from + this.#range - 1))
+      batch = await first.fetched
     } catch (error) {
+      this.#inFlight = []
       if (!isRangeTooLarge(error) || this.#range === 1) throw error
       this.#range = Math.max(1, Math.floor(this.#range / 2))
       logger.debug('range too large; shrinking', { range: this.#range })
       return true
     }
-    this.#resize(range)
-    if (target - range.to > REALTIME_WINDOW) {
-      const next = range.to + 1
-      const prefetch = this.#fetchRange(next, Math.min(target, next + this.#range - 1))
-      prefetch.catch(() => {})
-      this.#prefetched = { from: next, range: prefetch }
+    const batches = [batch]
+    let settlements = batch.count
+    this.#resize(first.to - first.from + 1, batch.count)
+    this.#inFlight.shift()
+    for (let next = this.#inFlight[0]; next?.batch && settlements + next.batch.count <= SETTLEMENTS_PER_COMMIT; next = this.#inFlight[0]) {
+      batches.push(next.batch)
+      settlements += next.batch.count
+      this.#resize(next.to - next.from + 1, next.batch.count)
+      this.#inFlight.shift()
     }
-    await this.#commit(range.decoded, range.headers, range.head)
-    this.#progress.step(range.to, target, range.decoded.length)
-    if (target - range.to <= REALTIME_WINDOW) logger.info('backfill done; following the head', { block: range.to, ...this.#progress.summary() })
+    const to = batches.at(-1)!.head.blockNumber
+    this.#askAhead(to + 1, target)
+    await this.#commit(batches)
+    this.#progress.step(to, target, settlements)
+    if (target - to <= REALTIME_WINDOW) logger.info('backfill done; following the head', { block: to, ...this.#progress.summary() })
     return true
   }
 
-  async #fetchRange(from: number, to: number): Promise<FetchedRange> {
-    const { source } = this.#o
-    const [logs, tip] = await Promise.all([source.settlementLogs(from, to), source.header(to)])
-    if (!tip) throw new Error(`block ${to} is missing from the node`)
-    const decoded = logs.filter((log) => !log.removed).map(decodeSettlementLog)
-    return { from, to, decoded, headers: await this.#eventHeaders(decoded), head: { blockNumber: to, blockHash: tip.blockHash } }
+  /** Asks for ranges from `from` on until RANGES_IN_FLIGHT are out, none starting within the realtime window. */
+  #askAhead(from: number, target: number): void {
+    let last = this.#inFlight.at(-1)?.to ?? from - 1
+    while (this.#inFlight.length < RANGES_IN_FLIGHT && target - last > REALTIME_WINDOW) {
+      const to = Math.min(target, last + this.#range)
+      const range: InFlightRange = { from: last + 1, to, fetched: this.#fetchRange(last + 1, to) }
+      range.fetched.then(
+        (batch) => (range.batch = batch),
+        () => {},
+      )
+      this.#inFlight.push(range)
+      last = to
+    }
   }
 
-  /** Sizes the next range so that it returns about LOGS_PER_RANGE logs, changing at most 2× per step. */
-  #resize(range: FetchedRange): void {
-    const blocks = range.to - range.from + 1
-    const wanted = Math.floor((blocks * LOGS_PER_RANGE) / Math.max(1, range.decoded.length))
+  /** Sizes the next ranges so that each returns about LOGS_PER_RANGE logs, changing at most 2× per range. */
+  #resize(blocks: number, settlements: number): void {
+    const wanted = Math.floor((blocks * LOGS_PER_RANGE) / Math.max(1, settlements))
     this.#range = Math.max(1, Math.min(wanted, this.#range * 2, this.#o.maxRange ?? 100_000), Math.floor(this.#range / 2))
   }
 
@@ -237,42 +266,22 @@ export class Indexer {
       parent = header
     }
     if (!parent || parent === head) return false
-    await this.#commit(decoded, headers, { blockNumber: parent.blockNumber, blockHash: parent.blockHash })
+    await this.#commit([toBatch(decoded, headers, { blockNumber: parent.blockNumber, blockHash: parent.blockHash })])
     return true
   }
 
-  async #eventHeaders(decoded: DecodedSettlementLog[]): Promise<Map<number, BlockHeader>> {
-    const headers = new Map<number, BlockHeader>()
-    const missing = new Set<number>()
-    for (const log of decoded) {
-      if (log.blockTimestamp !== undefined) {
-        headers.set(log.blockNumber, { blockNumber: log.blockNumber, blockHash: log.blockHash, parentHash: '0x', timestamp: log.blockTimestamp })
-      } else missing.add(log.blockNumber)
-    }
-    const fetched = await mapLimit([...missing], 16, (b) => this.#o.source.header(b))
-    for (const header of fetched) {
-      if (!header) throw new Error('a block with settlements is missing from the node')
-      headers.set(header.blockNumber, header)
-    }
-    return headers
-  }
-
-  async #commit(decoded: DecodedSettlementLog[], headers: Map<number, BlockHeader>, head: IndexedHead): Promise<void> {
-    const records: SettlementRecord[] = decoded.map((log) => ({ ...log, timestamp: headers.get(log.blockNumber)!.timestamp }))
-    const step: IndexingStep = {
-      records,
-      blocks: [...new Set(decoded.map((log) => log.blockNumber))].map((b) => headers.get(b)!),
-      head,
-      tokens: await this.#newTokens(decoded),
-    }
-    const committed = await commitBatch(this.#o.store, step)
-    for (const token of step.tokens ?? []) this.#knownTokens.add(token.address)
+  async #commit(batches: EncodedBatch[]): Promise<void> {
+    const tokens = await this.#newTokens(batches)
+    const committed = await commitEncoded(this.#o.store, batches, tokens)
+    for (const token of tokens) this.#knownTokens.add(token.address)
     this.#count(committed.length)
     if (committed.length > 0) this.#o.listener?.committed(committed)
   }
 
-  async #newTokens(decoded: DecodedSettlementLog[]): Promise<TokenInfo[]> {
-    const fresh = [...new Set(decoded.map((log) => log.token))].filter((t) => !this.#knownTokens.has(t))
+  async #newTokens(batches: EncodedBatch[]): Promise<TokenInfo[]> {
+    const keys = batches.flatMap((batch) => batch.counted.find((c) => c.field === 'token')?.keys ?? [])
+    const seen = keys.map((key) => `0x${Buffer.from(key, 'latin1').toString('hex')}` as Hex)
+    const fresh = [...new Set(seen)].filter((t) => !this.#knownTokens.has(t))
     return Promise.all(fresh.map((address) => this.#o.source.tokenInfo(address)))
   }
 
@@ -291,29 +300,11 @@ export class Indexer {
       const before = startBlock > 0 ? await source.header(startBlock - 1) : undefined
       ancestor = { blockNumber: startBlock - 1, blockHash: before?.blockHash ?? `0x${'0'.repeat(64)}` }
     }
+    this.#inFlight = []
     const removed = await rollbackAbove(store, ancestor)
     this.#reorgs()
     logger.warn('chain reorganisation rolled back', { from: head.blockNumber, to: ancestor.blockNumber, removedSettlements: removed.length })
     if (removed.length > 0) this.#o.listener?.removed(removed)
     return true
   }
-}
-
-/** One line: viem's short message and its details (the URL, the node's reason) when it has them. */
-function describeError(error: unknown): string {
-  if (error instanceof BaseError) return [error.shortMessage, error.details].filter(Boolean).join(': ')
-  return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error)
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
 }

@@ -7,7 +7,7 @@ import type { SettlementFilter } from '../types/settlement.js'
 
 export type { SettlementFilter }
 
-export const FILTER_FIELDS = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId'] as const satisfies readonly (keyof SettlementFilter)[]
+export const FILTER_FIELDS = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId', 'address'] as const satisfies readonly (keyof SettlementFilter)[]
 
 export interface EventsQuery extends SettlementFilter {
   limit: number

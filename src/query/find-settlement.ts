@@ -4,13 +4,15 @@
  */
 import { encodeHexKey, indexValuePk } from '../store/keys.js'
 import type { IndexedField, Store } from '../store/open-store.js'
+import { recordJson } from '../store/record-json.js'
 import type { Hex } from '../types/settlement.js'
-import { renderSettlement, syncRenderCache } from './render-cache.js'
 import type { TokenCache } from './token-cache.js'
 
 /** The settlement's JSON bytes, or `undefined` when none is indexed under that value. */
 export function findFirstSettlement(store: Store, tokens: TokenCache, field: IndexedField, value: Hex): Buffer | undefined {
-  syncRenderCache(store)
-  for (const indexValue of store.indexes[field].getValues(encodeHexKey(value), { limit: 1 })) return renderSettlement(store, tokens, indexValuePk(indexValue))
+  for (const indexValue of store.indexes[field].getValues(encodeHexKey(value), { limit: 1 })) {
+    const pk = indexValuePk(indexValue)
+    return recordJson(pk, store.events.getBinaryFast(pk)!, tokens)
+  }
   return undefined
 }

@@ -8,7 +8,7 @@
 import type { Store } from '../store/open-store.js'
 import { keyRange } from './block-range.js'
 import type { QueryTask } from './query-task.js'
-import { fieldFilters, indexCount } from './run-events-query.js'
+import { fieldFilters, indexCount } from './field-index.js'
 
 /** Candidates an intersection may walk on the server thread (about 1 µs each). */
 export const INLINE_CANDIDATES = 2000

@@ -32,7 +32,7 @@ export function createQueryExecutor({ store, dataDir, workers, inlineCandidates 
   const inline = (task: QueryTask) => runQueryTask(store, tokens, task)
   if (workers === 0) return { run: inline, close: async () => {} }
   const pool = new Piscina({
-    filename: new URL('./query-worker.ts', import.meta.url).href,
+    filename: workerFile().href,
     minThreads: workers,
     maxThreads: workers,
     concurrentTasksPerWorker: 32,
@@ -43,4 +43,13 @@ export function createQueryExecutor({ store, dataDir, workers, inlineCandidates 
     run: (task) => (isCheap(store, task, inlineCandidates) ? inline(task) : (pool.run(task) as Promise<QueryResult>)),
     close: () => pool.destroy(),
   }
+}
+
+/**
+ * The worker module beside this one: `query-worker.ts` under tsx, `query-worker.js` in a build, where
+ * every bundle and chunk sits flat in `dist/` next to the worker's own entry (scripts/build.ts).
+ */
+function workerFile(): URL {
+  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
+  return new URL(`./query-worker${extension}`, import.meta.url)
 }

@@ -14,5 +14,7 @@ export default function answer(task: QueryTask): Uint8Array | undefined {
   // Piscina parks idle workers in Atomics.wait, so lmdb-js's timer that ends a read transaction never
   // fires here: without a reset each task would read the snapshot of the first one.
   store.env.resetReadTxn()
-  return runQueryTask(store, tokens, task)
+  const result = runQueryTask(store, tokens, task)
+  // A page is a view of a larger slab (run-events-query.ts), which posting would copy whole.
+  return result && Uint8Array.prototype.slice.call(result)
 }

@@ -6,8 +6,9 @@
 import type { Position } from '../store/keys.js'
 import type { Store } from '../store/open-store.js'
 import type { StoredSettlement } from '../store/record.js'
-import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
-import { fieldFilters, indexCount, indexWalk, load, matchesAll, primaryWalk, type FieldFilter } from './run-events-query.js'
+import type { SettlementFilter } from './events-query.js'
+import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
+import { primaryWalk } from './run-events-query.js'
 
 const MAX_LOG_INDEX = 0xffff_ffff
 

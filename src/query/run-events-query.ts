@@ -1,35 +1,24 @@
 /**
  * The query engine behind `GET /events`: picks the most selective index, walks it in key order from
  * the cursor, checks the remaining filters on each candidate, and renders the page as JSON text.
- * Totals come from ordinals (two seeks) for zero or one field filter; with several, the smallest
- * candidate set is walked once, which bounds the cost by the most selective filter.
+ * Totals come from ordinals (two seeks, six for `address`; see field-index.ts) for zero or one field
+ * filter; with several, the smallest candidate set is walked once, which bounds the cost by the most
+ * selective filter.
  */
-import { encodeCursor } from '../store/cursor.js'
-import { decodePk, encodeHexKey, encodePk, indexValueOrdinal, indexValuePk, keyAfter } from '../store/keys.js'
+import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/keys.js'
 import { readCount } from '../store/meta.js'
-import { hasOrdinals, type Store } from '../store/open-store.js'
-import { decodeRecord, fieldHex, type StoredSettlement } from '../store/record.js'
-import { renderSettlement, syncRenderCache } from './render-cache.js'
+import type { Store } from '../store/open-store.js'
+import { decodeRecord, type StoredSettlement } from '../store/record.js'
 import { keyRange, type KeyRange } from './block-range.js'
-import { FILTER_FIELDS, type EventsQuery, type SettlementFilter } from './events-query.js'
+import type { EventsQuery } from './events-query.js'
+import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
+import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
 import type { TokenCache } from './token-cache.js'
 
-type Field = (typeof FILTER_FIELDS)[number]
-
-export interface FieldFilter {
-  field: Field
-  key: Buffer
-  /** The same value as lowercase hex without 0x, to compare with stored settlements. */
-  hex: string
-}
-
-export function fieldFilters(filter: SettlementFilter): FieldFilter[] {
-  return FILTER_FIELDS.filter((f) => filter[f] !== undefined).map((f) => ({ field: f, key: encodeHexKey(filter[f]!), hex: filter[f]!.slice(2) }))
-}
+/** The benchmarks (bench/sections/query-latency.ts) time these through this module. */
+export { fieldFilters, indexCount, indexWalk, load, type FieldFilter }
 
 const EMPTY_PAGE = Buffer.from('{"events":[],"nextCursor":null,"total":0}')
-const OPEN = Buffer.from('{"events":[')
-const COMMA = Buffer.from(',')
 
 /** The page as JSON bytes. */
 export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery): Buffer {
@@ -38,7 +27,6 @@ export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery)
   const filters = fieldFilters(q)
   const page = pageBounds(range, q)
 
-  syncRenderCache(store)
   let total: number
   let found: Buffer[]
   if (filters.length === 0) {
@@ -59,7 +47,7 @@ export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery)
 }
 
 /** The range the page may come from: the query's range narrowed by the cursor. */
-function pageBounds(range: KeyRange, q: EventsQuery): KeyRange | undefined {
+export function pageBounds(range: KeyRange, q: EventsQuery): KeyRange | undefined {
   if (!q.after) return range
   const at = encodePk(q.after.blockNumber, q.after.logIndex)
   const page = { ...range }
@@ -101,42 +89,6 @@ function primaryCount(store: Store, range: KeyRange): number {
   return last.ordinal - first.value.ordinal + 1
 }
 
-/** Index values (primary key ‖ ordinal) of one field value inside a key range, in order. */
-export function* indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: 'asc' | 'desc'): Generator<Buffer> {
-  const db = store.indexes[f.field]
-  if (order === 'asc') {
-    yield* db.getValues(f.key, { start: range.low, end: range.high })
-    return
-  }
-  // A 10-byte bound sorts before every longer value with the same primary key, so `high` stays
-  // exclusive, and a value is below `low` exactly when its primary key is.
-  for (const value of db.getValues(f.key, { start: range.high, reverse: true })) {
-    if (Buffer.compare(value, range.low) < 0) return
-    yield value
-  }
-}
-
-export function indexCount(store: Store, f: FieldFilter, range: KeyRange): number {
-  if (!hasOrdinals(f.field) && range.bounded) {
-    let count = 0
-    for (const _ of indexWalk(store, f, range, 'asc')) count++
-    return count
-  }
-  // Unbounded, LMDB keeps the count of a key's values: no seek at all.
-  if (!range.bounded) return store.indexes[f.field].getValuesCount(f.key)
-  const last = indexWalk(store, f, range, 'desc').next()
-  if (last.done) return 0
-  const first = indexWalk(store, f, range, 'asc').next().value as Buffer
-  return indexValueOrdinal(last.value) - indexValueOrdinal(first) + 1
-}
-
-export function load(store: Store, indexValue: Buffer): StoredSettlement {
-  const pk = indexValuePk(indexValue)
-  return decodeRecord(pk, store.events.getBinaryFast(pk)!)
-}
-
-export const matchesAll = (s: StoredSettlement, filters: FieldFilter[]) => filters.every((f) => fieldHex(s, f.field) === f.hex)
-
 function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'asc' | 'desc', take: number): Buffer[] {
   const found: Buffer[] = []
   for (const value of indexWalk(store, driver, range, order)) if (found.push(indexValuePk(value)) >= take) break
@@ -159,14 +111,8 @@ function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range
 
 /** `found` holds up to `limit + 1` primary keys: one more than the page says whether a next page exists. */
 function renderPage(store: Store, tokens: TokenCache, found: Buffer[], limit: number, total: number): Buffer {
-  const pks = found.slice(0, limit)
-  const last = pks.length > 0 ? decodePk(pks[pks.length - 1]!) : undefined
-  const nextCursor = found.length > limit && last ? `"${encodeCursor(last.blockNumber, last.logIndex)}"` : 'null'
-  const parts: Buffer[] = [OPEN]
-  for (const [i, pk] of pks.entries()) {
-    if (i > 0) parts.push(COMMA)
-    parts.push(renderSettlement(store, tokens, pk))
-  }
-  parts.push(Buffer.from(`],"nextCursor":${nextCursor},"total":${total}}`))
-  return Buffer.concat(parts)
+  const count = Math.min(found.length, limit)
+  const page = new PageWriter(store, tokens, count * BYTES_PER_SETTLEMENT)
+  for (let i = 0; i < count; i++) page.settlement(found[i]!)
+  return page.finish(found.length > limit ? decodePk(found[count - 1]!) : undefined, total)
 }

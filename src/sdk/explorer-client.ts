@@ -1,10 +1,14 @@
 /**
  * `ExplorerClient` (SPEC §4): the explorer's REST API as typed methods, and its `/stream` WebSocket as
- * handlers that see each settlement exactly once across reconnects. Runs wherever `fetch` does (Node 20+,
- * browsers); see `live/resolve-web-socket.ts` for how the WebSocket is found.
+ * handlers that see each settlement exactly once across reconnects — and across replicas, when it is
+ * given several (`replicas/`). Runs wherever `fetch` does (Node 20+, browsers); see
+ * `live/resolve-web-socket.ts` for how the WebSocket is found.
  */
 import { LiveConnection } from './live/live-connection.js'
 import { DEFAULT_RECONNECT } from './live/backoff.js'
+import { probeReady } from './replicas/probe-ready.js'
+import { ReplicaPool } from './replicas/replica-pool.js'
+import { withFailover } from './replicas/with-failover.js'
 import { requestJson } from './rest/request-json.js'
 import { iterateEvents } from './rest/iterate-events.js'
 import type {
@@ -20,26 +24,38 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './types.js'
-import { defaultWsUrl, endpointUrl } from './urls.js'
+import { endpointUrl, replicaUrls } from './urls.js'
 
 const DEFAULT_TIMEOUT_MS = 10_000
+/** A `/ready` probe while choosing a replica waits at most this long (or the REST timeout, if shorter). */
+const PROBE_TIMEOUT_MS = 2_000
 
 /**
  * Every REST method rejects with `ExplorerApiError` (an error answer; a lookup's 404 resolves `null`
  * instead), `ExplorerTimeoutError` or `ExplorerNetworkError`, or with the reason of an aborted `signal`.
+ * With several replicas, a network error, a timeout or a 5xx is retried on the next replica, and the
+ * last replica's failure is the one thrown.
  */
 export class ExplorerClient {
+  /** The first replica's address. */
   readonly baseUrl: string
+  readonly baseUrls: readonly string[]
+  /** The first replica's WebSocket address. */
   readonly wsUrl: string
   readonly timeout: number
+  readonly #replicas: ReplicaPool
   readonly #live: LiveConnection
 
   constructor(options: ExplorerClientOptions) {
-    this.baseUrl = options.baseUrl
-    this.wsUrl = options.wsUrl ?? defaultWsUrl(options.baseUrl)
+    const replicas = replicaUrls(options)
+    this.baseUrls = replicas.map((r) => r.baseUrl)
+    this.baseUrl = replicas[0]!.baseUrl
+    this.wsUrl = replicas[0]!.wsUrl
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT_MS
+    const probeTimeout = this.timeout > 0 ? Math.min(this.timeout, PROBE_TIMEOUT_MS) : PROBE_TIMEOUT_MS
+    this.#replicas = new ReplicaPool(replicas, (replica) => probeReady(replica.baseUrl, probeTimeout))
     this.#live = new LiveConnection({
-      url: this.wsUrl,
+      replicas: this.#replicas,
       reconnect: { ...DEFAULT_RECONNECT, ...options.reconnect },
       onError: options.onError ?? (() => {}),
       // The newest settlement's cursor is the next page's cursor of a one-settlement page (null below two).
@@ -111,12 +127,19 @@ export class ExplorerClient {
     return this.#live.isOpen
   }
 
+  /** The replica in use (REST and WebSocket), once one has been chosen and until it fails. */
+  get activeBaseUrl(): string | undefined {
+    return this.#replicas.active?.baseUrl
+  }
+
   #get<T>(path: string, query: EventsQuery, options: RequestOptions, notFoundAsNull = false): Promise<T | undefined> {
-    return requestJson<T>({
-      url: endpointUrl(this.baseUrl, path, query),
-      timeout: options.timeout ?? this.timeout,
-      signal: options.signal,
-      notFoundAsUndefined: notFoundAsNull,
-    })
+    return withFailover(this.#replicas, (replica) =>
+      requestJson<T>({
+        url: endpointUrl(replica.baseUrl, path, query),
+        timeout: options.timeout ?? this.timeout,
+        signal: options.signal,
+        notFoundAsUndefined: notFoundAsNull,
+      }),
+    )
   }
 }

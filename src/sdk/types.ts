@@ -52,10 +52,18 @@ export interface ReconnectOptions {
 
 export interface ExplorerClientOptions {
   /** The explorer's HTTP address, e.g. `https://explorer.example.com` (a path prefix is kept). */
-  baseUrl: string
-  /** Default: `baseUrl` with a ws/wss scheme and `/stream` appended to its path. */
+  baseUrl?: string
+  /**
+   * Replicas of the explorer (after `baseUrl`, if given): the client uses one at a time and fails over to
+   * another when it stops answering. At least one of `baseUrl` and `baseUrls` is required.
+   */
+  baseUrls?: readonly string[]
+  /** With a single base URL only. Default: each base URL with a ws/wss scheme and `/stream` appended to its path. */
   wsUrl?: string
-  /** REST timeout in milliseconds (connect, headers and body); default 10 000; 0 disables it. */
+  /**
+   * REST timeout in milliseconds (connect, headers and body) per replica tried; default 10 000; 0
+   * disables it.
+   */
   timeout?: number
   reconnect?: ReconnectOptions
   /** Live errors that belong to no call: `ERROR` messages, undecodable frames, failed reconnects. */

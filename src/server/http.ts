@@ -16,6 +16,7 @@ export interface Reply {
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
   204: '204 No Content',
+  304: '304 Not Modified',
   400: '400 Bad Request',
   404: '404 Not Found',
   405: '405 Method Not Allowed',
@@ -54,7 +55,9 @@ export function reply(res: HttpResponse, r: Reply): void {
   res.writeHeader('content-type', r.contentType ?? JSON_TYPE)
   res.writeHeader('access-control-allow-origin', '*')
   for (const [name, value] of Object.entries(r.headers ?? {})) res.writeHeader(name, value)
-  res.end(r.body)
+  // No Content-Length on these (RFC 9110 §8.6): a 204 has no content, a 304's would describe the cached body.
+  if (r.status === 204 || r.status === 304) res.endWithoutBody()
+  else res.end(r.body)
 }
 
 /** Answers once `work` settles, unless the client went away first. Must be called synchronously in the handler. */

@@ -1,19 +1,18 @@
 /**
- * Writes one indexing step in a single LMDB transaction: the settlements, every index entry, block
+ * Writes indexing steps in a single LMDB transaction: the settlements, every index entry, block
  * hashes and times, running stats and the new indexed head. A crash leaves either all of it or none.
+ * The settlements arrive encoded (encoded-batch.ts, mostly built off this thread); what is done here
+ * is what depends on the store: ordinals, and the puts.
  */
-import type { Hex } from '../types/settlement.js'
-import { encodeBlockKey, encodeHexKey, encodeIndexValue, encodePk, encodeTimeKey, indexValueOrdinal } from './keys.js'
-import { readCount, type IndexedHead } from './meta.js'
-import { INDEXED_FIELDS, hasOrdinals, indexKeyOf, type IndexedField, type Store } from './open-store.js'
-import { encodeRecord, toStored, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
-import { applyToStats } from './stats.js'
+import { encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexValueOrdinal, PK_BYTES } from './keys.js'
+import { readCount, stampLayout, type IndexedHead } from './meta.js'
+import { hasOrdinals, INDEXED_FIELDS, type IndexedField, type Store } from './open-store.js'
+import { FIXED_BYTES, writeRecordHead, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
+import { encodeBatch, keyBytes, NO_KEY, tailStart, type BlockHeader, type EncodedBatch } from './encoded-batch.js'
+import { countedWrite } from './settlement-writes.js'
+import { writeStatsChange } from './stats.js'
 
-export interface BlockHeader {
-  blockNumber: number
-  blockHash: Hex
-  timestamp: number
-}
+export type { BlockHeader } from './encoded-batch.js'
 
 export interface IndexingStep {
   /** In chain order. */
@@ -27,61 +26,128 @@ export interface IndexingStep {
 }
 
 /**
- * The last ordinal of each index key, remembered between steps so that most entries need no cursor
- * seek (the indexer is the only writer). Bounded: past the limit it starts over from the store.
+ * The last ordinal of each index key, per field by the key's bytes, remembered between steps so that most
+ * entries need no cursor seek (the indexer is the only writer). Bounded: past the limit a field's
+ * keys start over from the store.
  */
 const MAX_REMEMBERED_KEYS = 1_000_000
-const lastOrdinals = new WeakMap<Store, Map<string, number>>()
+const lastOrdinals = new WeakMap<Store, Map<IndexedField, Map<string, number>>>()
 
 /** A rollback rewinds ordinals; what was remembered no longer holds. */
 export function forgetOrdinals(store: Store): void {
   lastOrdinals.delete(store)
 }
 
-function ordinalsOf(store: Store): Map<string, number> {
-  let ordinals = lastOrdinals.get(store)
-  if (!ordinals || ordinals.size > MAX_REMEMBERED_KEYS) lastOrdinals.set(store, (ordinals = new Map()))
+function ordinalsOf(store: Store, field: IndexedField): Map<string, number> {
+  let perField = lastOrdinals.get(store)
+  if (!perField) lastOrdinals.set(store, (perField = new Map()))
+  let ordinals = perField.get(field)
+  if (!ordinals || ordinals.size > MAX_REMEMBERED_KEYS) perField.set(field, (ordinals = new Map()))
   return ordinals
 }
 
 function lastOrdinal(db: Store['indexes'][IndexedField], key: Buffer): number {
+  // A key seen for the first time is the common case in a backfill: a plain get answers it without a cursor.
+  if (db.get(key) === undefined) return 0
   for (const value of db.getValues(key, { reverse: true, limit: 1 })) return indexValueOrdinal(value)
   return 0
 }
 
-/** Resolves with the committed settlements, ready to publish. */
-export async function commitBatch(store: Store, step: IndexingStep): Promise<StoredSettlement[]> {
-  const committed = step.records.map((record) => toStored(record, 0))
-  const counted = INDEXED_FIELDS.filter(hasOrdinals)
-  const uncounted = INDEXED_FIELDS.filter((field) => !hasOrdinals(field))
-  return store.env.transaction(() => {
-    for (const token of step.tokens ?? []) store.tokens.putSync(encodeHexKey(token.address), token)
-    const ordinals = ordinalsOf(store)
-    let count = readCount(store)
-    for (const stored of committed) {
-      const pk = encodePk(stored.blockNumber, stored.logIndex)
-      stored.ordinal = ++count
-      // Primary keys only grow (a rollback removes everything above the ancestor first): MDB_APPEND.
-      store.events.putSync(pk, encodeRecord(stored), { append: true })
-      for (const field of counted) {
-        const db = store.indexes[field]
-        const key = indexKeyOf(field, stored)
-        const remembered = field + key.toString('latin1')
-        const next = (ordinals.get(remembered) ?? lastOrdinal(db, key)) + 1
-        ordinals.set(remembered, next)
-        db.putSync(key, encodeIndexValue(pk, next))
-      }
-      for (const field of uncounted) store.indexes[field].putSync(indexKeyOf(field, stored), pk)
-    }
+const UNCOUNTED_FIELDS = INDEXED_FIELDS.filter((field) => !hasOrdinals(field))
 
-    for (const header of step.blocks) {
-      store.blocks.putSync(encodeBlockKey(header.blockNumber), encodeHexKey(header.blockHash))
-      store.times.putSync(encodeTimeKey(header.timestamp, header.blockNumber), Buffer.alloc(0))
+/** Resolves with the committed settlements, ready to publish. */
+export function commitBatch(store: Store, step: IndexingStep): Promise<StoredSettlement[]> {
+  return commitEncoded(store, [encodeBatch(step.records, step.blocks, step.head)], step.tokens)
+}
+
+/**
+ * Commits several encoded batches, in chain order, as one step: one transaction, one sync. Larger
+ * transactions write each touched index page once for more entries. Resolves with the committed
+ * settlements, ready to publish.
+ */
+export async function commitEncoded(store: Store, batches: EncodedBatch[], tokens: TokenInfo[] = []): Promise<StoredSettlement[]> {
+  const last = batches.at(-1)
+  if (!last) throw new Error('nothing to commit')
+  const firstOrdinal = await countedWrite(store, () =>
+    store.env.transaction(() => {
+      for (const token of tokens) store.tokens.putSync(encodeHexKey(token.address), token)
+      const before = readCount(store)
+      if (before === 0) stampLayout(store)
+      let count = before
+      for (const batch of batches) {
+        writeBatch(store, batch, count)
+        count += batch.count
+      }
+      store.meta.putSync('count', count)
+      store.meta.putSync('head', last.head)
+      return before + 1
+    }),
+  )
+  return storedSettlements(batches, firstOrdinal)
+}
+
+/** One batch's puts, its settlements numbered from `count + 1`; inside the write transaction. */
+function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
+  const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength)
+  const { starts, timestamps } = batch
+  const pks: Buffer[] = new Array(batch.count)
+  const fixedAt = new Uint32Array(batch.count)
+  for (let i = 0; i < batch.count; i++) {
+    const start = starts[i]!
+    const end = starts[i + 1]!
+    pks[i] = bytes.subarray(start, start + PK_BYTES)
+    fixedAt[i] = end - FIXED_BYTES
+    const recordStart = writeRecordHead(bytes, tailStart(start), timestamps[i]!, count + i + 1)
+    // Primary keys only grow (a rollback removes everything above the ancestor first): MDB_APPEND.
+    store.events.putSync(pks[i]!, bytes.subarray(recordStart, end), { append: true })
+  }
+
+  for (const { field, ids, keys } of batch.counted) {
+    const db = store.indexes[field]
+    const [from, to] = keyBytes(field)
+    const ordinals = ordinalsOf(store, field)
+    const next = keys.map((key) => ordinals.get(key) ?? lastOrdinal(db, Buffer.from(key, 'latin1')))
+    const values = Buffer.allocUnsafe(batch.count * INDEX_VALUE_BYTES)
+    for (let i = 0; i < batch.count; i++) {
+      const id = ids[i]!
+      if (id === NO_KEY) continue
+      const at = i * INDEX_VALUE_BYTES
+      values.set(pks[i]!, at)
+      values.writeUInt32BE(++next[id]!, at + PK_BYTES)
+      db.putSync(bytes.subarray(fixedAt[i]! + from, fixedAt[i]! + to), values.subarray(at, at + INDEX_VALUE_BYTES))
     }
-    store.blocks.putSync(encodeBlockKey(step.head.blockNumber), encodeHexKey(step.head.blockHash))
-    applyToStats(store, committed, 1)
-    store.meta.putSync('count', count)
-    store.meta.putSync('head', step.head)
-    return committed
-  })
+    keys.forEach((key, id) => ordinals.set(key, next[id]!))
+  }
+  for (const field of UNCOUNTED_FIELDS) {
+    const db = store.indexes[field]
+    const [from, to] = keyBytes(field)
+    for (let i = 0; i < batch.count; i++) db.putSync(bytes.subarray(fixedAt[i]! + from, fixedAt[i]! + to), pks[i]!)
+  }
+
+  for (const header of batch.blocks) {
+    store.blocks.putSync(encodeBlockKey(header.blockNumber), encodeHexKey(header.blockHash))
+    store.times.putSync(encodeTimeKey(header.timestamp, header.blockNumber), Buffer.alloc(0))
+  }
+  store.blocks.putSync(encodeBlockKey(batch.head.blockNumber), encodeHexKey(batch.head.blockHash))
+  writeStatsChange(store, batch.stats)
+}
+
+/** The committed settlements as listeners take them, read back from the batches' bytes. */
+function storedSettlements(batches: EncodedBatch[], firstOrdinal: number): StoredSettlement[] {
+  const out: StoredSettlement[] = []
+  let ordinal = firstOrdinal
+  for (const batch of batches) {
+    const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength)
+    for (let i = 0; i < batch.count; i++) {
+      let p = tailStart(batch.starts[i]!)
+      const end = batch.starts[i + 1]!
+      const amountLength = bytes[p] === 0xd9 ? bytes[++p]! : bytes[p]! & 0x1f
+      const amount = bytes.toString('latin1', p + 1, (p += 1 + amountLength))
+      const feeLength = bytes[p] === 0xd9 ? bytes[++p]! : bytes[p]! & 0x1f
+      const fee = bytes.toString('latin1', p + 1, p + 1 + feeLength)
+      const hex = bytes.toString('hex', end - FIXED_BYTES, end)
+      out.push({ blockNumber: batch.blockNumbers[i]!, logIndex: batch.logIndexes[i]!, timestamp: batch.timestamps[i]!, amount, fee, hex, ordinal: ordinal++ })
+    }
+  }
+  return out
 }

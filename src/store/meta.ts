@@ -1,6 +1,6 @@
 /**
  * Small named values: the indexed position (written in the same transaction as the settlements it
- * covers), the settlement count, the identity of the indexed contract, and token metadata.
+ * covers), the settlement count, the identity of the indexed contract, the store layout, and token metadata.
  */
 import type { Hex } from '../types/settlement.js'
 import type { Store } from './open-store.js'
@@ -34,6 +34,31 @@ export async function claimIdentity(store: Store, identity: StoreIdentity): Prom
       `data directory holds chain ${existing.chainId} contract ${existing.contract}, not chain ${identity.chainId} contract ${identity.contract}; use another DATA_DIR`,
     )
   }
+}
+
+/**
+ * The layout of keys and indexes this code reads and writes. 1: the first release (no layout entry).
+ * 2: `idx:selfPayment`, without which `address` totals would count self-payments twice. Bump it
+ * whenever settlements written by older code would be read wrongly or incompletely, so that an old
+ * data directory is refused instead of served with an index missing.
+ */
+export const STORE_LAYOUT = 2
+export const readLayout = (store: Store) => (store.meta.get('layout') as number | undefined) ?? 1
+export const stampLayout = (store: Store) => store.meta.putSync('layout', STORE_LAYOUT)
+
+/**
+ * Refuses a store whose settlements were written with another layout. A store without settlements has
+ * nothing to read wrongly: it takes the current layout (as `commitBatch` stamps on the first settlements).
+ */
+export function claimLayout(store: Store, dataDir: string): void {
+  const layout = readLayout(store)
+  if (layout === STORE_LAYOUT) return
+  if (readCount(store) > 0) {
+    throw new Error(
+      `data directory ${dataDir} holds store layout ${layout}, this explorer needs layout ${STORE_LAYOUT} (it adds the self-payment index the address filter counts with); delete it or set another DATA_DIR to index again`,
+    )
+  }
+  stampLayout(store)
 }
 
 export function readTokens(store: Store): Map<Hex, TokenInfo> {

@@ -26,7 +26,13 @@ const rawBytes = {
   readKey: (target: Uint8Array, start: number, end: number) => Buffer.from(target.subarray(start, end)),
 }
 
-export const INDEXED_FIELDS = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId', 'txHash'] as const
+/**
+ * `selfPayment` is not a settlement field: it holds only self-payments (payer = recipient), by that
+ * address. The `address` filter reads the payer and recipient indexes, where a self-payment is in
+ * both, and this one to count it once; a separate address index would cost two more puts per
+ * settlement, and puts are what bounds ingest (bench/RESULTS.md).
+ */
+export const INDEXED_FIELDS = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId', 'txHash', 'selfPayment'] as const
 export type IndexedField = (typeof INDEXED_FIELDS)[number]
 
 /**
@@ -34,12 +40,14 @@ export type IndexedField = (typeof INDEXED_FIELDS)[number]
  * totals in two seeks). Order references and transaction hashes are nearly unique, so their entries
  * are the bare primary key and their (tiny) totals are counted.
  */
-const COUNTED = new Set<IndexedField>(['token', 'recipient', 'payer', 'acquirerId'])
+const COUNTED = new Set<IndexedField>(['token', 'recipient', 'payer', 'acquirerId', 'selfPayment'])
 export const hasOrdinals = (field: IndexedField) => COUNTED.has(field)
 
-/** The bytes a settlement is indexed under, per field. */
-export function indexKeyOf(field: IndexedField, s: StoredSettlement): Buffer {
-  return Buffer.from(fieldHex(s, field), 'hex')
+/** The keys a settlement is indexed under, per field: one, or none in `selfPayment` for a payment to another address. */
+export function indexKeysOf(field: IndexedField, s: StoredSettlement): Buffer[] {
+  if (field !== 'selfPayment') return [Buffer.from(fieldHex(s, field), 'hex')]
+  const payer = fieldHex(s, 'payer')
+  return payer === fieldHex(s, 'recipient') ? [Buffer.from(payer, 'hex')] : []
 }
 
 export interface Store {

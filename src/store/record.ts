@@ -54,12 +54,28 @@ const FIELDS: Record<HexField, readonly [number, number]> = {
   acquirerId: [216, 248],
   domainSeparator: [248, 312],
 }
-const FIXED_BYTES = 156
+export const FIXED_BYTES = 156
+
+/** Where each field sits in the fixed-size run of a stored record, in bytes. */
+export function fieldBytes(field: HexField): readonly [number, number] {
+  const [start, end] = FIELDS[field]
+  return [start / 2, end / 2]
+}
 
 /** A field's value: lowercase hex without 0x. */
 export function fieldHex(s: StoredSettlement, field: HexField): string {
   const [start, end] = FIELDS[field]
   return s.hex.slice(start, end)
+}
+
+/**
+ * The addresses the `address` filter matches a settlement by: the payer, and the recipient when it is
+ * another address, so that a self-payment is matched and delivered once.
+ */
+export function addressesOf(s: StoredSettlement): string[] {
+  const payer = fieldHex(s, 'payer')
+  const recipient = fieldHex(s, 'recipient')
+  return payer === recipient ? [payer] : [payer, recipient]
 }
 
 export interface TokenInfo {
@@ -76,9 +92,77 @@ export function toStored(record: SettlementRecord, ordinal: number): StoredSettl
   return { blockNumber: record.blockNumber, logIndex: record.logIndex, timestamp: record.timestamp, amount: record.amount.toString(), fee: record.fee.toString(), hex, ordinal }
 }
 
-/** msgpack: [timestamp, ordinal, amount, fee, the fixed fields as one 156-byte bin]. */
+/**
+ * msgpack: [timestamp, ordinal, amount, fee, the fixed fields as one 156-byte bin], in the forms msgpackr
+ * writes them (record.test.ts holds the two equal). Written by hand in two parts, because the ordinal is
+ * known only when the batch commits: the tail (amount, fee, fixed fields) wherever the settlement was
+ * decoded, the head (array, timestamp, ordinal) by the committing thread, backwards from the tail.
+ */
 export function encodeRecord(s: StoredSettlement): Buffer {
-  return packr.pack([s.timestamp, s.ordinal, s.amount, s.fee, Buffer.from(s.hex, 'hex')])
+  const out = Buffer.allocUnsafe(RECORD_HEAD_ROOM + recordTailBytes(s.amount, s.fee))
+  const end = writeRecordTail(out, RECORD_HEAD_ROOM, s.amount, s.fee)
+  out.write(s.hex, end - FIXED_BYTES, FIXED_BYTES, 'hex')
+  return out.subarray(writeRecordHead(out, RECORD_HEAD_ROOM, s.timestamp, s.ordinal), end)
+}
+
+/** The most bytes a record's head takes: array marker, timestamp and ordinal as uint32. */
+export const RECORD_HEAD_ROOM = 11
+
+const uintBytes = (n: number) => (n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5)
+const strBytes = (s: string) => (s.length < 0x20 ? 1 : 2) + s.length
+
+/** The tail's size: two decimal strings (at most 78 digits each) and the 156-byte bin. */
+export function recordTailBytes(amount: string, fee: string): number {
+  return strBytes(amount) + strBytes(fee) + 2 + FIXED_BYTES
+}
+
+/**
+ * Writes amount, fee and the bin's header at `p` and returns the record's end; the caller fills the
+ * last FIXED_BYTES (the fixed-size fields) before it.
+ */
+export function writeRecordTail(out: Buffer, p: number, amount: string, fee: string): number {
+  p = writeStr(out, p, amount)
+  p = writeStr(out, p, fee)
+  out[p++] = 0xc4
+  out[p++] = FIXED_BYTES
+  return p + FIXED_BYTES
+}
+
+/** Writes the head so that it ends at `tail` and returns where the record starts (at most RECORD_HEAD_ROOM before). */
+export function writeRecordHead(out: Uint8Array, tail: number, timestamp: number, ordinal: number): number {
+  const start = tail - 1 - uintBytes(timestamp) - uintBytes(ordinal)
+  out[start] = 0x95
+  writeUint(out, writeUint(out, start + 1, timestamp), ordinal)
+  return start
+}
+
+function writeUint(out: Uint8Array, p: number, n: number): number {
+  if (n < 0x80) out[p++] = n
+  else if (n < 0x100) {
+    out[p++] = 0xcc
+    out[p++] = n
+  } else if (n < 0x10000) {
+    out[p++] = 0xcd
+    out[p++] = n >> 8
+    out[p++] = n & 0xff
+  } else {
+    out[p++] = 0xce
+    out[p++] = n >>> 24
+    out[p++] = (n >> 16) & 0xff
+    out[p++] = (n >> 8) & 0xff
+    out[p++] = n & 0xff
+  }
+  return p
+}
+
+/** An ASCII string (decimal digits) as fixstr or str8. */
+function writeStr(out: Buffer, p: number, s: string): number {
+  if (s.length < 0x20) out[p++] = 0xa0 | s.length
+  else {
+    out[p++] = 0xd9
+    out[p++] = s.length
+  }
+  return p + out.write(s, p, 'latin1')
 }
 
 type Packed = [number, number, string, string, Uint8Array]

@@ -7,14 +7,15 @@ import type { Hex } from '../types/settlement.js'
 import { blockEndPk, decodeBlockKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
 import { forgetOrdinals } from './commit-batch.js'
 import { readCount, readGeneration } from './meta.js'
-import { INDEXED_FIELDS, indexKeyOf, type Store } from './open-store.js'
+import { INDEXED_FIELDS, indexKeysOf, type Store } from './open-store.js'
 import { decodeRecord, type StoredSettlement } from './record.js'
+import { countedWrite } from './settlement-writes.js'
 import { applyToStats } from './stats.js'
 
 /** Resolves with the removed settlements in reverse chain order (newest first). */
 export async function rollbackAbove(store: Store, ancestor: { blockNumber: number; blockHash: Hex }): Promise<StoredSettlement[]> {
   forgetOrdinals(store)
-  return store.env.transaction(() => {
+  return countedWrite(store, () => store.env.transaction(() => {
     const removed: StoredSettlement[] = []
     for (const { key, value } of store.events.getRange({ start: blockEndPk(ancestor.blockNumber) })) {
       removed.push(decodeRecord(key, value))
@@ -25,8 +26,9 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
       const pk = encodePk(s.blockNumber, s.logIndex)
       for (const field of INDEXED_FIELDS) {
         const db = store.indexes[field]
-        const indexKey = indexKeyOf(field, s)
-        for (const value of db.getValues(indexKey, { start: pk, limit: 1 })) db.removeSync(indexKey, value)
+        for (const indexKey of indexKeysOf(field, s)) {
+          for (const value of db.getValues(indexKey, { start: pk, limit: 1 })) db.removeSync(indexKey, value)
+        }
       }
       store.events.removeSync(pk)
     }
@@ -41,7 +43,7 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
     store.meta.putSync('head', ancestor)
     store.meta.putSync('generation', readGeneration(store) + 1)
     return removed
-  })
+  }))
 }
 
 /** Indexed blocks with a stored hash, newest first, at or below `blockNumber`. */

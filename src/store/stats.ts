@@ -14,24 +14,46 @@ interface Figures {
   fees?: string
 }
 
+/** One token's, or one (hour, token)'s, change; bigints and hex so that it crosses to another thread as is. */
 interface Delta {
-  key: Buffer
+  /** Lowercase hex without 0x. */
+  token: string
+  /** Hours since the epoch; -1 for the token's all-time figures. */
+  hour: number
   count: number
   volume: bigint
   fees: bigint
 }
 
-function accumulate(into: Map<string, Delta>, key: Buffer, s: StoredSettlement, sign: 1 | -1): void {
-  const id = key.toString('latin1')
+/** What a batch of settlements adds to (or takes from) the stats, built wherever the batch is. */
+export interface StatsChange {
+  perToken: Map<string, Delta>
+  perHour: Map<string, Delta>
+}
+
+export function emptyStatsChange(): StatsChange {
+  return { perToken: new Map(), perHour: new Map() }
+}
+
+function accumulate(into: Map<string, Delta>, id: string, token: string, hour: number, amount: bigint, fee: bigint, sign: 1 | -1): void {
   let delta = into.get(id)
-  if (!delta) into.set(id, (delta = { key, count: 0, volume: 0n, fees: 0n }))
+  if (!delta) into.set(id, (delta = { token, hour, count: 0, volume: 0n, fees: 0n }))
   delta.count += sign
-  delta.volume += BigInt(sign) * BigInt(s.amount)
-  delta.fees += BigInt(sign) * BigInt(s.fee)
+  delta.volume += sign === 1 ? amount : -amount
+  delta.fees += sign === 1 ? fee : -fee
+}
+
+/** Adds (sign 1) or takes back (sign -1) one settlement; `token` is lowercase hex without 0x. */
+export function addToStatsChange(change: StatsChange, token: string, timestamp: number, amount: bigint, fee: bigint, sign: 1 | -1): void {
+  const hour = Math.floor(timestamp / HOUR_SECONDS)
+  accumulate(change.perToken, token, token, -1, amount, fee, sign)
+  accumulate(change.perHour, `${hour}:${token}`, token, hour, amount, fee, sign)
 }
 
 function write(db: Store['stats'], deltas: Map<string, Delta>, withFees: boolean): void {
-  for (const { key, count, volume, fees } of deltas.values()) {
+  for (const { token, hour, count, volume, fees } of deltas.values()) {
+    const tokenKey = Buffer.from(token, 'hex')
+    const key = hour < 0 ? tokenKey : encodeHourKey(hour, tokenKey)
     const current = (db.get(key) as Figures | undefined) ?? { count: 0, volume: '0', fees: '0' }
     const next: Figures = { count: current.count + count, volume: (BigInt(current.volume) + volume).toString() }
     if (withFees) next.fees = (BigInt(current.fees ?? '0') + fees).toString()
@@ -40,17 +62,17 @@ function write(db: Store['stats'], deltas: Map<string, Delta>, withFees: boolean
   }
 }
 
-/** Adds (sign 1) or takes back (sign -1) settlements, one write per token and hour; inside a write transaction. */
+/** One write per token and hour; inside a write transaction. */
+export function writeStatsChange(store: Store, change: StatsChange): void {
+  write(store.stats, change.perToken, true)
+  write(store.hours, change.perHour, false)
+}
+
+/** Adds (sign 1) or takes back (sign -1) stored settlements; inside a write transaction. */
 export function applyToStats(store: Store, settlements: StoredSettlement[], sign: 1 | -1): void {
-  const perToken = new Map<string, Delta>()
-  const perHour = new Map<string, Delta>()
-  for (const s of settlements) {
-    const token = Buffer.from(fieldHex(s, 'token'), 'hex')
-    accumulate(perToken, token, s, sign)
-    accumulate(perHour, encodeHourKey(Math.floor(s.timestamp / HOUR_SECONDS), token), s, sign)
-  }
-  write(store.stats, perToken, true)
-  write(store.hours, perHour, false)
+  const change = emptyStatsChange()
+  for (const s of settlements) addToStatsChange(change, fieldHex(s, 'token'), s.timestamp, BigInt(s.amount), BigInt(s.fee), sign)
+  writeStatsChange(store, change)
 }
 
 export function readStats(store: Store, tokenOf: (addressHex: string) => TokenInfo, nowSeconds: number): Stats {

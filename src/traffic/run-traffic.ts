@@ -16,6 +16,8 @@ export interface TrafficOptions {
   publicClient: PublicClient
   deployment: Deployment
   relayerKey: Hex
+  /** Turns a payer key into the account that signs its payments (default viem's `privateKeyToAccount`). */
+  accountOf?(privateKey: Hex): LocalAccount
   /** Settlements per second to aim for; 0 = as fast as the in-flight limit allows. */
   rate: number
   /** Stop after this many sends (default: until aborted). */
@@ -47,7 +49,7 @@ const TICK_MS = 20
 export async function runTraffic(opts: TrafficOptions): Promise<TrafficProgress> {
   const { publicClient, deployment } = opts
   if (deployment.payerKeys.length === 0) throw new Error('the deployment has no payerKeys: traffic needs a devnet deployment')
-  const payers: LocalAccount[] = deployment.payerKeys.map((key) => privateKeyToAccount(key))
+  const payers: LocalAccount[] = deployment.payerKeys.map((key) => (opts.accountOf ?? privateKeyToAccount)(key))
   const relayer = await createTxSender({ publicClient, privateKey: opts.relayerKey, chainId: deployment.chainId })
   const permits = createPermitTracker(publicClient)
   const maxInFlight = opts.maxInFlight ?? 256

@@ -30,6 +30,8 @@ export interface SettlementFilter {
   orderReference?: Hex
   /** 16-byte acquirer id, 0x + 32 hex. */
   acquirerId?: Hex
+  /** Settlements whose payer or recipient is this address (a self-payment matches once). */
+  address?: Hex
 }
 
 /** The list envelope of `GET /events` (SPEC §2.2). */

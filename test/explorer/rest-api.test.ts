@@ -1,22 +1,35 @@
 /**
  * The REST API against a real explorer indexing a real anvil chain with real signed payments:
- * filters alone and combined, both orders, keyset paging while settlements keep arriving, exact
- * totals, lookups, stats against sums computed from the chain's own logs, and every class of bad input.
+ * filters alone and combined (the `address` filter with each of the others, self-payments included),
+ * both orders, keyset paging while settlements keep arriving, exact totals, lookups, stats against sums
+ * computed from the chain's own logs, and every class of bad input.
  */
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import type { Settlement } from '../../src/types/settlement.js'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { Hex, Settlement } from '../../src/types/settlement.js'
 import { key, pageThrough, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { sendSettlements, startLocalChain, type LocalChain, type SendSettlementsOptions } from '../helpers/local-chain.js'
 
 let chain: LocalChain
 let explorer: TestExplorer
 let onChain: Settlement[]
 
+const payerAddress = (k: number) => privateKeyToAccount(chain.deployment.payerKeys[k]!).address.toLowerCase() as Hex
+/**
+ * Every sixth payment a self-payment, every sixth (offset 3) one payer paying another: payer 0 (the
+ * `address` under test) pays itself once, pays recipients twice and is paid by payer 13 once.
+ */
+const paymentsBetweenPayers: SendSettlementsOptions['recipient'] = (i, payer) => {
+  if (i % 6 === 0) return payer
+  if (i % 6 === 3) return payerAddress((i + 7) % chain.deployment.payerKeys.length)
+  return chain.deployment.recipients[i % chain.deployment.recipients.length]!
+}
+
 before(async () => {
   chain = await startLocalChain()
-  await sendSettlements(chain, 60)
+  await sendSettlements(chain, 60, { recipient: paymentsBetweenPayers })
   explorer = await startTestExplorer(chain)
   await waitForHead(chain, explorer.url)
   onChain = await settlementsOnChain(chain)
@@ -31,9 +44,11 @@ type Query = Record<string, string>
 
 function expected(query: Query): Settlement[] {
   const fields = ['token', 'recipient', 'payer', 'orderReference', 'acquirerId'] as const
+  const address = query.address?.toLowerCase()
   const matches = onChain.filter(
     (e) =>
       fields.every((f) => query[f] === undefined || e[f] === query[f]!.toLowerCase()) &&
+      (address === undefined || e.payer === address || e.recipient === address) &&
       (query.fromBlock === undefined || e.blockNumber >= Number(query.fromBlock)) &&
       (query.toBlock === undefined || e.blockNumber <= Number(query.toBlock)) &&
       (query.fromTimestamp === undefined || e.timestamp >= Number(query.fromTimestamp)) &&
@@ -100,6 +115,90 @@ describe('GET /events', () => {
     // Ascending pages run from the oldest to whatever was newest when the last page was read.
     assert.deepEqual(asc.events.map(key), all.slice(0, asc.events.length))
     assert.ok(asc.events.length >= 60)
+  })
+})
+
+describe('GET /events?address', () => {
+  const A = () => payerAddress(0)
+  /** Payer 13 paid A (payment 33). */
+  const B = () => payerAddress(13)
+  const queries: [string, () => Query, 'some' | 'none'][] = [
+    ['address alone (upper-case input)', () => ({ address: `0x${A().slice(2).toUpperCase()}` }), 'some'],
+    ['address of a recipient only', () => ({ address: chain.deployment.recipients[1]! }), 'some'],
+    ['address of a payer who paid A', () => ({ address: B() }), 'some'],
+    ['address + token', () => ({ address: A(), token: chain.deployment.tokens[0]!.address }), 'some'],
+    ['address + recipient (the same address): what A received', () => ({ address: A(), recipient: A() }), 'some'],
+    ['address + recipient (another)', () => ({ address: A(), recipient: chain.deployment.recipients[0]! }), 'some'],
+    ['address + payer (the same address): what A paid', () => ({ address: A(), payer: A() }), 'some'],
+    ['address + payer (another): what B paid A', () => ({ address: A(), payer: B() }), 'some'],
+    ['address + payer + recipient: A’s self-payments', () => ({ address: A(), payer: A(), recipient: A() }), 'some'],
+    ['address + orderReference', () => ({ address: A(), orderReference: onChain.find((e) => e.recipient === A() && e.payer === B())!.orderReference }), 'some'],
+    ['address + orderReference of a settlement not involving it', () => ({ address: A(), orderReference: onChain.find((e) => e.payer !== A() && e.recipient !== A())!.orderReference }), 'none'],
+    ['address + acquirerId', () => ({ address: A(), acquirerId: chain.deployment.acquirers[0]!.id }), 'some'],
+    ['address + zero acquirerId', () => ({ address: A(), acquirerId: `0x${'0'.repeat(32)}` }), 'some'],
+    ['address + block range', () => ({ address: A(), fromBlock: String(onChain[1]!.blockNumber), toBlock: String(onChain[45]!.blockNumber) }), 'some'],
+    ['address + timestamp range', () => ({ address: A(), fromTimestamp: String(onChain[2]!.timestamp), toTimestamp: String(onChain[50]!.timestamp) }), 'some'],
+    ['address + token + toBlock', () => ({ address: B(), token: chain.deployment.tokens[1]!.address, toBlock: String(onChain[59]!.blockNumber) }), 'some'],
+    ['unknown address', () => ({ address: `0x${'12'.repeat(20)}` }), 'none'],
+  ]
+  for (const [name, query, matches] of queries) {
+    for (const order of ['asc', 'desc']) {
+      test(`${name}, ${order}: all pages equal the chain's matching settlements, total exact`, async () => {
+        const q = { ...query(), order, limit: '2' }
+        const want = expected(q)
+        assert.equal(want.length > 0, matches === 'some', 'the traffic must exercise this case')
+        const got = await pageThrough(explorer.url, q)
+        assert.deepEqual(got.events, want)
+        for (const total of got.totals) assert.equal(total, want.length)
+      })
+    }
+  }
+
+  test('the traffic exercises every way an address matches', () => {
+    const involving = expected({ address: A(), order: 'asc' })
+    assert.ok(involving.some((e) => e.payer === A() && e.recipient === A()), 'a self-payment')
+    assert.ok(involving.some((e) => e.payer === A() && e.recipient !== A()), 'a payment by A')
+    assert.ok(involving.some((e) => e.payer === B() && e.recipient === A()), 'a payment to A')
+  })
+
+  test('a self-payment appears once and counts once', async () => {
+    const { body } = await explorer.get(`/events?address=${A()}&limit=100`)
+    const involving = onChain.filter((e) => e.payer === A() || e.recipient === A())
+    assert.equal(body.total, involving.length)
+    assert.deepEqual(body.events.map(key), involving.map(key).reverse())
+    const selfPayments = body.events.filter((e: Settlement) => e.payer === A() && e.recipient === A())
+    assert.equal(new Set(selfPayments.map(key)).size, selfPayments.length)
+    assert.ok(selfPayments.length > 0)
+  })
+
+  test('a cursor from an unfiltered page continues the address query after that position, in both orders', async () => {
+    const { body } = await explorer.get('/events?order=asc&limit=25')
+    const at = body.events.at(-1) as Settlement
+    for (const order of ['asc', 'desc']) {
+      const q = { address: A(), order, limit: '2' }
+      const later = (e: Settlement) => (order === 'asc' ? e.blockNumber > at.blockNumber || (e.blockNumber === at.blockNumber && e.logIndex > at.logIndex) : e.blockNumber < at.blockNumber || (e.blockNumber === at.blockNumber && e.logIndex < at.logIndex))
+      const want = expected(q).filter(later)
+      assert.ok(want.length > 0)
+      const got = await pageThrough(explorer.url, { ...q, cursor: body.nextCursor })
+      assert.deepEqual(got.events.map(key), want.map(key))
+      for (const total of got.totals) assert.equal(total, expected(q).length, 'the total counts the whole query, not what follows the cursor')
+    }
+  })
+
+  test('paging by address while settlements involving it arrive: no duplicate, no gap, in both orders', async () => {
+    const sending = sendSettlements(chain, 24, { recipient: paymentsBetweenPayers })
+    const q = { address: A(), limit: '1' }
+    const [desc, asc] = await Promise.all([pageThrough(explorer.url, q), pageThrough(explorer.url, { ...q, order: 'asc' })])
+    await sending
+    await waitForHead(chain, explorer.url)
+    onChain = await settlementsOnChain(chain)
+    const all = expected({ address: A(), order: 'asc' }).map(key)
+    for (const got of [desc, asc]) assert.equal(new Set(got.events.map(key)).size, got.events.length, 'no duplicates')
+    const top = all.indexOf(key(desc.events[0]!))
+    assert.deepEqual(desc.events.map(key), all.slice(0, top + 1).reverse())
+    assert.deepEqual(asc.events.map(key), all.slice(0, asc.events.length))
+    const { body } = await explorer.get(`/events?address=${A()}`)
+    assert.equal(body.total, all.length)
   })
 })
 
@@ -197,6 +296,9 @@ describe('bad input', () => {
     ['unknown parameter', '/events?colour=red', 400, 'colour'],
     ['repeated parameter', '/events?limit=1&limit=2', 400, 'limit'],
     ['malformed address', '/events?recipient=0x1234', 400, 'recipient'],
+    ['malformed address filter', '/events?address=0x1234', 400, 'address'],
+    ['address filter with non-hex', `/events?address=0x${'g1'.repeat(20)}&token=${`0x${'ab'.repeat(20)}`}`, 400, 'address'],
+    ['address filter given twice', `/events?address=0x${'ab'.repeat(20)}&address=0x${'cd'.repeat(20)}`, 400, 'address'],
     ['address with non-hex', `/events?token=0x${'zz'.repeat(20)}`, 400, 'token'],
     ['orderReference of the wrong length', `/events?orderReference=0x${'ab'.repeat(32)}`, 400, 'orderReference'],
     ['acquirerId not hex', '/events?acquirerId=hello', 400, 'acquirerId'],

@@ -4,6 +4,7 @@
  * through viem and the compiled ABI, to compare the explorer against.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -135,6 +136,19 @@ export function spawnExplorer(env: Record<string, string>): ChildProcess {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
+}
+
+/** `spawnExplorer`, resolved once `/health` at `baseUrl` answers; rejects with its stderr if it exits first. */
+export async function startExplorerProcess(env: Record<string, string>, baseUrl: string): Promise<ChildProcess> {
+  const child = spawnExplorer(env)
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`the explorer exited (${code}) before serving: ${stderr}`)
+  })
+  exited.catch(() => {})
+  await Promise.race([waitFor('the explorer process to serve', async () => (await getJson(baseUrl, '/health').catch(() => undefined))?.status === 200), exited])
+  return child
 }
 
 export const key = (e: { blockNumber: number; logIndex: number }) => `${e.blockNumber}:${e.logIndex}`

@@ -42,6 +42,8 @@ export interface SendSettlementsOptions {
   principal?: (i: number) => bigint
   /** Order reference of each payment; default random. */
   orderReference?: (i: number) => Hex
+  /** Recipient of each payment given its payer's address (a payer may pay itself); default cycles through the deployment's recipients. */
+  recipient?: (i: number, payer: Hex) => Hex
 }
 
 export interface SentSettlement extends SentPayment {
@@ -64,23 +66,36 @@ export async function sendSettlements(
   const permits = createPermitTracker(publicClient)
   const acquirerEvery = opts.acquirerEvery ?? 3
   const sent = await Promise.all(
-    Array.from({ length: n }, (_, i) =>
-      sendPayment({
+    Array.from({ length: n }, (_, i) => {
+      const payer = privateKeyToAccount(pick(deployment.payerKeys, i))
+      return sendPayment({
         publicClient,
         relayer,
         permits,
         settlementContract: deployment.settlementContract,
-        payer: privateKeyToAccount(pick(deployment.payerKeys, i)),
+        payer,
         token: pick(deployment.tokens, i).address,
-        recipient: pick(deployment.recipients, i),
+        recipient: opts.recipient?.(i, payer.address) ?? pick(deployment.recipients, i),
         principal: opts.principal?.(i) ?? 1_000_000n * BigInt(1 + (i % 50)),
         orderReference: opts.orderReference?.(i) ?? randomBytes16(),
         acquirerId: i % acquirerEvery === acquirerEvery - 1 ? pick(deployment.acquirers, i).id : undefined,
-      }),
-    ),
+      })
+    }),
   )
   const receipts = await Promise.all(sent.map((p) => publicClient.waitForTransactionReceipt({ hash: p.txHash })))
   return sent.map((payment, i) => ({ ...payment, receipt: receipts[i] as TransactionReceipt }))
+}
+
+/** One JSON-RPC call to the node, for the methods viem has no action for (anvil_reorg, evm_snapshot…); throws its error. */
+export async function chainRpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result: T; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
 }
 
 function pick<T>(items: T[], i: number): T {

@@ -1,6 +1,6 @@
 /**
- * A JSON-RPC relay between the explorer and anvil that a test can slow down or take offline, to
- * see what the explorer does with a slow or unreachable node.
+ * A JSON-RPC relay between a piece and anvil that a test can slow down, take offline, or make refuse one
+ * method, to see what the piece does with a slow, unreachable or erring node.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -11,17 +11,36 @@ export interface RpcProxy {
   delayMs: number
   /** When true, every request is answered 503 as a failing node would. */
   down: boolean
+  /** Requests it picks get a JSON-RPC error (-32602, as a node in the middle of a reorg may answer). */
+  refuse?: (request: RpcRequest) => boolean
+  /** How many requests were refused that way. */
+  refused: number
   stop(): Promise<void>
 }
 
+export interface RpcRequest {
+  id?: unknown
+  method?: string
+  params?: unknown[]
+}
+
 export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
-  const proxy: RpcProxy = { url: '', delayMs: 0, down: false, stop: async () => {} }
+  const proxy: RpcProxy = { url: '', delayMs: 0, down: false, refused: 0, stop: async () => {} }
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     if (proxy.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, proxy.delayMs))
     if (proxy.down) {
       res.writeHead(503).end('node unavailable')
+      return
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString() || 'null') as RpcRequest | RpcRequest[] | null
+    const requests = Array.isArray(body) ? body : [body]
+    const refused = (r: RpcRequest | null): r is RpcRequest => r !== null && (proxy.refuse?.(r) ?? false)
+    if (requests.some(refused)) {
+      // Answered one by one: the refused ones get the error, the others the node's answer.
+      const answers = await Promise.all(requests.map((r) => (refused(r) ? refusal(r) : forward(r))))
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? answers : answers[0]))
       return
     }
     try {
@@ -31,6 +50,12 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       res.writeHead(502).end('upstream unreachable')
     }
   })
+  const refusal = (request: RpcRequest) => {
+    proxy.refused++
+    return { jsonrpc: '2.0', id: request.id, error: { code: -32602, message: 'Invalid parameters were provided to the RPC method' } }
+  }
+  const forward = async (request: RpcRequest | null) =>
+    (await fetch(targetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).json()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   proxy.stop = () => new Promise((resolve) => server.close(() => resolve()))

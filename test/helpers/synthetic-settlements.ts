@@ -1,6 +1,7 @@
 /**
  * Realistic synthetic settlements for store-level tests and benchmarks: many payers, fewer recipients,
- * a few tokens, acquirers on a share of them, increasing blocks and timestamps. Deterministic per seed.
+ * a few tokens, acquirers on a share of them, optionally payments between payers (self-payments
+ * included), increasing blocks and timestamps. Deterministic per seed.
  */
 import type { IndexingStep } from '../../src/store/commit-batch.js'
 import type { SettlementRecord } from '../../src/store/record.js'
@@ -14,6 +15,8 @@ export interface SyntheticOptions {
   acquirers?: number
   /** Share of settlements with an acquirer, 0..1. */
   acquirerShare?: number
+  /** Share of settlements paid to one of the payers (a self-payment when it is the payer itself), 0..1; default 0. */
+  paidToPayerShare?: number
   maxPerBlock?: number
   startBlock?: number
   startTimestamp?: number
@@ -46,6 +49,7 @@ export function* syntheticSteps(count: number, options: SyntheticOptions = {}): 
     recipients = 2000,
     acquirers = 20,
     acquirerShare = 0.3,
+    paidToPayerShare = 0,
     maxPerBlock = 8,
     startBlock = 100,
     startTimestamp = 1_700_000_000,
@@ -65,15 +69,19 @@ export function* syntheticSteps(count: number, options: SyntheticOptions = {}): 
       produced++
       const token = syntheticToken(pick(tokens))
       const acquirer = rnd() < acquirerShare ? syntheticAcquirer(pick(acquirers)).slice(2) : '0'.repeat(32)
+      const logIndex = i * 3 + pick(2)
+      const payer = syntheticPayer(pick(payers))
+      // Without the option no extra random draw: the same seed yields the same settlements as before.
+      const recipient = paidToPayerShare > 0 && rnd() < paidToPayerShare ? syntheticPayer(pick(payers)) : syntheticRecipient(pick(recipients))
       records.push({
         blockNumber,
-        logIndex: i * 3 + pick(2),
+        logIndex,
         blockHash,
         timestamp,
         txHash: hexOf(0x7e, produced, 32),
         token,
-        payer: syntheticPayer(pick(payers)),
-        recipient: syntheticRecipient(pick(recipients)),
+        payer,
+        recipient,
         amount: BigInt(1 + pick(1_000_000_000)),
         fee: 2_500_000n + BigInt(pick(100_000)),
         reference: `0x${produced.toString(16).padStart(32, '0')}${acquirer}` as Hex,

@@ -71,6 +71,7 @@ describe('SSE /events/stream', () => {
     const cases: [string, Record<string, string>, string][] = [
       ['?recipient=alice', {}, 'recipient'],
       ['?orderReference=0x12', {}, 'orderReference'],
+      [`?address=0x${'z'.repeat(40)}`, {}, 'address'],
       ['?limit=5', {}, 'limit'],
       ['?since=nope', {}, 'since'],
       ['', { 'last-event-id': 'nope' }, 'Last-Event-ID'],

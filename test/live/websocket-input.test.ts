@@ -43,6 +43,9 @@ describe('WebSocket /stream bad input', () => {
     ['payer with a bad digit', 'INVALID_FILTER', { type: 'SUBSCRIBE', channel: 'settlements', filter: { payer: `0x${'g'.repeat(40)}` } }],
     ['orderReference of 32 bytes', 'INVALID_FILTER', { type: 'SUBSCRIBE', channel: 'settlements', filter: { orderReference: `0x${'a'.repeat(64)}` } }],
     ['acquirerId without 0x', 'INVALID_FILTER', { type: 'SUBSCRIBE', channel: 'settlements', filter: { acquirerId: 'a'.repeat(32) } }],
+    ['address too short', 'INVALID_FILTER', { type: 'SUBSCRIBE', channel: 'settlements', filter: { address: address.slice(0, 40) } }],
+    ['address not a string', 'INVALID_FILTER', { type: 'SUBSCRIBE', channel: 'settlements', filter: { address: null } }],
+    ['address of 16 bytes beside a good token', 'INVALID_FILTER', { type: 'SUBSCRIBE', channel: 'settlements', filter: { token: address, address: `0x${'a'.repeat(32)}` } }],
     ['id a number', 'INVALID_ID', { type: 'SUBSCRIBE', channel: 'settlements', id: 7 }],
     ['id empty', 'INVALID_ID', { type: 'SUBSCRIBE', channel: 'settlements', id: '' }],
     ['since not a cursor', 'INVALID_CURSOR', { type: 'SUBSCRIBE', channel: 'settlements', since: 'abc' }],
@@ -74,6 +77,8 @@ describe('WebSocket /stream bad input', () => {
     assert.equal((await subscribe(c, { id: 'a', filter: { token: address } })).error?.code, 'DUPLICATE_SUBSCRIPTION')
     await subscribe(c, { filter: { token: address } })
     assert.equal((await subscribe(c, { filter: { token: address.toUpperCase().replace('0X', '0x') } })).error?.code, 'DUPLICATE_SUBSCRIPTION')
+    assert.equal((await subscribe(c, { filter: { address } })).type, 'SUBSCRIBED', 'another field with the same value is another filter')
+    assert.equal((await subscribe(c, { filter: { address } })).error?.code, 'DUPLICATE_SUBSCRIPTION')
   })
 
   test('the subscription cap answers TOO_MANY_SUBSCRIPTIONS and keeps the others', async () => {

@@ -5,14 +5,14 @@
  * after which every handler has seen every matching settlement exactly once, in chain order.
  */
 import assert from 'node:assert/strict'
-import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
 import { findFreePort } from '../../src/chain/anvil/find-free-port.js'
-import { ExplorerClient, ExplorerLiveError, type Settlement, type SettlementHandler } from '../../src/sdk/index.js'
-import { explorerEnv, getJson, key, settlementsOnChain, spawnExplorer, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { ExplorerClient, type Settlement } from '../../src/sdk/index.js'
+import { explorerEnv, key, settlementsOnChain, startExplorerProcess, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { recorder, since, startTraffic, watchOutages } from './live-fixture.js'
 import { startTcpProxy } from './tcp-proxy.js'
-import { sendSettlements, startLocalChain, type LocalChain, type SendSettlementsOptions } from '../helpers/local-chain.js'
 
 let chain: LocalChain
 let explorer: TestExplorer
@@ -33,100 +33,7 @@ after(async () => {
 const newClient = (baseUrl = explorer.url) =>
   new ExplorerClient({ baseUrl, reconnect: { initialDelayMs: 50, maxDelayMs: 500 }, onError: (error) => errors.push(error) })
 
-/** A handler that records what it was given. */
-function recorder(): { handler: SettlementHandler; events: Settlement[]; cursors: string[] } {
-  const events: Settlement[] = []
-  const cursors: string[] = []
-  return { events, cursors, handler: (event, { cursor }) => (events.push(event), cursors.push(cursor)) }
-}
-
-async function rpc(method: string, params: unknown[]): Promise<void> {
-  const response = await fetch(chain.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const body = (await response.json()) as { error?: { message: string } }
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-}
-
-/** The explorer as a child process, so that it can be killed; resolves once it serves. */
-async function startChild(env: Record<string, string>, baseUrl: string): Promise<ChildProcess> {
-  const child = spawnExplorer(env)
-  let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`the explorer exited (${code}) before serving: ${stderr}`)
-  })
-  exited.catch(() => {})
-  await Promise.race([waitFor('the explorer process to serve', async () => (await getJson(baseUrl, '/health').catch(() => undefined))?.status === 200), exited])
-  return child
-}
-
-/**
- * Batches of four settlements, one after the other (the relayer's nonces allow no overlap), until
- * stopped; `options` applies from the next batch on.
- */
-function startTraffic(options: SendSettlementsOptions) {
-  let sent = 0
-  let stopped = false
-  const traffic = {
-    options,
-    /** Resolves once `n` more batches are mined. */
-    batches(n: number) {
-      const target = sent + n
-      return waitFor(`${n} more batches`, () => sent >= target, 60_000)
-    },
-    async stop() {
-      stopped = true
-      await loop
-    },
-  }
-  const loop = (async () => {
-    while (!stopped) {
-      await sendSettlements(chain, 4, traffic.options)
-      sent++
-    }
-  })()
-  loop.catch(() => {})
-  return traffic
-}
-
-/**
- * A client at `baseUrl` with two handlers: every settlement, and one acquirer's, which gets nothing until
- * the traffic switches to acquirer payments during an outage, so that only the head cursor it started from
- * can resume it. `verify` waits for every settlement sent since, and checks that each handler got exactly
- * its matching ones, once each, in chain order.
- */
-async function watchOutages(baseUrl: string) {
-  const client = newClient(baseUrl)
-  const all = recorder()
-  const acquired = recorder()
-  const acquirerId = chain.deployment.acquirers[0]!.id
-  await client.connect()
-  const subs = [client.onSettlement(all.handler), client.onSettlement({ acquirerId }, acquired.handler)]
-  await Promise.all(subs.map((s) => s.ready))
-  const mark = await settlementsOnChain(chain)
-  const verify = async () => {
-    const expected = since(await settlementsOnChain(chain), mark)
-    const expectedAcquired = expected.filter((e) => e.acquirerId === acquirerId)
-    assert.ok(expectedAcquired.length > 0)
-    await waitFor('every settlement after the outages', () => all.events.length >= expected.length && acquired.events.length >= expectedAcquired.length, 60_000)
-    // Nothing straggling behind.
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    assert.deepEqual(all.events.map(key), expected.map(key))
-    assert.deepEqual(all.events, expected)
-    assert.deepEqual(acquired.events, expectedAcquired)
-    assert.ok(client.connected)
-    // Failed reconnect attempts are reported; nothing else may have gone wrong.
-    assert.deepEqual(errors.filter((e) => !(e instanceof ExplorerLiveError && e.code === 'CONNECT_FAILED')), [])
-    await client.disconnect()
-  }
-  return { client, all, verify }
-}
-
-/** Settlements on chain after the ones already there when `mark` was taken. */
-const since = (all: Settlement[], mark: Settlement[]) => all.filter((e) => !mark.some((m) => key(m) === key(e)))
+const rpc = (method: string, params: unknown[]) => chainRpc(chain.rpcUrl, method, params)
 
 describe('ExplorerClient live', () => {
   test('connect, handlers with and without a filter, offSettlement, disconnect', async () => {
@@ -177,12 +84,12 @@ describe('ExplorerClient live', () => {
     const port = await findFreePort()
     const env = explorerEnv(chain, { DATA_DIR: tempDataDir(), EXPLORER_PORT: String(port) })
     const baseUrl = `http://127.0.0.1:${port}`
-    let server = await startChild(env, baseUrl)
+    let server = await startExplorerProcess(env, baseUrl)
     try {
       // A fresh data directory: settlements it backfills after the handlers start would count as new.
       await waitForHead(chain, baseUrl)
-      const { client, all, verify } = await watchOutages(baseUrl)
-      const traffic = startTraffic({ acquirerEvery: 1_000 })
+      const { client, all, verify } = await watchOutages(chain, newClient(baseUrl), errors)
+      const traffic = startTraffic(chain, { acquirerEvery: 1_000 })
       await waitFor('some settlements before the first outage', () => all.events.length >= 8)
       server.kill('SIGKILL')
       await once(server, 'exit')
@@ -190,7 +97,7 @@ describe('ExplorerClient live', () => {
       traffic.options = { acquirerEvery: 1 }
       await waitFor('the client to notice', () => !client.connected)
       await traffic.batches(2)
-      server = await startChild(env, baseUrl)
+      server = await startExplorerProcess(env, baseUrl)
       await waitFor('the client to reconnect', () => client.connected)
 
       traffic.options = { acquirerEvery: 2 }
@@ -199,7 +106,7 @@ describe('ExplorerClient live', () => {
       server.kill('SIGTERM')
       await once(server, 'exit')
       await traffic.batches(2)
-      server = await startChild(env, baseUrl)
+      server = await startExplorerProcess(env, baseUrl)
       await traffic.batches(1)
       await traffic.stop()
       await verify()
@@ -211,8 +118,8 @@ describe('ExplorerClient live', () => {
   test('a network cut while the explorer keeps indexing: resumed from each cursor, nothing lost or repeated', async () => {
     const proxy = await startTcpProxy(explorer.port)
     try {
-      const { all, verify } = await watchOutages(proxy.url)
-      const traffic = startTraffic({ acquirerEvery: 1_000 })
+      const { all, verify } = await watchOutages(chain, newClient(proxy.url), errors)
+      const traffic = startTraffic(chain, { acquirerEvery: 1_000 })
       await waitFor('some settlements before the cut', () => all.events.length >= 8)
       proxy.cut()
       traffic.options = { acquirerEvery: 1 }

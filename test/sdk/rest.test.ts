@@ -66,6 +66,17 @@ describe('ExplorerClient REST', () => {
     assert.deepEqual(ascending.map(key), onChain.map(key))
   })
 
+  test('getEvents and iterateEvents take the address filter (payer or recipient)', async () => {
+    for (const address of [onChain[2]!.payer, onChain[2]!.recipient]) {
+      const involving = onChain.filter((e) => e.payer === address || e.recipient === address)
+      const page = await client.getEvents({ address, order: 'asc', limit: 2 })
+      assert.equal(page.total, involving.length)
+      const seen: Settlement[] = []
+      for await (const event of client.iterateEvents({ address, order: 'asc', limit: 2 })) seen.push(event)
+      assert.deepEqual(seen, involving)
+    }
+  })
+
   test('iterateEvents of a query matching nothing yields nothing', async () => {
     const none: Settlement[] = []
     for await (const event of client.iterateEvents({ orderReference: `0x${'ab'.repeat(16)}` })) none.push(event)

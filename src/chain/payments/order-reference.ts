@@ -1,7 +1,7 @@
 /**
  * The 32-byte `ref` of a settlement: 16-byte order reference (high half) ‖ 16-byte acquirer id (low half).
+ * Browser-safe (the SDK's wallet client signs with it): randomness from Web Crypto.
  */
-import { randomBytes } from 'node:crypto'
 import type { Hex } from 'viem'
 
 export const ZERO_BYTES16: Hex = `0x${'0'.repeat(32)}`
@@ -10,7 +10,8 @@ const bytes16Pattern = /^0x[0-9a-fA-F]{32}$/
 
 /** A fresh random 16-byte value, e.g. an order reference. */
 export function randomBytes16(): Hex {
-  return `0x${randomBytes(16).toString('hex')}`
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  return `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
 }
 
 export function packRef(orderReference: Hex, acquirerId: Hex = ZERO_BYTES16): Hex {

@@ -44,6 +44,9 @@ export interface SignedPayment {
   principal: bigint
   fee: bigint
   ref: Hex
+  /** The permit's spender (the settlement contract) and nonce, for the wire form of the request. */
+  spender: Hex
+  permitNonce: bigint
 }
 
 export async function signPayment(params: SignPaymentParams): Promise<SignedPayment> {
@@ -66,5 +69,5 @@ export async function signPayment(params: SignPaymentParams): Promise<SignedPaym
   const args = [
     token, payer.address, amount, deadline, sigs.v1, sigs.r1, sigs.s1, sigs.v2, sigs.r2, sigs.s2, recipient, ref,
   ] as const
-  return { args, amount, principal, fee, ref }
+  return { args, amount, principal, fee, ref, spender: settlementContract, permitNonce }
 }

@@ -106,11 +106,12 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
   }
 }
 
-interface FeeCache {
+export interface FeeCache {
   get(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>
 }
 
-function createFeeCache(publicClient: PublicClient): FeeCache {
+/** EIP-1559 prices re-read at most every FEE_REFRESH_MS; a failed refresh keeps the last good ones. */
+export function createFeeCache(publicClient: PublicClient): FeeCache {
   let cached: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> | undefined
   let readAt = 0
   const read = async () => {

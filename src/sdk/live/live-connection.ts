@@ -1,22 +1,24 @@
 /**
  * The live half of the client: one WebSocket to `/stream` carrying every subscription, reopened with
- * backoff whenever it drops. Each subscription keeps the cursor of the last settlement it delivered and is
- * sent again with `since` on every reconnect, so the server replays exactly what was missed; a position
- * watermark drops anything at or before what was already delivered, so an overlapping replay cannot
- * reach a handler twice either.
+ * backoff whenever it drops — on another replica when there are several (`replicas/replica-pool.ts`).
+ * Each subscription keeps the cursor of the last settlement it delivered and is sent again with `since`
+ * on every reconnect, so the server replays exactly what was missed; cursors are chain positions, valid
+ * on every replica. A position watermark drops anything at or before what was already delivered, so an
+ * overlapping replay (or a replica still behind that cursor) cannot reach a handler twice either.
  *
  * A subscription that has delivered nothing yet still needs a resume point, or a drop before its first
  * settlement would lose whatever matched during the outage: it is started with `since` = the explorer's
  * head cursor, read over REST just before subscribing.
  */
 import { ExplorerError, ExplorerLiveError } from '../errors.js'
+import type { Replica, ReplicaPool } from '../replicas/replica-pool.js'
 import type { ReconnectOptions, Settlement, SettlementFilter, SettlementHandler, SubscribeOptions, Subscription } from '../types.js'
 import { reconnectDelay } from './backoff.js'
 import { readServerMessage, subscriptionOf, type ServerMessage, type SubscribeMessage } from './messages.js'
 import { WS_OPEN, resolveWebSocket, type WebSocketLike } from './resolve-web-socket.js'
 
 export interface LiveConnectionOptions {
-  url: string
+  replicas: ReplicaPool
   reconnect: Required<ReconnectOptions>
   onError: (error: Error) => void
   /**
@@ -28,6 +30,8 @@ export interface LiveConnectionOptions {
 
 /** A connection that stayed open this long counts as healthy: the next drop starts the backoff afresh. */
 const STABLE_AFTER_MS = 5_000
+/** The explorer's close for a subscriber that fell behind: the replica is fine, the client resumes there. */
+const SLOW_CONSUMER_CLOSE = 4008
 
 interface Position {
   blockNumber: number
@@ -79,6 +83,8 @@ export class LiveConnection {
   /** Whether it has been open since the last `connect()`: before that, a failure rejects `connect()`. */
   #hasOpened = false
   #attempt = 0
+  /** Replicas that could not be opened since `connect()`, before the first open: each is tried once. */
+  #refused = new Set<Replica>()
   #openedAt = 0
   #timer: ReturnType<typeof setTimeout> | undefined
   #waiters: { resolve: () => void; reject: (error: Error) => void }[] = []
@@ -100,6 +106,7 @@ export class LiveConnection {
       this.#wanted = true
       this.#hasOpened = false
       this.#attempt = 0
+      this.#refused.clear()
       void this.#open()
     }
     return opened
@@ -144,10 +151,12 @@ export class LiveConnection {
   async #open(): Promise<void> {
     this.#timer = undefined
     let socket: WebSocketLike
+    let replica: Replica
     try {
       const WebSocket = await resolveWebSocket()
-      if (!this.#wanted) return
-      socket = new WebSocket(this.options.url)
+      replica = (await this.options.replicas.pick(this.#hasOpened ? undefined : this.#refused))!
+      if (!this.#wanted || this.#socket) return
+      socket = new WebSocket(replica.wsUrl)
     } catch (error) {
       return this.#failed(error instanceof Error ? error : new Error(String(error)))
     }
@@ -166,12 +175,19 @@ export class LiveConnection {
     socket.onclose = (event) => {
       if (this.#socket !== socket) return
       this.#socket = undefined
+      if (event.code !== SLOW_CONSUMER_CLOSE) this.options.replicas.failed(replica)
       if (opened) return this.#dropped()
-      this.#failed(new ExplorerLiveError('CONNECT_FAILED', `could not open ${this.options.url} (close code ${event.code}${event.reason ? `, ${event.reason}` : ''})`))
+      if (!this.#hasOpened) this.#refused.add(replica)
+      this.#failed(new ExplorerLiveError('CONNECT_FAILED', `could not open ${replica.wsUrl} (close code ${event.code}${event.reason ? `, ${event.reason}` : ''})`))
     }
   }
 
   #failed(error: Error): void {
+    // Before the first open, every replica gets one immediate try before `connect()` rejects.
+    if (!this.#hasOpened && this.#wanted && this.#refused.size > 0 && this.#refused.size < this.options.replicas.replicas.length) {
+      void this.#open()
+      return
+    }
     if (!this.#hasOpened) {
       this.#wanted = false
       this.#settleWaiters(error)

@@ -8,6 +8,9 @@
  * - Gapless `since`: the hub remembers the end of what it published. A replay reads the store in
  *   chunks up to that end, never to the LMDB head (a settlement committed but not yet published would
  *   be sent twice), and the chunk that reaches it joins the live group in the same synchronous turn.
+ * - A `since` past that end (a cursor from a replica further along the chain) waits, subscribed to
+ *   nothing, until this replica's published end passes it, then replays from there: nothing at or before
+ *   the cursor is sent again.
  * - Backpressure: replays pause at half of `maxBufferedBytes` and resume on drain; a connection whose
  *   unsent bytes pass `maxBufferedBytes` is closed as a slow consumer (WebSocket close 4008).
  */
@@ -24,7 +27,7 @@ import { decodePk, encodePk, keyAfter, type Position } from '../../store/keys.js
 import type { Store } from '../../store/open-store.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../../store/record.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
-import { SHAPE_COUNT, fieldValues, filterTopic, topicOf } from './topics.js'
+import { ShapeCounts, fieldValues, filterTopic, topicsOf } from './topics.js'
 
 export type Channel = 'websocket' | 'sse'
 
@@ -52,9 +55,9 @@ export interface Subscription {
   readonly filter: SettlementFilter
   readonly shape: number
   readonly topic: string
-  /** While replaying: the first primary key not yet delivered. */
+  /** While replaying or waiting: the first primary key not yet delivered. */
   from: Buffer
-  state: 'replaying' | 'paused' | 'live' | 'dropped'
+  state: 'waiting' | 'replaying' | 'paused' | 'live' | 'dropped'
 }
 
 export interface LiveHubOptions {
@@ -82,9 +85,10 @@ export class LiveHub implements IndexerListener {
   /** Filter topic → subscription id (or NO_ID) → number of live WebSocket subscriptions. */
   #wsGroups = new Map<string, Map<string, number>>()
   #sseGroups = new Map<string, Set<LiveConnection>>()
-  #shapeCounts = new Array<number>(SHAPE_COUNT).fill(0)
-  #activeShapes: number[] = []
+  #shapes = new ShapeCounts()
   #replaying = new Set<Subscription>()
+  /** Subscriptions whose `since` is past the published end. */
+  #waiting = new Set<Subscription>()
   #subscriptionCount = 0
   #closed = false
   #heartbeat: NodeJS.Timeout
@@ -170,6 +174,7 @@ export class LiveHub implements IndexerListener {
         last = s
       }
       this.#publishedEnd = keyAfter(last!)
+      this.#releaseWaiting()
       this.#checkWebSocketBuffers()
     }
   }
@@ -187,6 +192,9 @@ export class LiveHub implements IndexerListener {
     if (oldest) {
       const key = encodePk(oldest.blockNumber, oldest.logIndex)
       if (Buffer.compare(key, this.#publishedEnd) < 0) this.#publishedEnd = key
+      // A replay past the new end had passed only what is now gone: it continues from the end, it does
+      // not wait there as a `since` from another replica would.
+      for (const sub of this.#replaying) if (Buffer.compare(sub.from, this.#publishedEnd) > 0) sub.from = this.#publishedEnd
     }
     this.#checkWebSocketBuffers()
   }
@@ -199,28 +207,29 @@ export class LiveHub implements IndexerListener {
   }
 
   #publish(kind: EventKind, s: StoredSettlement, cursor: string): void {
-    if (this.#activeShapes.length === 0) return
+    if (this.#shapes.active.length === 0) return
     const values = fieldValues(s)
     let json: string | undefined
     let frame: string | undefined
     let delivered = 0
-    for (const shape of this.#activeShapes) {
-      const topic = topicOf(shape, values)
-      const ids = this.#wsGroups.get(topic)
-      if (ids) {
-        json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
-        for (const id of ids.keys()) {
-          const wsTopic = `${topic}#${id}`
-          delivered += this.#o.app.numSubscribers(wsTopic)
-          this.#o.app.publish(wsTopic, eventMessage(kind, json, cursor, id === NO_ID ? undefined : id))
+    for (const shape of this.#shapes.active) {
+      for (const topic of topicsOf(shape, values)) {
+        const ids = this.#wsGroups.get(topic)
+        if (ids) {
+          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          for (const id of ids.keys()) {
+            const wsTopic = `${topic}#${id}`
+            delivered += this.#o.app.numSubscribers(wsTopic)
+            this.#o.app.publish(wsTopic, eventMessage(kind, json, cursor, id === NO_ID ? undefined : id))
+          }
         }
-      }
-      const responses = this.#sseGroups.get(topic)
-      if (responses) {
-        json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
-        frame ??= sseFrame(kind, json, cursor)
-        for (const conn of responses) conn.send(frame)
-        this.#sent(responses.size, { channel: 'sse', type: kind })
+        const responses = this.#sseGroups.get(topic)
+        if (responses) {
+          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          frame ??= sseFrame(kind, json, cursor)
+          for (const conn of responses) conn.send(frame)
+          this.#sent(responses.size, { channel: 'sse', type: kind })
+        }
       }
     }
     if (delivered > 0) this.#sent(delivered, { channel: 'websocket', type: kind })
@@ -229,6 +238,12 @@ export class LiveHub implements IndexerListener {
   /** One chunk of a replay; the chunk that reaches the published end switches the subscription to live. */
   #replayStep(sub: Subscription): void {
     if (sub.state !== 'replaying' || !sub.conn.open) return
+    if (Buffer.compare(sub.from, this.#publishedEnd) > 0) {
+      sub.state = 'waiting'
+      this.#replaying.delete(sub)
+      this.#waiting.add(sub)
+      return
+    }
     const { conn } = sub
     const found = matchingInRange(this.#o.store, sub.filter, sub.from, this.#publishedEnd, CHUNK)
     if (found.length > 0) {
@@ -255,13 +270,24 @@ export class LiveHub implements IndexerListener {
     }
   }
 
+  /** The published end moved on: waiting subscriptions it reached replay from their `since` (in this turn). */
+  #releaseWaiting(): void {
+    for (const sub of this.#waiting) {
+      if (Buffer.compare(sub.from, this.#publishedEnd) > 0) continue
+      this.#waiting.delete(sub)
+      sub.state = 'replaying'
+      this.#replaying.add(sub)
+      this.#replayStep(sub)
+    }
+  }
+
   /** A reorg took back `s`: replays that already sent it are told and step back before it. */
   #rewindReplays(s: StoredSettlement, cursor: string): void {
     if (this.#replaying.size === 0) return
     const key = encodePk(s.blockNumber, s.logIndex)
     const values = fieldValues(s)
     for (const sub of this.#replaying) {
-      if (Buffer.compare(key, sub.from) >= 0 || topicOf(sub.shape, values) !== sub.topic) continue
+      if (Buffer.compare(key, sub.from) >= 0 || !topicsOf(sub.shape, values).includes(sub.topic)) continue
       const json = settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
       sub.conn.send(sub.conn.channel === 'websocket' ? eventMessage('REMOVED', json, cursor, sub.id) : sseFrame('REMOVED', json, cursor))
       sub.from = key
@@ -281,7 +307,7 @@ export class LiveHub implements IndexerListener {
       if (!responses) this.#sseGroups.set(sub.topic, (responses = new Set()))
       responses.add(sub.conn)
     }
-    this.#countShape(sub.shape, 1)
+    this.#shapes.add(sub.shape, 1)
   }
 
   #forget(sub: Subscription): void {
@@ -290,6 +316,7 @@ export class LiveHub implements IndexerListener {
     sub.state = 'dropped'
     this.#subscriptionCount--
     this.#replaying.delete(sub)
+    this.#waiting.delete(sub)
     if (!wasLive) return
     if (sub.conn.channel === 'websocket') {
       const id = sub.id ?? NO_ID
@@ -304,13 +331,7 @@ export class LiveHub implements IndexerListener {
       responses.delete(sub.conn)
       if (responses.size === 0) this.#sseGroups.delete(sub.topic)
     }
-    this.#countShape(sub.shape, -1)
-  }
-
-  #countShape(shape: number, by: number): void {
-    const before = this.#shapeCounts[shape]!
-    this.#shapeCounts[shape] = before + by
-    if (before === 0 || before + by === 0) this.#activeShapes = this.#shapeCounts.flatMap((n, s) => (n > 0 ? [s] : []))
+    this.#shapes.add(sub.shape, -1)
   }
 
   /**

@@ -18,7 +18,7 @@ import type { LiveConnection, LiveHub, Subscription } from './live-hub.js'
 import { sseErrorFrame } from './messages.js'
 import { tooManyConnections } from './register-websocket.js'
 
-const STREAM_PARAMS = [...FILTER_FIELDS, 'since']
+export const STREAM_PARAMS = [...FILTER_FIELDS, 'since'] as const
 
 class SseConnection implements LiveConnection {
   readonly channel = 'sse'

@@ -1,18 +1,23 @@
 /**
- * Filters as topics. A filter (an AND of up to five field values) has a shape — the bit set of the
- * fields it names — and one canonical topic string. A settlement belongs to exactly one topic per shape
- * (32 in all), so publishing it to the topics of the shapes in use reaches every matching subscriber
- * with hash lookups, never a loop over subscribers.
+ * Filters as topics. A filter (an AND of up to six field values) has a shape — the bit set of the
+ * fields it names — and one canonical topic string. A settlement belongs to one topic per shape, or,
+ * for the shapes that name `address`, to one per distinct address it involves (payer, and recipient
+ * when it differs): those topics differ in their address value, so a subscription (which sits in one
+ * topic) gets a settlement at most once, and publishing to the topics of the shapes in use (64 in all)
+ * reaches every matching subscriber with hash lookups, never a loop over subscribers.
  */
 import { FILTER_FIELDS, type SettlementFilter } from '../../query/events-query.js'
-import { fieldHex, type StoredSettlement } from '../../store/record.js'
+import { addressesOf, fieldHex, type StoredSettlement } from '../../store/record.js'
 
 export const SHAPE_COUNT = 1 << FILTER_FIELDS.length
+
+const ADDRESS_INDEX = FILTER_FIELDS.indexOf('address')
+const ADDRESS_BIT = 1 << ADDRESS_INDEX
 
 /** Field values of a settlement as lowercase hex without 0x, in `FILTER_FIELDS` order. */
 export type FieldValues = string[]
 
-export function topicOf(shape: number, values: FieldValues): string {
+function topicOf(shape: number, values: FieldValues): string {
   let topic = `${shape}`
   for (let i = 0; i < values.length; i++) if (shape & (1 << i)) topic += `:${values[i]}`
   return topic
@@ -29,6 +34,30 @@ export function filterTopic(filter: SettlementFilter): { shape: number; topic: s
   return { shape, topic: topicOf(shape, values) }
 }
 
-export function fieldValues(s: StoredSettlement): FieldValues {
-  return FILTER_FIELDS.map((field) => fieldHex(s, field))
+/** One value vector per address the settlement involves, differing only in the `address` value. */
+export function fieldValues(s: StoredSettlement): FieldValues[] {
+  const values = FILTER_FIELDS.map((field) => (field === 'address' ? '' : fieldHex(s, field)))
+  return addressesOf(s).map((address) => {
+    const variant = [...values]
+    variant[ADDRESS_INDEX] = address
+    return variant
+  })
+}
+
+/** The topics of one shape that a settlement belongs to: one, or one per address when the shape names `address`. */
+export function topicsOf(shape: number, values: FieldValues[]): string[] {
+  return shape & ADDRESS_BIT ? values.map((v) => topicOf(shape, v)) : [topicOf(shape, values[0]!)]
+}
+
+/** Members per shape, and the shapes with any: only those are worth matching a settlement against. */
+export class ShapeCounts {
+  #counts = new Array<number>(SHAPE_COUNT).fill(0)
+  /** The shapes with members, in increasing order. */
+  active: number[] = []
+
+  add(shape: number, by: number): void {
+    const before = this.#counts[shape]!
+    this.#counts[shape] = before + by
+    if (before === 0 || before + by === 0) this.active = this.#counts.flatMap((n, s) => (n > 0 ? [s] : []))
+  }
 }

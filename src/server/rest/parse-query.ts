@@ -10,24 +10,28 @@ import { badParam } from '../problem.js'
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const BYTES16 = /^0x[0-9a-fA-F]{32}$/
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
+export const BYTES32 = /^0x[0-9a-fA-F]{64}$/
 const MAX_BLOCK = 2 ** 48 - 2
 const MAX_TIMESTAMP = 2 ** 32 - 2
 
-const FILTER_SHAPES: Record<(typeof FILTER_FIELDS)[number], { pattern: RegExp; what: string }> = {
-  token: { pattern: ADDRESS, what: 'an address (0x + 40 hex digits)' },
-  recipient: { pattern: ADDRESS, what: 'an address (0x + 40 hex digits)' },
-  payer: { pattern: ADDRESS, what: 'an address (0x + 40 hex digits)' },
-  orderReference: { pattern: BYTES16, what: 'a 16-byte hex value (0x + 32 hex digits)' },
-  acquirerId: { pattern: BYTES16, what: 'a 16-byte hex value (0x + 32 hex digits)' },
+const AN_ADDRESS = { pattern: ADDRESS, what: 'an address (0x + 40 hex digits)' }
+const BYTES16_VALUE = { pattern: BYTES16, what: 'a 16-byte hex value (0x + 32 hex digits)' }
+
+export const FILTER_SHAPES: Record<(typeof FILTER_FIELDS)[number], { pattern: RegExp; what: string }> = {
+  token: AN_ADDRESS,
+  recipient: AN_ADDRESS,
+  payer: AN_ADDRESS,
+  orderReference: BYTES16_VALUE,
+  acquirerId: BYTES16_VALUE,
+  address: AN_ADDRESS,
 }
 
-const RANGE_PARAMS = { fromBlock: MAX_BLOCK, toBlock: MAX_BLOCK, fromTimestamp: MAX_TIMESTAMP, toTimestamp: MAX_TIMESTAMP } as const
+export const RANGE_PARAMS = { fromBlock: MAX_BLOCK, toBlock: MAX_BLOCK, fromTimestamp: MAX_TIMESTAMP, toTimestamp: MAX_TIMESTAMP } as const
 
 /** Splits a raw query string, refusing unknown and repeated parameters. */
 export function readParams(query: string | undefined, allowed: readonly string[]): Map<string, string> {
   const params = new Map<string, string>()
-  for (const [name, value] of new URLSearchParams(query ?? '')) {
+  for (const [name, value] of queryEntries(query ?? '')) {
     if (!allowed.includes(name)) {
       const hint = allowed.length > 0 ? `; allowed: ${allowed.join(', ')}` : '; this endpoint takes none'
       throw badParam(name, `unknown query parameter "${name}"${hint}`)
@@ -37,6 +41,22 @@ export function readParams(query: string | undefined, allowed: readonly string[]
   }
   return params
 }
+
+/**
+ * The name/value pairs `URLSearchParams` reads from a query string. Strings with nothing to decode
+ * (no `%`, no `+`, no leading `?`: what clients send) are split here, about a microsecond cheaper per request.
+ */
+export function queryEntries(query: string): Iterable<[string, string]> {
+  if (NEEDS_DECODING.test(query)) return new URLSearchParams(query)
+  const entries: [string, string][] = []
+  for (const part of query.split('&')) {
+    if (part === '') continue
+    const eq = part.indexOf('=')
+    entries.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)])
+  }
+  return entries
+}
+const NEEDS_DECODING = /[%+]|^\?/
 
 export function parseHex(value: string, pattern: RegExp, param: string, what: string): Hex {
   if (!pattern.test(value)) throw badParam(param, `${param} must be ${what}, got "${truncate(value)}"`)

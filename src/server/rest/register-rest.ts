@@ -7,6 +7,7 @@ import type { ExplorerOptions } from '../../config/explorer-options.js'
 import type { Indexer } from '../../indexer/indexer.js'
 import type { Logger } from '../../observability/logger.js'
 import type { Metrics } from '../../observability/metrics.js'
+import type { KeyViews } from '../../query/key-views.js'
 import type { QueryExecutor } from '../../query/query-executor.js'
 import type { QueryTask } from '../../query/query-task.js'
 import type { TokenCache } from '../../query/token-cache.js'
@@ -16,6 +17,8 @@ import type { Store } from '../../store/open-store.js'
 import { readStats } from '../../store/stats.js'
 import type { Hex } from '../../types/settlement.js'
 import { checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../http.js'
+import { explorerOpenApi } from './openapi.js'
+import type { PageCache } from './page-cache.js'
 import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseTxHash, readParams } from './parse-query.js'
 
 export interface RestContext {
@@ -23,6 +26,10 @@ export interface RestContext {
   store: Store
   tokens: TokenCache
   executor: QueryExecutor
+  /** Rendered `/events` pages, kept exact by the indexer's reports (page-cache.ts). */
+  pages: PageCache
+  /** Views of hot single-field filters, answering any of their pages (query/key-views.ts). */
+  views: KeyViews
   indexer: Indexer
   metrics: Metrics
   logger: Logger
@@ -39,6 +46,7 @@ export const ENDPOINTS = [
   'GET /health',
   'GET /ready',
   'GET /metrics',
+  'GET /openapi.json',
   'WS /stream',
 ]
 
@@ -60,17 +68,29 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
     reply(res, r)
   }
 
-  /** A route answered by the query executor: at once when it runs here, when the worker answers otherwise. */
-  const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string) => (res: HttpResponse, req: HttpRequest) => {
+  /**
+   * A route answered by the query executor: at once when it runs here, when the worker answers
+   * otherwise. With `pages`, pages come from the page cache when it holds them and are offered to it.
+   */
+  const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string, pages?: PageCache) => (res: HttpResponse, req: HttpRequest) => {
     const count = (r: Reply) => {
       requests(1, { route, status: String(r.status) })
       return r
     }
-    const answer = (body: Uint8Array | undefined) => count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
+    const key = req.getQuery() ?? ''
+    const cached = pages?.get(key)
+    if (cached) return reply(res, count(json(cached)))
+    const readAt = pages?.version ?? 0
+    let task: QueryTask
+    const answer = (body: Uint8Array | undefined) => {
+      if (pages && body && task.kind === 'events') pages.offer(key, task.query, body, readAt)
+      return count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
+    }
     let result: ReturnType<QueryExecutor['run']>
     try {
       checkTargetLength(req)
-      result = ctx.executor.run(parse(req))
+      task = parse(req)
+      result = (task.kind === 'events' ? ctx.views.page(task.query) : undefined) ?? ctx.executor.run(task)
     } catch (error) {
       return reply(res, count(errorReply(error, logger)))
     }
@@ -83,11 +103,13 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   app.get('/ready', now('/ready', [], () => ready(ctx)))
   const stats = statsBody(ctx)
   app.get('/stats', now('/stats', [], () => json(stats())))
+  const openApi = Buffer.from(JSON.stringify(explorerOpenApi(ctx.version)))
+  app.get('/openapi.json', now('/openapi.json', [], () => json(openApi)))
   app.get(
     '/metrics',
     now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
   )
-  app.get('/events', query('/events', (req) => ({ kind: 'events', query: parseEventsQuery(req.getQuery()) })))
+  app.get('/events', query('/events', (req) => ({ kind: 'events', query: parseEventsQuery(req.getQuery()) }), undefined, ctx.pages))
   /** A single-settlement lookup by a path parameter; the raw segment is validated as is, never URL-decoded. */
   const lookup = (route: string, field: 'txHash' | 'orderReference', parse: (value: string) => Hex, notFound: string) =>
     app.get(

@@ -1,0 +1,55 @@
+/**
+ * `npx tsx scripts/checkout.ts`: the checkout engine — the merchant API over mutual TLS on
+ * https://CHECKOUT_HOST:CHECKOUT_PORT and reconciliation (active here or standing by behind another
+ * replica) against RPC_URL / SETTLEMENT_CONTRACT (or the devnet's deployment file on chain 31337), the
+ * explorer at EXPLORER_URL and the processor database, with this replica's webhook delivery worker.
+ * Settings: see the README.
+ */
+import { localDeploymentFromEnv } from '../src/cli/local-deployment.js'
+import { onShutdown } from '../src/cli/on-shutdown.js'
+import { runCli } from '../src/cli/run-cli.js'
+import { checkoutOptionsFromEnv } from '../src/config/checkout-options.js'
+import { databaseOptionsFromEnv } from '../src/config/database-options.js'
+import { webhookOptionsFromEnv } from '../src/config/webhook-options.js'
+import { startCheckout } from '../src/checkout/index.js'
+import { startWebhookDelivery } from '../src/checkout/webhooks/index.js'
+import { openDatabase } from '../src/db/open-database.js'
+import { createLogger } from '../src/observability/logger.js'
+
+runCli(
+  {
+    name: 'checkout',
+    usage: `checkout — the checkout engine: merchant API over mutual TLS (https://CHECKOUT_HOST:CHECKOUT_PORT/api/v1/charges), GET /health, reconciliation
+
+Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, EXPLORER_URL (http://127.0.0.1:4001),
+CHECKOUT_HOST (127.0.0.1), CHECKOUT_PORT (4003), CHECKOUT_TLS_CERT_PATH and CHECKOUT_TLS_KEY_PATH (required off
+chain 31337; on 31337 issued at start by the CA), CA_CERT_PATH (required off chain 31337; on 31337 the local CA in
+CA_DATA_DIR, .data/ca), CA_KEY_PATH, CHECKOUT_DOMAIN, CHECKOUT_WIDGET_URL (http://127.0.0.1:WIDGET_PORT, 4004),
+CHARGE_TTL_SECONDS (900), CONFIRMATION_BLOCKS (0), POLL_INTERVAL_MS, CHECKOUT_EXPIRY_SWEEP_MS (1000),
+CHECKOUT_STANDBY_POLL_MS (1000), DATABASE_URL (else an embedded PostgreSQL in EMBEDDED_POSTGRES_DIR), LOG_LEVEL (info),
+and the webhook delivery's WEBHOOK_SECRET_KEY (required off chain 31337), WEBHOOK_* (README, Webhooks).
+On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`,
+    options: {},
+  },
+  async () => {
+    const options = checkoutOptionsFromEnv(process.env, await localDeploymentFromEnv())
+    const webhookOptions = webhookOptionsFromEnv()
+    const log = createLogger(options.logLevel, { service: 'checkout' })
+    const db = await openDatabase(databaseOptionsFromEnv(), log)
+    try {
+      const checkout = await startCheckout(options, { db, log })
+      const webhooks = await startWebhookDelivery({ db, log, options: webhookOptions }).catch(async (error: unknown) => {
+        await checkout.stop()
+        throw error
+      })
+      onShutdown(async () => {
+        await webhooks.stop()
+        await checkout.stop()
+        await db.close()
+      })
+    } catch (error) {
+      await db.close()
+      throw error
+    }
+  },
+)

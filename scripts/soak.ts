@@ -1,0 +1,174 @@
+/**
+ * `npm run soak -- --minutes N`: mixed load and faults against the full local stack for N minutes, then
+ * the checks — the explorer holds exactly the chain's settlements, every subscriber saw each settlement
+ * exactly once (net of REMOVED), no request got a 5xx, RSS stayed flat. Exits 1 when a check fails.
+ * `--report <file>` writes the figures as Markdown (bench/RELIABILITY.md comes from a 10-minute run).
+ * The pieces live in scripts/soak/.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { join } from 'node:path'
+import { describeMachine } from '../bench/lib/machine.js'
+import { readDirectory } from '../src/chain/directory/read-directory.js'
+import { createChainClient } from '../src/chain/create-chain-client.js'
+import { numberFlag } from '../src/cli/flags.js'
+import { runCli } from '../src/cli/run-cli.js'
+import type { TrafficProgress } from '../src/traffic/run-traffic.js'
+import { runWalletTraffic } from '../src/traffic/run-wallet-traffic.js'
+import { runChaos } from './soak/chaos.js'
+import { startRestLoad } from './soak/rest-load.js'
+import { rssOfPid } from './soak/managed-process.js'
+import { RssSampler } from './soak/rss-sampler.js'
+import { STUCK_REPLACED, startStack } from './soak/start-stack.js'
+import { soakFilters, startSdkSubscriber, startSseSubscriber, type Subscriber } from './soak/subscribers.js'
+import { drain, verifySoak } from './soak/verify-soak.js'
+import { renderReport, type Check } from './soak/write-report.js'
+
+runCli(
+  {
+    name: 'soak',
+    usage: `usage: npm run soak -- [--minutes N] [--rate P] [--rest-workers W] [--fault-every S] [--report FILE] [--keep]
+
+Starts the local stack on free ports (anvil with 1 s blocks, embedded PostgreSQL, data service, CA in
+this process; explorer, gateway and submitter as child processes) and for N minutes (default 10) runs
+demo payments through the gateway (P per second, default 3), REST paging (W workers, default 3),
+WebSocket (SDK) and SSE subscribers, with a fault every S seconds on average (default 12): kill -9 of the
+explorer or of the submitter, an anvil reorg, or subscribers dropping their connections. Then it drains the traffic and checks the explorer and every subscriber against the
+chain, the 5xx count and RSS. --report writes the results as Markdown; --keep keeps the work directory
+(logs of each child) even when every check passes.`,
+    options: {
+      minutes: { type: 'string' },
+      rate: { type: 'string' },
+      'rest-workers': { type: 'string' },
+      'fault-every': { type: 'string' },
+      report: { type: 'string' },
+      keep: { type: 'boolean' },
+    },
+  },
+  async ({ values }) => {
+    const minutes = numberFlag(values.minutes, 'minutes', 10, 0.5, 24 * 60)
+    const rate = numberFlag(values.rate, 'rate', 3, 0.1, 100)
+    const restWorkers = numberFlag(values['rest-workers'], 'rest-workers', 3, 0, 64)
+    const faultEvery = numberFlag(values['fault-every'], 'fault-every', 12, 1, 3600)
+    const command = `npx tsx scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim()
+    const machine = describeMachine()
+    mkdirSync('.data', { recursive: true })
+    const dir = mkdtempSync(join(process.cwd(), '.data', 'soak-'))
+    const log = (line: string) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`)
+
+    log(`starting the stack in ${dir}`)
+    const stack = await startStack(dir)
+    let passed = false
+    try {
+      const { deployment } = stack.devnet
+      log(`explorer ${stack.explorerUrl}, gateway ${stack.gatewayWsUrl}, rpc ${deployment.rpcUrl}`)
+      const startedAt = Date.now()
+      const rss = new RssSampler({
+        explorer: () => stack.explorer.rss(),
+        submitter: () => stack.submitter.rss(),
+        gateway: () => stack.gateway.rss(),
+        anvil: () => (stack.devnet.anvil.process.pid === undefined ? undefined : rssOfPid(stack.devnet.anvil.process.pid)),
+        'soak process (load, subscribers, data service, CA)': () => process.memoryUsage().rss,
+      }, ['anvil'])
+      rss.start(5_000)
+      const loadAverages: number[] = []
+      const loadTimer = setInterval(() => loadAverages.push(Math.round(loadavg()[0]! * 100) / 100), 10_000)
+
+      const sdkErrors: Record<string, number> = {}
+      const onSdkError = (error: Error) => {
+        const code = (error as { code?: string }).code ?? error.name
+        sdkErrors[code] = (sdkErrors[code] ?? 0) + 1
+      }
+      const subscribers: Subscriber[] = []
+      const sse: ReturnType<typeof startSseSubscriber>[] = []
+      for (const { name, filter } of soakFilters(deployment)) {
+        subscribers.push(await startSdkSubscriber(stack.explorerUrl, name, filter, onSdkError))
+        const s = startSseSubscriber(stack.explorerUrl, name, filter)
+        sse.push(s)
+        subscribers.push(s)
+      }
+
+      const stopLoad = new AbortController()
+      const directory = await readDirectory({ publicClient: createChainClient({ rpcUrl: deployment.rpcUrl }), settlementContract: deployment.settlementContract, fromBlock: BigInt(deployment.startBlock) })
+      let traffic: TrafficProgress = { sent: 0, settled: 0, failed: 0, elapsedSeconds: 0, rate: 0 }
+      let loggedAt = 0
+      const trafficDone = runWalletTraffic({
+        deployment,
+        directory,
+        gatewayUrl: stack.gatewayWsUrl,
+        rate,
+        signal: stopLoad.signal,
+        progressIntervalMs: 1_000,
+        onProgress: (p) => {
+          traffic = p
+          if (Date.now() - loggedAt < 30_000) return
+          loggedAt = Date.now()
+          log(`payments sent ${p.sent}, settled ${p.settled}, failed ${p.failed}${p.lastError ? ` (last error: ${p.lastError.split('\n')[0]})` : ''}`)
+        },
+      })
+      const rest = startRestLoad({ baseUrl: stack.explorerUrl, deployment, workers: restWorkers, pauseMs: 30, signal: stopLoad.signal })
+      const stopChaos = new AbortController()
+      const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
+
+      await new Promise((resolve) => setTimeout(resolve, minutes * 60_000))
+      log('load phase over: stopping the faults, then the traffic')
+      stopChaos.abort()
+      const faults = await chaos
+      // Payments in flight when the wallets disconnect count as failed in the traffic's tally, though most
+      // are mined: the tally at the stop tells them apart.
+      const trafficAtStop = traffic
+      stopLoad.abort()
+      traffic = await trafficDone
+      await rest.done
+      const loadSeconds = (Date.now() - startedAt) / 1000
+      const openSubmissions = await drain(stack)
+      const verification = await verifySoak(stack, subscribers, openSubmissions)
+      rss.stop()
+      clearInterval(loadTimer)
+      const checkSeconds = (Date.now() - startedAt) / 1000 - loadSeconds
+      await Promise.all(subscribers.map((s) => s.stop()))
+
+      const fivexx = [rest.stats.statuses, ...sse.map((s) => s.sse.stats.statuses)].reduce((n, statuses) => n + Object.entries(statuses).filter(([status]) => Number(status) >= 500).reduce((m, [, c]) => m + c, 0), 0)
+      const badSubscribers = verification.subscribers.filter((s) => s.missing.length + s.extra.length + s.duplicates.length > 0)
+      const rssVerdicts = rss.verdicts()
+      const unexpectedSdkErrors = Object.entries(sdkErrors).filter(([code]) => code !== 'CONNECT_FAILED')
+      const checks: Check[] = [
+        {
+          name: 'the explorer holds exactly the chain\'s settlements',
+          pass: verification.explorerMatches && verification.statsTotal === verification.onChain,
+          detail: `${verification.indexed} indexed, ${verification.onChain} on chain, field for field ${verification.explorerMatches ? 'equal' : 'different'}; missing ${verification.explorerMissing.length}, extra ${verification.explorerExtra.length}; /stats ${verification.statsTotal}`,
+        },
+        {
+          name: 'every subscriber saw each settlement exactly once (net of REMOVED)',
+          pass: badSubscribers.length === 0,
+          detail: badSubscribers.length === 0 ? `${verification.subscribers.length} subscribers (4 WebSocket via the SDK, 4 SSE)` : badSubscribers.map((s) => `${s.name}: missing ${s.missing.slice(0, 3).join(' ')}…(${s.missing.length}) extra ${s.extra.slice(0, 3).join(' ')}(${s.extra.length}) dup ${s.duplicates.length}`).join('; '),
+        },
+        { name: 'no request got a 5xx', pass: fivexx === 0, detail: `${fivexx} answers ≥ 500 over ${rest.stats.requests} REST requests and ${sse.reduce((n, s) => n + s.sse.stats.connects, 0)} SSE connects` },
+        {
+          name: 'RSS stayed flat',
+          pass: rssVerdicts.every((x) => x.flat || !x.judged),
+          detail: rssVerdicts.map((x) => `${x.name.split(' ')[0]} ${x.earlyMedianMb}→${x.lateMedianMb} MB${x.judged ? '' : ' (not judged)'}`).join(', '),
+        },
+        {
+          name: 'bad requests are 400; pages never go back on themselves',
+          pass: rest.stats.badRequestsNot400 === 0 && rest.stats.orderViolations === 0,
+          detail: `${rest.stats.badRequestsNot400} bad requests not answered 400, ${rest.stats.orderViolations} order violations in ${rest.stats.pages} pages`,
+        },
+        { name: 'the SDK reported nothing but failed reconnects', pass: unexpectedSdkErrors.length === 0, detail: Object.entries(sdkErrors).map(([c, n]) => `${c}: ${n}`).join(', ') || 'nothing' },
+        { name: 'the payment queue drained', pass: openSubmissions === 0, detail: `${openSubmissions} submissions still open after the drain` },
+      ]
+      passed = checks.every((c) => c.pass)
+      const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, faults, rss, verification, checks }
+      for (const c of checks) log(`${c.pass ? 'pass' : 'FAIL'}: ${c.name} — ${c.detail}`)
+      if (values.report) {
+        writeFileSync(values.report, renderReport(result))
+        log(`wrote ${values.report}`)
+      } else console.log(renderReport(result))
+    } finally {
+      await stack.stop()
+      if (passed && !values.keep) rmSync(dir, { recursive: true, force: true })
+      else log(`logs kept in ${dir}`)
+    }
+    process.exit(passed ? 0 : 1)
+  },
+)

@@ -1,0 +1,41 @@
+/**
+ * `npm run widget`: the checkout widget alone — the payment pages on http://WIDGET_HOST:WIDGET_PORT/s/<charge id>
+ * against the processor database (where the checkout engine keeps charges) and the chain's token list.
+ * Settings: see the README.
+ */
+import { localDeploymentFromEnv } from '../src/cli/local-deployment.js'
+import { onShutdown } from '../src/cli/on-shutdown.js'
+import { runCli } from '../src/cli/run-cli.js'
+import { databaseOptionsFromEnv } from '../src/config/database-options.js'
+import { widgetOptionsFromEnv } from '../src/config/widget-options.js'
+import { openDatabase } from '../src/db/open-database.js'
+import { createLogger } from '../src/observability/logger.js'
+import { startWidget } from '../src/widget/index.js'
+
+runCli(
+  {
+    name: 'widget',
+    usage: `npm run widget — the checkout widget: payment pages GET /s/<charge id>, the wallet's GET /s/<id>/api/session,
+live status GET /s/<id>/events, GET /health
+
+Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, WIDGET_HOST (127.0.0.1), WIDGET_PORT (4004),
+CHECKOUT_WIDGET_URL (the payment links' base; http://127.0.0.1:WIDGET_PORT), GATEWAY_DOMAIN or GATEWAY_PORT (the
+wallet gateway a session names), POLL_INTERVAL_MS, DATABASE_URL (else an embedded PostgreSQL in EMBEDDED_POSTGRES_DIR),
+LOG_LEVEL (info). On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`,
+    options: {},
+  },
+  async () => {
+    const options = widgetOptionsFromEnv(process.env, await localDeploymentFromEnv())
+    const log = createLogger(options.logLevel, { service: 'widget' })
+    const db = await openDatabase(databaseOptionsFromEnv(), log)
+    const widget = await startWidget(options, { db, log }).catch(async (error: unknown) => {
+      await db.close()
+      throw error
+    })
+    console.log(`widget: ${widget.publicUrl}/s/<charge id>`)
+    onShutdown(async () => {
+      await widget.stop()
+      await db.close()
+    })
+  },
+)

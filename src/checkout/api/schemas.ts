@@ -1,0 +1,44 @@
+/**
+ * The merchant API's inputs as JSON Schema, checked by fastify at the edge before any handler runs:
+ * no coercion, no defaults, and an unknown field is an error rather than dropped. `meaning` is what a
+ * refusal's detail says a field must be.
+ */
+import { chargeStatuses } from '../../db/charges.js'
+
+const ADDRESS = '^0x[0-9a-fA-F]{40}$'
+
+const fields = {
+  amount: { schema: { type: 'string', pattern: '^[1-9][0-9]{0,77}$' }, meaning: "a positive integer in the token's smallest unit, as a decimal string (no sign, point or leading zeros)" },
+  token: { schema: { type: 'string', pattern: ADDRESS }, meaning: 'a token address (0x + 40 hex)' },
+  beneficiary: { schema: { type: 'string', pattern: ADDRESS }, meaning: 'an address (0x + 40 hex)' },
+  currency: { schema: { type: 'string', minLength: 1, maxLength: 32 }, meaning: "the token's symbol" },
+  orderId: { schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 128 characters, no control characters' },
+  status: { schema: { type: 'string', enum: chargeStatuses }, meaning: `one of ${chargeStatuses.join(', ')}` },
+  cursor: { schema: { type: 'string', minLength: 1, maxLength: 200 }, meaning: 'a nextCursor from a previous page' },
+  limit: { schema: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' }, meaning: 'an integer 1..100' },
+  id: { schema: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' }, meaning: 'a charge id (ch_ + 24 hex)' },
+  'idempotency-key': { schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\u0021-\\u007e]+$' }, meaning: '1 to 255 visible ASCII characters' },
+} as const
+
+type Field = keyof typeof fields
+
+/** What `param` of a field must be, for the problem detail. */
+export const meaningOf = (param: string): string | undefined => (fields as Record<string, { meaning: string }>)[param]?.meaning
+
+function object<const names extends Field>(required: names[], optional: Field[] = []) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required,
+    properties: Object.fromEntries([...required, ...optional].map((name) => [name, fields[name].schema])),
+  }
+}
+
+export const createChargeSchema = {
+  body: object(['amount', 'token', 'beneficiary', 'currency', 'orderId']),
+  headers: { type: 'object', properties: { 'idempotency-key': fields['idempotency-key'].schema } },
+}
+
+export const chargeIdSchema = { params: object(['id']) }
+
+export const listChargesSchema = { querystring: object([], ['status', 'cursor', 'limit']) }

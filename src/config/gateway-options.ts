@@ -1,0 +1,59 @@
+/**
+ * The wallet gateway's options (PROCESSOR.md §2), built once from the environment: the chain it serves
+ * (the devnet's deployment fills in on chain 31337), where it listens, the explorer it follows, and the
+ * per-connection limits that keep a bad client from costing others anything.
+ */
+import type { Deployment } from '../chain/devnet/deployment.js'
+import type { LogLevel } from '../observability/logger.js'
+import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
+import { intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+
+export interface GatewayLimits {
+  /** Messages over this size are answered INVALID_FORMAT; frames over 16 times it are cut by uWS. */
+  maxMessageBytes: number
+  /** Token bucket per connection: refill rate and capacity, in messages. */
+  messagesPerSecond: number
+  messageBurst: number
+  /** Messages refused by the rate limit within 10 s that close the connection (4008). */
+  abuseThreshold: number
+  /** A connection that has sent no valid signed message by then is closed (4002). */
+  firstMessageSeconds: number
+  /** A connection that has sent nothing for this long is closed (4003). */
+  idleSeconds: number
+  /** Subscribed, queried or subscribed-to domain separators per message. */
+  maxSeparators: number
+}
+
+export interface GatewayOptions extends ChainSettings {
+  host: string
+  port: number
+  explorerUrl: string
+  /** Head polling for balance updates. */
+  pollIntervalMs: number
+  /** How often the relayer status is re-read besides its notifications. */
+  relayerRefreshMs: number
+  logLevel: LogLevel
+  limits: GatewayLimits
+}
+
+export function gatewayOptionsFromEnv(env: Env = process.env, deployment?: Deployment): GatewayOptions {
+  const chain = chainSettingsFromEnv(env, deployment)
+  return {
+    ...chain,
+    host: stringSetting(env, 'GATEWAY_HOST', '127.0.0.1'),
+    port: intSetting(env, 'GATEWAY_PORT', 4000, 0, 65535),
+    explorerUrl: urlSetting(env, 'EXPLORER_URL', 'http://127.0.0.1:4001').replace(/\/+$/, ''),
+    pollIntervalMs: pollIntervalSetting(env, chain.chainId),
+    relayerRefreshMs: intSetting(env, 'GATEWAY_RELAYER_REFRESH_MS', 5_000, 10),
+    logLevel: logLevelSetting(env),
+    limits: {
+      maxMessageBytes: intSetting(env, 'GATEWAY_MAX_MESSAGE_BYTES', 64 * 1024, 1024, 1 << 20),
+      messagesPerSecond: intSetting(env, 'GATEWAY_MESSAGES_PER_SECOND', 20, 1),
+      messageBurst: intSetting(env, 'GATEWAY_MESSAGE_BURST', 40, 1),
+      abuseThreshold: intSetting(env, 'GATEWAY_ABUSE_THRESHOLD', 100, 1),
+      firstMessageSeconds: intSetting(env, 'GATEWAY_FIRST_MESSAGE_SECONDS', 30, 1, 3600),
+      idleSeconds: intSetting(env, 'GATEWAY_IDLE_SECONDS', 300, 1, 86_400),
+      maxSeparators: intSetting(env, 'GATEWAY_MAX_SEPARATORS', 32, 1, 1000),
+    },
+  }
+}

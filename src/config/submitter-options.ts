@@ -1,0 +1,31 @@
+/**
+ * The broadcast submitter's settings from the environment (RELAYER_PRIVATE_KEY and the chain, with the
+ * devnet deployment's values on chain 31337), one ConfigError line per bad value.
+ */
+import type { Deployment } from '../chain/devnet/deployment.js'
+import type { SubmitterSettings } from '../submitter/settings.js'
+import { chainSettingsFromEnv } from './chain-settings.js'
+import { privateKeySetting } from './key-setting.js'
+import { LOCAL_CHAIN_ID } from './local-keys.js'
+import { ConfigError, intSetting, type Env } from './parse-env.js'
+
+export function submitterSettingsFromEnv(env: Env = process.env, deployment?: Deployment): SubmitterSettings {
+  const { chainId, rpcUrl, contract } = chainSettingsFromEnv(env, deployment)
+  const minBalance = env.RELAYER_MIN_BALANCE?.trim()
+  if (minBalance !== undefined && minBalance !== '' && !/^\d+$/.test(minBalance)) throw new ConfigError(`RELAYER_MIN_BALANCE must be an integer amount of wei, got "${minBalance}"`)
+  return {
+    chainId,
+    rpcUrl,
+    settlementContract: contract,
+    relayerKey: privateKeySetting(env, 'RELAYER_PRIVATE_KEY', chainId, chainId === LOCAL_CHAIN_ID ? deployment?.relayerKey : undefined),
+    minBalance: minBalance ? BigInt(minBalance) : undefined,
+    stuckTimeoutMs: intSetting(env, 'SUBMITTER_STUCK_TIMEOUT_MS', 30_000, 100),
+    pollIntervalMs: intSetting(env, 'SUBMITTER_POLL_MS', 20, 1),
+    idlePollMs: intSetting(env, 'SUBMITTER_IDLE_POLL_MS', 1_000, 10),
+    standbyPollMs: intSetting(env, 'SUBMITTER_STANDBY_POLL_MS', 1_000, 10),
+    balanceCheckMs: intSetting(env, 'SUBMITTER_BALANCE_CHECK_MS', 1_000, 10),
+    batchSize: intSetting(env, 'SUBMITTER_BATCH', 64, 1, 1000),
+    deferMs: intSetting(env, 'SUBMITTER_DEFER_MS', 100, 1),
+    deadlineMarginSeconds: intSetting(env, 'SUBMITTER_DEADLINE_MARGIN_SECONDS', 5, 0),
+  }
+}

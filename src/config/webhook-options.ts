@@ -1,0 +1,61 @@
+/**
+ * The webhook delivery worker's options (PROCESSOR.md §4), built once from the environment. Off chain
+ * 31337 WEBHOOK_SECRET_KEY is required; on 31337 a local one is created when it is unset.
+ */
+import { formatSecret, MIN_SECRET_BYTES, secretKeyBytes } from '../checkout/webhooks/merchant-secret.js'
+import { chainIdSetting } from './chain-settings.js'
+import { LOCAL_CHAIN_ID } from './local-keys.js'
+import { ConfigError, intSetting, stringSetting, type Env } from './parse-env.js'
+
+export interface WebhookOptions {
+  /** The first master secret (`whsec_…`); absent on chain 31337 = the local one in `dataDir`. */
+  secretKey?: string
+  dataDir: string
+  /** Per request. */
+  timeoutMs: number
+  /** How long an event is retried after its first attempt before it is marked failed. */
+  retryWindowMs: number
+  backoffBaseMs: number
+  backoffMaxMs: number
+  /** Look for due retries this often (a NOTIFY wakes the worker for new events). */
+  pollMs: number
+  /** Requests in flight per worker. */
+  concurrency: number
+}
+
+export const DEFAULT_WEBHOOK_DATA_DIR = '.data/webhooks'
+const HOUR_MS = 3_600_000
+
+export function webhookOptionsFromEnv(env: Env = process.env): WebhookOptions {
+  const chainId = chainIdSetting(env)
+  const secretKey = secretKeySetting(env)
+  if (!secretKey && chainId !== LOCAL_CHAIN_ID) {
+    throw new ConfigError(`WEBHOOK_SECRET_KEY is required on chain ${chainId} (whsec_<base64> or at least 32 characters); a local one is only created on chain ${LOCAL_CHAIN_ID}`)
+  }
+  return {
+    secretKey,
+    dataDir: stringSetting(env, 'WEBHOOK_DATA_DIR', DEFAULT_WEBHOOK_DATA_DIR),
+    timeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    retryWindowMs: intSetting(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 24 * 30) * HOUR_MS,
+    backoffBaseMs: intSetting(env, 'WEBHOOK_BACKOFF_BASE_MS', 5_000, 10),
+    backoffMaxMs: intSetting(env, 'WEBHOOK_BACKOFF_MAX_MS', HOUR_MS, 10),
+    pollMs: intSetting(env, 'WEBHOOK_POLL_MS', 1_000, 10),
+    concurrency: intSetting(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1_000),
+  }
+}
+
+/** `whsec_<base64>` as Standard Webhooks writes it, or any string of at least 32 characters (its bytes). */
+function secretKeySetting(env: Env): string | undefined {
+  const value = env.WEBHOOK_SECRET_KEY?.trim()
+  if (!value) return undefined
+  if (value.startsWith('whsec_')) {
+    try {
+      secretKeyBytes(value)
+      return value
+    } catch (error) {
+      throw new ConfigError(`WEBHOOK_SECRET_KEY: ${(error as Error).message}`)
+    }
+  }
+  if (Buffer.byteLength(value) < 32) throw new ConfigError(`WEBHOOK_SECRET_KEY must be whsec_<base64 of at least ${MIN_SECRET_BYTES} bytes> or at least 32 characters`)
+  return formatSecret(Buffer.from(value))
+}

@@ -1,0 +1,45 @@
+/**
+ * The checkout widget's options (PROCESSOR.md §5), built once from the environment: the chain a payment
+ * session names (the devnet's deployment fills in on chain 31337), where the payment pages listen, and
+ * the public URLs they hand out (the payment link's base, the wallet gateway).
+ */
+import type { Deployment } from '../chain/devnet/deployment.js'
+import type { LogLevel } from '../observability/logger.js'
+import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
+import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
+import { publicUrlsFromEnv } from './public-urls.js'
+
+export interface WidgetOptions extends ChainSettings {
+  host: string
+  port: number
+  /**
+   * Where payers reach the pages (CHECKOUT_WIDGET_URL, else http://127.0.0.1:WIDGET_PORT): the payment
+   * link in the QR code is `<publicUrl>/s/<id>?t=<token>`. Absent when WIDGET_PORT is 0 (tests): the
+   * address actually bound is announced then.
+   */
+  publicUrl?: string
+  walletGatewayUrl: string
+  /** A paying settlement links to `<explorerUrl>/events/<txHash>`. */
+  explorerUrl: string
+  /** How often the contract is polled for admin events (token list changes). */
+  pollIntervalMs: number
+  logLevel: LogLevel
+}
+
+export function widgetOptionsFromEnv(env: Env = process.env, deployment?: Deployment): WidgetOptions {
+  const chain = chainSettingsFromEnv(env, deployment)
+  const port = intSetting(env, 'WIDGET_PORT', 4004, 0, 65535)
+  // Port 0 (any free port) cannot be announced; with no CHECKOUT_WIDGET_URL the bound port is used instead.
+  const announcesBoundPort = port === 0 && !env.CHECKOUT_WIDGET_URL?.trim()
+  const urls = publicUrlsFromEnv(announcesBoundPort ? { ...env, WIDGET_PORT: undefined } : env)
+  return {
+    ...chain,
+    host: stringSetting(env, 'WIDGET_HOST', '127.0.0.1'),
+    port,
+    publicUrl: announcesBoundPort ? undefined : urls.checkoutWidgetUrl,
+    walletGatewayUrl: urls.walletGatewayUrl,
+    explorerUrl: urls.explorerUrl,
+    pollIntervalMs: pollIntervalSetting(env, chain.chainId),
+    logLevel: logLevelSetting(env),
+  }
+}

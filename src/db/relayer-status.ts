@@ -1,0 +1,35 @@
+/**
+ * The relayer guard's shared state: the active submitter writes what it sees of its relayer account
+ * (balance against the minimum) and announces changes; every gateway reads it to refuse new work with
+ * RELAYER_UNAVAILABLE and to answer a degraded /health.
+ */
+import type { Hex } from 'viem'
+import type { Sql } from './open-database.js'
+import { channels } from './submissions.js'
+
+export interface RelayerStatus {
+  relayer: Hex
+  balance: string
+  minimum: string
+  available: boolean
+  /** ISO time of the submitter's last look. */
+  updatedAt: string
+}
+
+export async function writeRelayerStatus(sql: Sql, status: Omit<RelayerStatus, 'updatedAt'>, announce: boolean): Promise<void> {
+  await sql.query(
+    `INSERT INTO relayer_status (relayer, balance, minimum, available, updated_at) VALUES ($1, $2, $3, $4, now())
+     ON CONFLICT (relayer) DO UPDATE SET balance = $2, minimum = $3, available = $4, updated_at = now()`,
+    [status.relayer, status.balance, status.minimum, status.available],
+  )
+  if (announce) await sql.query('SELECT pg_notify($1, $2)', [channels.relayer, JSON.stringify(status)])
+}
+
+/** The most recently updated relayer (one active submitter per key; normally there is one key). */
+export async function readRelayerStatus(sql: Sql): Promise<RelayerStatus | undefined> {
+  const { rows } = await sql.query(
+    `SELECT relayer, balance::text, minimum::text, available, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"
+     FROM relayer_status ORDER BY updated_at DESC LIMIT 1`,
+  )
+  return rows[0] as RelayerStatus | undefined
+}

@@ -1,0 +1,87 @@
+/**
+ * The webhook signing secrets (PROCESSOR.md §4 "Secret rotation without downtime"). WEBHOOK_SECRET_KEY
+ * seeds the first; a rotation adds one and gives every live older one an expiry (the overlap). Both
+ * write under one advisory lock, so replicas starting together seed once and rotations never interleave,
+ * and a rotation's NOTIFY (delivered on COMMIT) makes every delivery worker reload at once.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Database, Sql } from './open-database.js'
+
+export const webhookSecretsChannel = 'webhook_secrets_changed'
+
+/** pg_advisory_xact_lock key of seeding and rotation. */
+const SECRETS_LOCK = 0x77686b73
+
+export interface WebhookSecret {
+  id: number
+  /** `whsec_` + base64 of the key bytes. */
+  secret: string
+  createdAt: Date
+  /** Null while it is the newest; set by the rotation that replaced it. */
+  expiresAt: Date | null
+}
+
+export interface LiveWebhookSecrets {
+  /** Newest first; none expired at `now`. */
+  secrets: WebhookSecret[]
+  /** The database's clock when they were read. */
+  now: Date
+  /** The newest secret's id (0 with none): a higher one means a rotation happened since. */
+  version: number
+}
+
+const columns = `id::int AS id, secret, created_at AS "createdAt", expires_at AS "expiresAt"`
+
+/** A new random secret in the Standard Webhooks form. */
+export const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`
+
+/** Stores `secret` as the first secret unless there is one already; returns whether it did. */
+export async function seedWebhookSecret(db: Database, secret: string): Promise<boolean> {
+  return db.transaction(async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SECRETS_LOCK])
+    const { rowCount } = await client.query(
+      `INSERT INTO webhook_secrets (secret) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM webhook_secrets)`,
+      [secret],
+    )
+    return rowCount === 1
+  })
+}
+
+/** The live secrets, the clock and the version, read in one statement (one snapshot). */
+export async function liveWebhookSecrets(sql: Sql): Promise<LiveWebhookSecrets> {
+  const { rows } = await sql.query<Omit<WebhookSecret, 'id'> & { id: number | null; now: Date; version: number }>(
+    `SELECT s.id::int AS id, s.secret, s.created_at AS "createdAt", s.expires_at AS "expiresAt", clock.now, clock.version
+     FROM (SELECT now() AS now, (SELECT COALESCE(max(id), 0)::int FROM webhook_secrets) AS version) clock
+     LEFT JOIN webhook_secrets s ON s.expires_at IS NULL OR s.expires_at > clock.now
+     ORDER BY s.id DESC`,
+  )
+  const { now, version } = rows[0]!
+  const secrets = rows.filter((row) => row.id !== null).map(({ id, secret, createdAt, expiresAt }) => ({ id: id!, secret, createdAt, expiresAt }))
+  return { secrets, now, version }
+}
+
+export interface Rotation {
+  secret: WebhookSecret
+  /** The secrets it replaced, with their new expiry (now + overlap). */
+  replaced: WebhookSecret[]
+}
+
+/**
+ * Adds a new secret and ends every live older one `overlapHours` from now (an earlier expiry is kept).
+ * 0 ends them at once — for a leaked secret, at the price of failed verifications until receivers
+ * install the new one.
+ */
+export async function rotateWebhookSecret(db: Database, { overlapHours = 24, secret = generateWebhookSecret() }: { overlapHours?: number; secret?: string } = {}): Promise<Rotation> {
+  if (!Number.isFinite(overlapHours) || overlapHours < 0) throw new RangeError(`overlapHours must be a number >= 0, got ${overlapHours}`)
+  return db.transaction(async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SECRETS_LOCK])
+    const { rows: replaced } = await client.query<WebhookSecret>(
+      `UPDATE webhook_secrets SET expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => $1::float8 * 3600))
+       WHERE expires_at IS NULL OR expires_at > now() RETURNING ${columns}`,
+      [overlapHours],
+    )
+    const { rows: [added] } = await client.query<WebhookSecret>(`INSERT INTO webhook_secrets (secret) VALUES ($1) RETURNING ${columns}`, [secret])
+    await client.query('SELECT pg_notify($1, $2)', [webhookSecretsChannel, String(added!.id)])
+    return { secret: added!, replaced: replaced.sort((a, b) => b.id - a.id) }
+  })
+}

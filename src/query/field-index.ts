@@ -1,0 +1,97 @@
+/**
+ * One field filter's index entries inside a key range: walked in chain order, and counted from
+ * ordinals (two seeks) without walking. `address` has no index of its own: it is the union of the
+ * payer and the recipient entries of that address, merged by primary key, where a self-payment (in
+ * both) comes out once; its count is payer + recipient − self-payments (`idx:selfPayment`), six seeks.
+ */
+import { PK_BYTES, encodeHexKey, indexValueOrdinal, indexValuePk } from '../store/keys.js'
+import { hasOrdinals, type IndexedField, type Store } from '../store/open-store.js'
+import { addressesOf, decodeRecord, fieldHex, type StoredSettlement } from '../store/record.js'
+import type { KeyRange } from './block-range.js'
+import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
+
+type Field = (typeof FILTER_FIELDS)[number]
+type Order = 'asc' | 'desc'
+
+export interface FieldFilter {
+  field: Field
+  key: Buffer
+  /** The same value as lowercase hex without 0x, to compare with stored settlements. */
+  hex: string
+}
+
+export function fieldFilters(filter: SettlementFilter): FieldFilter[] {
+  return FILTER_FIELDS.filter((f) => filter[f] !== undefined).map((f) => ({ field: f, key: encodeHexKey(filter[f]!), hex: filter[f]!.slice(2) }))
+}
+
+/** Index values (primary key ‖ ordinal) matching a filter inside a key range, in order, each settlement once. */
+export function indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: Order): Generator<Buffer> {
+  if (f.field !== 'address') return valuesOf(store, f.field, f.key, range, order)
+  return mergeByPk(valuesOf(store, 'payer', f.key, range, order), valuesOf(store, 'recipient', f.key, range, order), order)
+}
+
+/** The exact number of settlements matching a filter inside a key range. */
+export function indexCount(store: Store, f: FieldFilter, range: KeyRange): number {
+  if (f.field !== 'address') return countOf(store, f.field, f.key, range)
+  return countOf(store, 'payer', f.key, range) + countOf(store, 'recipient', f.key, range) - countOf(store, 'selfPayment', f.key, range)
+}
+
+export function load(store: Store, indexValue: Buffer): StoredSettlement {
+  const pk = indexValuePk(indexValue)
+  return decodeRecord(pk, store.events.getBinaryFast(pk)!)
+}
+
+const matches = (s: StoredSettlement, f: FieldFilter) => (f.field === 'address' ? addressesOf(s).includes(f.hex) : fieldHex(s, f.field) === f.hex)
+
+export const matchesAll = (s: StoredSettlement, filters: FieldFilter[]) => filters.every((f) => matches(s, f))
+
+function* valuesOf(store: Store, field: IndexedField, key: Buffer, range: KeyRange, order: Order): Generator<Buffer> {
+  const db = store.indexes[field]
+  if (order === 'asc') {
+    yield* db.getValues(key, { start: range.low, end: range.high })
+    return
+  }
+  // A 10-byte bound sorts before every longer value with the same primary key, so `high` stays
+  // exclusive, and a value is below `low` exactly when its primary key is (never, from block 0).
+  const values = db.getValues(key, { start: range.high, reverse: true })
+  if (range.low.every((byte) => byte === 0)) {
+    yield* values
+    return
+  }
+  for (const value of values) {
+    if (Buffer.compare(value, range.low) < 0) return
+    yield value
+  }
+}
+
+function countOf(store: Store, field: IndexedField, key: Buffer, range: KeyRange): number {
+  if (!hasOrdinals(field) && range.bounded) {
+    let count = 0
+    for (const _ of valuesOf(store, field, key, range, 'asc')) count++
+    return count
+  }
+  // Unbounded, LMDB keeps the count of a key's values: no seek at all.
+  if (!range.bounded) return store.indexes[field].getValuesCount(key)
+  const last = valuesOf(store, field, key, range, 'desc').next()
+  if (last.done) return 0
+  const first = valuesOf(store, field, key, range, 'asc').next().value as Buffer
+  return indexValueOrdinal(last.value) - indexValueOrdinal(first) + 1
+}
+
+/** Two walks in the same order as one, by primary key; a primary key in both comes out once. */
+function* mergeByPk(a: Generator<Buffer>, b: Generator<Buffer>, order: Order): Generator<Buffer> {
+  const direction = order === 'asc' ? 1 : -1
+  let x = a.next()
+  let y = b.next()
+  while (!x.done || !y.done) {
+    const cmp = x.done ? 1 : y.done ? -1 : x.value.compare(y.value, 0, PK_BYTES, 0, PK_BYTES) * direction
+    if (cmp <= 0) {
+      yield x.value as Buffer
+      if (cmp === 0) y = b.next()
+      x = a.next()
+    } else {
+      yield y.value as Buffer
+      y = b.next()
+    }
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * An amount in token units as a payer reads it: the token's decimals applied, thousands grouped, at least
+ * two fraction digits (25 USDC is "25.00", 1.5 is "1.50"), never rounded.
+ */
+import { formatUnits } from 'viem'
+
+export function displayAmount(units: string | bigint, decimals: number): string {
+  const [whole = '0', fraction = ''] = formatUnits(BigInt(units), decimals).split('.')
+  const grouped = BigInt(whole).toLocaleString('en-US')
+  const digits = fraction.padEnd(Math.min(2, decimals), '0')
+  return digits ? `${grouped}.${digits}` : grouped
+}

@@ -1,0 +1,44 @@
+/**
+ * The payment page's only script, inline: the countdown to the deadline and the live status from the
+ * page's event stream (`<page>/events`). A page whose payment token ran out before the deadline reloads
+ * for a fresh one (a page load issues it), and so does a page whose payment a reorg took back, so its QR
+ * code is payable again. The paying settlement links to the explorer. Written as plain ES2017 for any phone browser.
+ */
+export const pageScript = `
+(function () {
+  var root = document.getElementById('payment');
+  var status = document.getElementById('status');
+  var countdown = document.getElementById('countdown');
+  var settlement = document.getElementById('settlement');
+  var explorer = root.getAttribute('data-explorer');
+  var deadline = Date.parse(root.getAttribute('data-deadline'));
+  var tokenExpires = Date.parse(root.getAttribute('data-token-expires') || '');
+  var awaiting = function () { return root.getAttribute('data-status') === 'awaiting-payment'; };
+  var showSettlement = function (txHash) {
+    settlement.textContent = txHash ? '' : 'none yet';
+    if (!txHash) return;
+    var link = document.createElement('a');
+    link.href = explorer + '/events/' + txHash;
+    link.textContent = txHash;
+    settlement.appendChild(link);
+  };
+  var tick = function () {
+    var left = Math.max(0, Math.floor((deadline - Date.now()) / 1000));
+    countdown.textContent = awaiting() ? Math.floor(left / 60) + ':' + String(left % 60).padStart(2, '0') : '—';
+    if (awaiting() && tokenExpires < deadline && Date.now() >= tokenExpires) location.reload();
+  };
+  tick();
+  setInterval(tick, 1000);
+  var events = new EventSource(location.pathname.replace(/\\/+$/, '') + '/events');
+  events.addEventListener('status', function (event) {
+    var next = JSON.parse(event.data);
+    if (!awaiting() && next.status === 'awaiting-payment') return location.reload();
+    root.setAttribute('data-status', next.status);
+    status.setAttribute('data-status', next.status);
+    status.textContent = next.label;
+    showSettlement(next.txHash);
+    tick();
+    if (next.status === 'expired' || next.status === 'canceled') events.close();
+  });
+})();
+`

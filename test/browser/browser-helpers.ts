@@ -1,0 +1,62 @@
+/**
+ * What the browser tests do with pages: screenshots kept under `.data/screenshots/` for a person to look
+ * at, QR codes read back from a screenshot's pixels (decoded to RGBA by the browser itself, then read by
+ * jsQR), and the wallet command run as a person would run it.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import jsQRModule from 'jsqr'
+import type { Browser, Page } from 'puppeteer-core'
+
+// jsqr is CommonJS whose module.exports is the function, while its types declare it as the default export.
+const jsQR = jsQRModule as unknown as typeof jsQRModule.default
+
+export const SCREENSHOT_DIR = '.data/screenshots'
+
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<Uint8Array> {
+  const png = await page.screenshot({ encoding: 'binary', fullPage })
+  mkdirSync(SCREENSHOT_DIR, { recursive: true })
+  writeFileSync(join(SCREENSHOT_DIR, `${name}.png`), png)
+  return png
+}
+
+/** The text of the QR code in a PNG screenshot, or undefined when none is found. */
+export async function readQrCode(browser: Browser, png: Uint8Array): Promise<string | undefined> {
+  const page = await browser.newPage()
+  try {
+    const { width, height, rgba } = await page.evaluate(async (dataUrl: string) => {
+      const image = new Image()
+      image.src = dataUrl
+      await image.decode()
+      const canvas = document.createElement('canvas')
+      canvas.width = image.naturalWidth
+      canvas.height = image.naturalHeight
+      const context = canvas.getContext('2d')!
+      context.drawImage(image, 0, 0)
+      const bytes = context.getImageData(0, 0, canvas.width, canvas.height).data
+      let binary = ''
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+      return { width: canvas.width, height: canvas.height, rgba: btoa(binary) }
+    }, `data:image/png;base64,${Buffer.from(png).toString('base64')}`)
+    return jsQR(new Uint8ClampedArray(Buffer.from(rgba, 'base64')), width, height)?.data
+  } finally {
+    await page.close()
+  }
+}
+
+/** `npx tsx scripts/wallet.ts pay <link>` in a child process; resolves with its exit code and output. */
+export function runWalletCommand(link: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/wallet.ts', 'pay', link], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk))
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, output }))
+  })
+}
+
+/** Marks the page so that a later check can tell it was never reloaded. */
+export const markPage = (page: Page) => page.evaluate(() => void ((window as unknown as { unreloaded: boolean }).unreloaded = true))
+export const wasReloaded = async (page: Page) => !(await page.evaluate(() => (window as unknown as { unreloaded?: boolean }).unreloaded === true))

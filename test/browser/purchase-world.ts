@@ -1,0 +1,132 @@
+/**
+ * The whole processor for the browser tests, each piece the real one over real sockets: an anvil devnet,
+ * an embedded PostgreSQL, the explorer, the wallet gateway with its broadcast submitter, the checkout
+ * widget, the data service, the certificate authority, the checkout engine on mutual TLS with its webhook
+ * delivery worker, and the demo store with its demo merchant set up as `npm start` does; plus a headless
+ * Chromium from npm. Pieces that announce each other's URLs start in dependency order.
+ */
+import chromium from '@sparticuz/chromium'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import puppeteer, { type Browser } from 'puppeteer-core'
+import { startCheckout, type RunningCheckout } from '../../src/checkout/index.js'
+import { startWebhookDelivery, type WebhookDelivery } from '../../src/checkout/webhooks/index.js'
+import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
+import { dataServiceOptionsFromEnv } from '../../src/config/data-service-options.js'
+import { demoStoreOptionsFromEnv } from '../../src/config/demo-store-options.js'
+import { gatewayOptionsFromEnv } from '../../src/config/gateway-options.js'
+import { webhookOptionsFromEnv } from '../../src/config/webhook-options.js'
+import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
+import { startDataService, type RunningDataService } from '../../src/data-service/index.js'
+import { openDatabase, type Database } from '../../src/db/open-database.js'
+import { setUpDemoMerchant, startDemoStore, type RunningDemoStore } from '../../src/demo-store/index.js'
+import { startGateway, type RunningGateway } from '../../src/gateway/index.js'
+import { createLogger, type Logger } from '../../src/observability/logger.js'
+import type { RunningSubmitter } from '../../src/submitter/start-submitter.js'
+import { startWidget, type RunningWidget } from '../../src/widget/index.js'
+import { startTestCa, type TestCa } from '../ca/fixture.js'
+import { testDatabaseDir } from '../helpers/database.js'
+import { startTestExplorer, type TestExplorer } from '../helpers/explorer.js'
+import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { startTestSubmitter } from '../helpers/processor.js'
+
+export interface PurchaseWorld {
+  chain: LocalChain
+  db: Database
+  explorer: TestExplorer
+  gateway: RunningGateway
+  widget: RunningWidget
+  dataService: RunningDataService
+  ca: TestCa
+  checkout: RunningCheckout
+  store: RunningDemoStore
+  merchantDir: string
+  browser: Browser
+  /** What the processor pieces logged at warn and above. */
+  warnings: string[]
+  stop(): Promise<void>
+}
+
+export interface PurchaseWorldOptions {
+  /** Seconds per block; default automine. */
+  blockTime?: number
+  confirmationBlocks?: number
+  /** How often the explorer, the checkout and the widget poll the node; default 50 (npm start: 200). */
+  pollIntervalMs?: number
+}
+
+export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promise<PurchaseWorld> {
+  const stops: (() => Promise<unknown> | void)[] = []
+  const stopAll = async () => {
+    while (stops.length > 0) await stops.pop()!()
+  }
+  const warnings: string[] = []
+  const log: Logger = createLogger('warn', {}, (line) => warnings.push(line) > 0)
+  try {
+    const chain = await startLocalChain({ blockTime: opts.blockTime })
+    stops.push(chain.stop)
+    const confirmations = String(opts.confirmationBlocks ?? 0)
+    const chainEnv = {
+      RPC_URL: chain.rpcUrl,
+      SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
+      START_BLOCK: String(chain.deployment.startBlock),
+      POLL_INTERVAL_MS: String(opts.pollIntervalMs ?? 50),
+      CONFIRMATION_BLOCKS: confirmations,
+      LOG_LEVEL: 'warn',
+    }
+    const db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+    stops.push(db.close)
+    const explorer = await startTestExplorer(chain, { CONFIRMATION_BLOCKS: confirmations, POLL_INTERVAL_MS: chainEnv.POLL_INTERVAL_MS })
+    stops.push(explorer.stop)
+
+    const processorEnv = { ...chainEnv, EXPLORER_URL: explorer.url }
+    const gateway = await startGateway(gatewayOptionsFromEnv({ ...processorEnv, GATEWAY_PORT: '0', GATEWAY_RELAYER_REFRESH_MS: '200' }), { db, log })
+    stops.push(gateway.stop)
+    const submitter: RunningSubmitter = await startTestSubmitter(chain, db, { SUBMITTER_IDLE_POLL_MS: '50' })
+    stops.push(submitter.stop)
+    const gatewayPort = new URL(gateway.url).port
+
+    const widget = await startWidget(widgetOptionsFromEnv({ ...processorEnv, WIDGET_PORT: '0', GATEWAY_PORT: gatewayPort }), { db, log })
+    stops.push(widget.stop)
+    const publicEnv = { ...processorEnv, GATEWAY_PORT: gatewayPort, CHECKOUT_WIDGET_URL: widget.publicUrl }
+    const dataService = await startDataService(dataServiceOptionsFromEnv({ ...publicEnv, DATA_SERVICE_PORT: '0' }), log)
+    stops.push(dataService.stop)
+
+    const ca = await startTestCa(db)
+    stops.push(ca.stop)
+    const webhookDir = mkdtempSync(join(tmpdir(), 'webhooks-test-'))
+    stops.push(() => rmSync(webhookDir, { recursive: true, force: true }))
+    const webhooks: WebhookDelivery = await startWebhookDelivery({
+      db,
+      log,
+      options: webhookOptionsFromEnv({ WEBHOOK_DATA_DIR: webhookDir, WEBHOOK_POLL_MS: '100', WEBHOOK_BACKOFF_BASE_MS: '200' }),
+    })
+    stops.push(webhooks.stop)
+    const checkout = await startCheckout(
+      checkoutOptionsFromEnv({ ...publicEnv, CHECKOUT_PORT: '0', CA_DATA_DIR: ca.dataDir, CHECKOUT_EXPIRY_SWEEP_MS: '100', CHECKOUT_STANDBY_POLL_MS: '100' }),
+      { db, log },
+    )
+    stops.push(checkout.stop)
+
+    const merchantDir = mkdtempSync(join(tmpdir(), 'demo-merchant-'))
+    stops.push(() => rmSync(merchantDir, { recursive: true, force: true }))
+    const store = await startDemoStore(
+      demoStoreOptionsFromEnv({ STORE_PORT: '0', CHECKOUT_URL: checkout.url, DEMO_MERCHANT_DIR: merchantDir, DATA_SERVICE_URL: dataService.url, RPC_URL: chain.rpcUrl }),
+      { log },
+    )
+    stops.push(store.stop)
+    await setUpDemoMerchant({ db, ca: ca.client, dir: merchantDir, webhookUrl: `${store.url}/webhooks` })
+
+    const browser = await puppeteer.launch({
+      executablePath: await chromium.executablePath(),
+      args: [...chromium.args, '--no-sandbox', '--disable-background-networking'],
+      headless: true,
+    })
+    stops.push(() => browser.close())
+    return { chain, db, explorer, gateway, widget, dataService, ca, checkout, store, merchantDir, browser, warnings, stop: stopAll }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * One test file's world for the checkout engine: an anvil devnet, an embedded PostgreSQL, a real
+ * explorer, the real certificate authority (merchants, client certificates, revocation) and the engine
+ * on mutual TLS; merchant requests over real TLS sockets with undici, payments signed directly on anvil
+ * with a charge's order reference, and what the outbox holds per charge.
+ */
+import { createTestClient, http, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { Agent, fetch } from 'undici'
+import { generateMerchantCredentials, type MerchantView } from '../../src/ca/index.js'
+import { createChainClient } from '../../src/chain/create-chain-client.js'
+import { createPermitTracker, type PermitTracker } from '../../src/chain/payments/permit-tracker.js'
+import { sendPayment } from '../../src/chain/payments/send-payment.js'
+import { createTxSender, type TxSender } from '../../src/chain/tx/create-tx-sender.js'
+import { startCheckout, type ChargeJson, type RunningCheckout } from '../../src/checkout/index.js'
+import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
+import { openDatabase, type Database } from '../../src/db/open-database.js'
+import { createLogger, type Logger } from '../../src/observability/logger.js'
+import { startTestCa, type TestCa } from '../ca/fixture.js'
+import { testDatabaseDir } from '../helpers/database.js'
+import { startTestExplorer, waitFor, type TestExplorer } from '../helpers/explorer.js'
+import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+
+export interface Credentials {
+  key: string
+  cert: string
+}
+
+export interface TestMerchant extends MerchantView {
+  credentials: Credentials
+}
+
+export interface ApiAnswer {
+  status: number
+  headers: Headers
+  body: any
+}
+
+export interface RequestInit {
+  /** An object is sent as JSON; a string as it is. */
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+export interface CheckoutFixture {
+  chain: LocalChain
+  db: Database
+  explorer: TestExplorer
+  ca: TestCa
+  checkout: RunningCheckout
+  /** Every log line of the engine (debug and up). */
+  logs: string[]
+  startCheckout(env?: Record<string, string>): Promise<RunningCheckout>
+  createMerchant(acquirerId?: Hex): Promise<TestMerchant>
+  /** A request over mutual TLS with `credentials` (none: no client certificate). */
+  request(credentials: Credentials | undefined, method: string, path: string, init?: RequestInit, checkout?: RunningCheckout): Promise<ApiAnswer>
+  createCharge(merchant: TestMerchant, overrides?: Partial<Record<'amount' | 'token' | 'beneficiary' | 'currency' | 'orderId', string>>): Promise<ChargeJson>
+  /** Pays the charge on anvil (principal = its amount, to its beneficiary, in its token) unless overridden; resolves once mined. */
+  pay(charge: ChargeJson, overrides?: { token?: Hex; recipient?: Hex; principal?: bigint; payer?: number }): Promise<Hex>
+  rpc<T>(method: string, params?: unknown[]): Promise<T>
+  /** A new relayer (its nonces re-read from the chain, e.g. after a revert). */
+  resetRelayer(): Promise<void>
+  webhookTypes(chargeId: string): Promise<string[]>
+  waitForStatus(merchant: TestMerchant, chargeId: string, status: string): Promise<ChargeJson>
+  stop(): Promise<void>
+}
+
+let orderCounter = 0
+export const nextOrderId = () => `order-${process.pid}-${++orderCounter}`
+
+export async function startCheckoutFixture(env: Record<string, string> = {}): Promise<CheckoutFixture> {
+  const chain = await startLocalChain()
+  const db = await openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))
+  const explorer = await startTestExplorer(chain)
+  const ca = await startTestCa(db)
+  const logs: string[] = []
+  const log: Logger = createLogger('debug', {}, (line) => logs.push(line) > 0)
+  const publicClient = createChainClient({ rpcUrl: chain.rpcUrl, pollingIntervalMs: 50 })
+  const agents = new Map<string, Agent>()
+  const engines: RunningCheckout[] = []
+  let relayer: TxSender
+  let permits: PermitTracker
+
+  const fixture: CheckoutFixture = {
+    chain,
+    db,
+    explorer,
+    ca,
+    checkout: undefined as unknown as RunningCheckout,
+    logs,
+    async startCheckout(more = {}) {
+      const options = checkoutOptionsFromEnv({
+        RPC_URL: chain.rpcUrl,
+        SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
+        START_BLOCK: String(chain.deployment.startBlock),
+        EXPLORER_URL: explorer.url,
+        CHECKOUT_PORT: '0',
+        CA_DATA_DIR: ca.dataDir,
+        POLL_INTERVAL_MS: '50',
+        CHECKOUT_EXPIRY_SWEEP_MS: '100',
+        CHECKOUT_STANDBY_POLL_MS: '100',
+        ...env,
+        ...more,
+      })
+      const engine = await startCheckout(options, { db, log })
+      engines.push(engine)
+      return engine
+    },
+    async createMerchant(acquirerId) {
+      const merchant = await ca.client.createMerchant({ name: `Store ${++orderCounter}`, webhookUrl: 'http://127.0.0.1:3000/hooks', ...(acquirerId && { acquirerId }) })
+      const issued = await generateMerchantCredentials(ca.client, merchant.id)
+      return { ...merchant, credentials: { key: issued.privateKeyPem, cert: issued.certificate } }
+    },
+    async request(credentials, method, path, init = {}, checkout = fixture.checkout) {
+      const id = credentials?.cert ?? 'none'
+      let agent = agents.get(id)
+      if (!agent) {
+        agent = new Agent({ connect: { ca: checkout.caCertificatePem, servername: 'localhost', ...credentials } })
+        agents.set(id, agent)
+      }
+      const headers: Record<string, string> = { ...init.headers }
+      let body: string | undefined
+      if (init.body !== undefined) {
+        body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body)
+        headers['content-type'] ??= 'application/json'
+      }
+      const response = await fetch(checkout.url + path, { method, headers, body, dispatcher: agent })
+      const text = await response.text()
+      return { status: response.status, headers: response.headers as unknown as Headers, body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text }
+    },
+    async createCharge(merchant, overrides = {}) {
+      const token = chain.deployment.tokens[0]!
+      const { status, body } = await fixture.request(merchant.credentials, 'POST', '/api/v1/charges', {
+        body: { amount: '10000000', token: token.address, beneficiary: chain.deployment.recipients[0]!, currency: token.symbol, orderId: nextOrderId(), ...overrides },
+      })
+      if (status !== 201) throw new Error(`charge creation answered ${status}: ${JSON.stringify(body)}`)
+      return body as ChargeJson
+    },
+    async pay(charge, overrides = {}) {
+      const payment = await sendPayment({
+        publicClient,
+        relayer,
+        permits,
+        settlementContract: chain.deployment.settlementContract,
+        payer: privateKeyToAccount(chain.deployment.payerKeys[overrides.payer ?? 0]!),
+        token: overrides.token ?? charge.token,
+        recipient: overrides.recipient ?? charge.beneficiary,
+        principal: overrides.principal ?? BigInt(charge.amount),
+        orderReference: charge.orderReference,
+        acquirerId: charge.acquirerId,
+      })
+      await publicClient.waitForTransactionReceipt({ hash: payment.txHash })
+      return payment.txHash
+    },
+    async rpc(method, params = []) {
+      const response = await fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      const answer = (await response.json()) as { result: any; error?: { message: string } }
+      if (answer.error) throw new Error(`${method}: ${answer.error.message}`)
+      return answer.result
+    },
+    async resetRelayer() {
+      relayer = await createTxSender({ publicClient, privateKey: chain.deployment.relayerKey!, chainId: chain.deployment.chainId })
+      permits = createPermitTracker(publicClient)
+    },
+    async webhookTypes(chargeId) {
+      const { rows } = await db.pool.query<{ type: string }>(`SELECT type FROM webhook_events WHERE charge_id = $1 ORDER BY sequence`, [chargeId])
+      return rows.map((row) => row.type)
+    },
+    waitForStatus(merchant, chargeId, status) {
+      return waitFor(`charge ${chargeId} to be ${status}`, async () => {
+        const { body } = await fixture.request(merchant.credentials, 'GET', `/api/v1/charges/${chargeId}`)
+        return body.status === status ? (body as ChargeJson) : undefined
+      })
+    },
+    async stop() {
+      for (const engine of engines) await engine.stop().catch(() => {})
+      for (const agent of agents.values()) await agent.close().catch(() => {})
+      await ca.stop()
+      await explorer.stop()
+      await db.close()
+      await chain.stop()
+    },
+  }
+  await fixture.resetRelayer()
+  fixture.checkout = await fixture.startCheckout()
+  return fixture
+}
+
+/** Mines `blocks` empty blocks on anvil. */
+export async function mine(chain: LocalChain, blocks: number): Promise<void> {
+  await createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) }).mine({ blocks })
+}

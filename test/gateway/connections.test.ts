@@ -1,0 +1,124 @@
+/**
+ * Connection rules and health, over real WebSockets and HTTP: one connection per address (4001, on one
+ * gateway and across two sharing the database), the first signed message in time (4002), idleness (4003),
+ * shutdown (1001), and /health following the relayer status the submitter writes (RELAYER_UNAVAILABLE
+ * while it is degraded).
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { Hex } from 'viem'
+import { writeRelayerStatus } from '../../src/db/relayer-status.js'
+import { getJson, waitFor } from '../helpers/explorer.js'
+import { startGatewayFixture, type GatewayFixture } from './fixture.js'
+
+let f: GatewayFixture
+let usdc: Hex
+
+before(async () => {
+  f = await startGatewayFixture()
+  usdc = f.tokens[0]!.domainSeparator
+})
+after(() => f.stop())
+
+const nonce = (client: Awaited<ReturnType<GatewayFixture['connect']>>) => client.request('GET_NONCE', { domainSeparator: usdc })
+
+test('a second connection for an address supersedes the first (4001); other addresses are not affected', async () => {
+  const [wallet, bystander] = [f.payers[0]!, f.payers[1]!]
+  const first = await f.connect(wallet)
+  const other = await f.connect(bystander)
+  assert.equal((await nonce(first)).type, 'NONCE_RESULT')
+  assert.equal((await nonce(other)).type, 'NONCE_RESULT')
+  const second = await f.connect(wallet)
+  assert.equal((await nonce(second)).type, 'NONCE_RESULT')
+  assert.deepEqual(await first.waitClosed(), { code: 4001, reason: 'superseded' })
+  assert.equal((await nonce(second)).type, 'NONCE_RESULT')
+  assert.equal((await nonce(other)).type, 'NONCE_RESULT')
+  assert.equal(other.closed, undefined)
+})
+
+test('a connection on another gateway process sharing the database supersedes one here', async () => {
+  const wallet = f.payers[2]!
+  const elsewhere = await f.startGateway()
+  const here = await f.connect(wallet)
+  assert.equal((await nonce(here)).type, 'NONCE_RESULT')
+  const there = await f.connect(wallet, elsewhere)
+  assert.equal((await nonce(there)).type, 'NONCE_RESULT')
+  assert.deepEqual(await here.waitClosed(), { code: 4001, reason: 'superseded' })
+  assert.equal((await nonce(there)).type, 'NONCE_RESULT')
+  assert.equal(there.closed, undefined)
+})
+
+test('without a valid signed message in time the connection is closed (4002); bad messages do not count', async () => {
+  const quick = await f.startGateway({ GATEWAY_FIRST_MESSAGE_SECONDS: '1' })
+  const silent = await f.connect(f.payers[3]!, quick)
+  const noisy = await f.connect(f.payers[4]!, quick)
+  const signed = await f.connect(f.payers[5]!, quick)
+  noisy.sendRaw('not json')
+  const expired = await noisy.request('GET_NONCE', { domainSeparator: usdc }, { deadline: Math.floor(Date.now() / 1000) - 100 })
+  assert.equal(expired.errorCode, 'EXPIRED_DEADLINE')
+  assert.equal((await nonce(signed)).type, 'NONCE_RESULT')
+  for (const client of [silent, noisy]) {
+    const closed = await client.waitClosed()
+    assert.equal(closed.code, 4002)
+    assert.match(closed.reason, /no valid signed message within 1 s/)
+  }
+  assert.equal(signed.closed, undefined)
+})
+
+test('a connection silent for GATEWAY_IDLE_SECONDS is closed (4003)', async () => {
+  const idle = await f.startGateway({ GATEWAY_IDLE_SECONDS: '1' })
+  const client = await f.connect(f.payers[6]!, idle)
+  assert.equal((await nonce(client)).type, 'NONCE_RESULT')
+  assert.deepEqual(await client.waitClosed(), { code: 4003, reason: 'idle for 1 s' })
+})
+
+test('stopping the gateway closes its connections with 1001', async () => {
+  const stopping = await f.startGateway()
+  const client = await f.connect(f.payers[7]!, stopping)
+  assert.equal((await nonce(client)).type, 'NONCE_RESULT')
+  await stopping.stop()
+  assert.equal((await client.waitClosed()).code, 1001)
+})
+
+test('/health follows the relayer status: ok, degraded 503 with RELAYER_UNAVAILABLE for new submissions, ok again after a top-up', async () => {
+  const payer = f.payers[8]!
+  const client = await f.connect(payer)
+  assert.equal((await nonce(client)).type, 'NONCE_RESULT')
+  const ok = await getJson(f.gateway.url, '/health')
+  assert.equal(ok.status, 200)
+  assert.equal(ok.body.status, 'ok')
+  assert.equal(ok.body.connections, f.gateway.connections())
+  assert.ok(ok.body.connections >= 1)
+
+  const relayer = `0x${'ab'.repeat(20)}` as Hex
+  await writeRelayerStatus(f.db.pool, { relayer, balance: '5', minimum: '1000', available: false }, true)
+  const degraded = await waitFor('a degraded /health', async () => {
+    const health = await getJson(f.gateway.url, '/health')
+    return health.status === 503 && health
+  })
+  assert.deepEqual(degraded.body, { status: 'degraded', connections: f.gateway.connections(), relayer: { address: relayer, balance: '5', minimum: '1000' } })
+  const refused = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
+  assert.equal(refused.errorCode, 'RELAYER_UNAVAILABLE')
+  assert.equal(refused.errorCategory, 'SEMANTIC_ERROR')
+
+  // Written without a notification: the periodic re-read picks it up.
+  await writeRelayerStatus(f.db.pool, { relayer, balance: '5000', minimum: '1000', available: true }, false)
+  const recovered = await waitFor('/health ok again', async () => {
+    const health = await getJson(f.gateway.url, '/health')
+    return health.status === 200 && health
+  })
+  assert.equal(recovered.body.status, 'ok')
+  assert.deepEqual({ ...recovered.body.relayer, updatedAt: undefined }, { address: relayer, balance: '5000', minimum: '1000', updatedAt: undefined })
+  const accepted = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
+  assert.equal(accepted.type, 'SUBMIT_PAYMENT_ACK')
+})
+
+test('anything but /ws and /health is a 404 problem', async () => {
+  const missing = await getJson(f.gateway.url, '/nothing')
+  assert.equal(missing.status, 404)
+  assert.equal(missing.body.status, 404)
+})
+
+test('a node serving another chain than CHAIN_ID stops start-up with one line', async () => {
+  await assert.rejects(f.startGateway({ CHAIN_ID: '8453' }), /^ConfigError: CHAIN_ID is 8453 but RPC_URL .* serves chain 31337$/)
+})

@@ -1,0 +1,73 @@
+/**
+ * Signed payment requests as a wallet would hand them to the gateway (`TransferRequest`), built from the
+ * devnet's payers: fees from the contract, permit nonces counted on from the token's, so one payer can
+ * have several requests queued at once.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
+import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
+import { createChainClient } from '../../src/chain/create-chain-client.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../src/chain/payments/order-reference.js'
+import { bindingDigest, intentOfPayment, transferRequestOf, type TransferRequest } from '../../src/chain/payments/payment-request.js'
+import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
+import { signPayment } from '../../src/chain/payments/sign-payment.js'
+import type { LocalChain } from './local-chain.js'
+
+export interface SignedRequest {
+  request: TransferRequest
+  payer: Hex
+  digest: Hex
+  orderReference: Hex
+}
+
+export interface SignRequestsOptions {
+  /** How many of the deployment's payers take turns, starting at `firstPayer`; default all. */
+  payers?: number
+  firstPayer?: number
+  principal?: bigint
+  /** Unix seconds; default an hour from now. */
+  deadline?: bigint
+}
+
+export async function signTransferRequests(chain: LocalChain, count: number, opts: SignRequestsOptions = {}): Promise<SignedRequest[]> {
+  const { deployment } = chain
+  const publicClient = createChainClient({ rpcUrl: chain.rpcUrl })
+  const permits = createPermitTracker(publicClient)
+  const first = opts.firstPayer ?? 0
+  const payerKeys = deployment.payerKeys.slice(first, first + (opts.payers ?? deployment.payerKeys.length))
+  const token = deployment.tokens[0]!.address
+  const principal = opts.principal ?? 5_000_000n
+  const fee = await publicClient.readContract({ address: deployment.settlementContract, abi: settlementAbi, functionName: 'calculateFees', args: [principal, ZERO_BYTES16] })
+  const tokenDomain = await permits.tokenDomain(token)
+  const nextNonce = new Map<Hex, bigint>()
+  const signed: SignedRequest[] = []
+  for (let i = 0; i < count; i++) {
+    const payer = privateKeyToAccount(payerKeys[i % payerKeys.length]!)
+    const nonce =
+      nextNonce.get(payer.address) ??
+      (await publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [payer.address] }))
+    nextNonce.set(payer.address, nonce + 1n)
+    const orderReference = randomBytes16()
+    const payment = await signPayment({
+      payer,
+      settlementContract: deployment.settlementContract,
+      tokenDomain,
+      recipient: deployment.recipients[i % deployment.recipients.length]!,
+      principal,
+      fee,
+      permitNonce: nonce,
+      deadline: opts.deadline ?? BigInt(Math.floor(Date.now() / 1000) + 3600),
+      orderReference,
+    })
+    const request = transferRequestOf(payment, randomUUID())
+    signed.push({
+      request,
+      payer: payer.address.toLowerCase() as Hex,
+      digest: bindingDigest(intentOfPayment(request), deployment.chainId, deployment.settlementContract),
+      orderReference,
+    })
+  }
+  return signed
+}

@@ -1,0 +1,200 @@
+/**
+ * The merchant API's OpenAPI document (`GET /openapi.json` on the checkout server) against the engine
+ * itself, over mutual TLS with the real CA: the served document validates, and every answer real
+ * requests get — charges created, replayed, listed, read, paid on anvil, canceled; payments; the webhook
+ * delivery log and retries; health, ok and degraded; and every refusal (400, 401, 404, 409, 413, 415,
+ * 422) — matches the document's schema for that path and status. Every documented answer is seen.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { createKeyAndCsr, issueClientCertificate } from '../../src/ca/index.js'
+import { x509 } from '../../src/ca/x509.js'
+import { checkoutOpenApi } from '../../src/checkout/api/openapi.js'
+import type { ChargeJson } from '../../src/checkout/index.js'
+import { waitFor } from '../helpers/explorer.js'
+import { nextOrderId, startCheckoutFixture, type CheckoutFixture, type Credentials, type TestMerchant } from '../checkout/checkout-fixture.js'
+import { openApiChecker, type Answer, type OpenApiChecker } from './openapi-checker.js'
+
+let f: CheckoutFixture
+let merchant: TestMerchant
+let openApi: OpenApiChecker
+/** A certificate from the right CA that the database does not know: the handshake passes, every request is a 401. */
+let stranger: Credentials
+
+before(async () => {
+  f = await startCheckoutFixture()
+  merchant = await f.createMerchant()
+  const served = await f.request(merchant.credentials, 'GET', '/openapi.json')
+  assert.equal(served.status, 200)
+  assert.deepEqual(served.body, JSON.parse(JSON.stringify(checkoutOpenApi())))
+  openApi = await openApiChecker(served.body, { otherMethods: { status: 404, response: 'NotFound' } })
+  openApi.check('GET', '/openapi.json', served)
+
+  const { keys, privateKeyPem } = await createKeyAndCsr()
+  const publicKey = new x509.PublicKey(await crypto.subtle.exportKey('spki', keys.publicKey))
+  const notBefore = new Date(Date.now() - 60_000)
+  const certificate = await issueClientCertificate(await f.ca.authority(), { id: merchant.id, name: merchant.name }, publicKey, {
+    notBefore,
+    notAfter: new Date(notBefore.getTime() + 86_400_000),
+  })
+  stranger = { key: privateKeyPem, cert: certificate.toString('pem') }
+})
+
+after(() => f?.stop())
+
+const token = () => f.chain.deployment.tokens[0]!
+const chargeBody = (overrides: Record<string, unknown> = {}) => ({
+  amount: '4000000',
+  token: token().address,
+  beneficiary: f.chain.deployment.recipients[0]!,
+  currency: token().symbol,
+  orderId: nextOrderId(),
+  ...overrides,
+})
+
+/** A request as `merchant` (or other credentials), checked against the document under `template`. */
+async function check(
+  status: number,
+  method: string,
+  template: string,
+  path: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+  credentials = merchant.credentials,
+): Promise<Answer> {
+  const answer = await f.request(credentials, method, path, init)
+  assert.equal(answer.status, status, `${method} ${path}: ${JSON.stringify(answer.body)}`)
+  openApi.check(method, template, answer)
+  return answer
+}
+
+const charges = '/api/v1/charges'
+const oneCharge = '/api/v1/charges/{id}'
+const payments = '/api/v1/charges/{id}/payments'
+const cancel = '/api/v1/charges/{id}/cancel'
+const deliveries = '/api/v1/webhook-deliveries'
+const retry = '/api/v1/webhook-deliveries/{id}/retry'
+const unknownCharge = `ch_${'0'.repeat(24)}`
+const big = 'x'.repeat(17 * 1024)
+
+describe('charges', () => {
+  let created: ChargeJson
+
+  test('created, replayed with its Idempotency-Key, refused for another body or a known orderId', async () => {
+    const body = chargeBody()
+    created = (await check(201, 'POST', charges, charges, { body, headers: { 'Idempotency-Key': 'openapi-1' } })).body as ChargeJson
+    const replay = await check(201, 'POST', charges, charges, { body, headers: { 'Idempotency-Key': 'openapi-1' } })
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true')
+    await check(422, 'POST', charges, charges, { body: { ...body, amount: '5' }, headers: { 'Idempotency-Key': 'openapi-1' } })
+    const duplicate = await check(409, 'POST', charges, charges, { body: { ...chargeBody(), orderId: body.orderId } })
+    assert.equal((duplicate.body as { chargeId: string }).chargeId, created.id)
+  })
+
+  test('every refused creation is a documented problem', async () => {
+    const refusals: { status: number; body?: unknown; headers?: Record<string, string> }[] = [
+      { status: 400, body: '{"amount":' },
+      { status: 400, body: '[1]' },
+      { status: 400, body: chargeBody({ amount: undefined }) },
+      { status: 400, body: chargeBody({ color: 'red' }) },
+      { status: 400, body: chargeBody({ amount: '007' }) },
+      { status: 400, body: chargeBody({ amount: 7 }) },
+      { status: 400, body: chargeBody({ token: '0x0000000000000000000000000000000000000001' }) },
+      { status: 400, body: chargeBody({ currency: 'XYZ' }) },
+      { status: 400, body: chargeBody({ beneficiary: '0x0000000000000000000000000000000000000000' }) },
+      { status: 400, body: chargeBody(), headers: { 'Idempotency-Key': 'ü' } },
+      { status: 413, body: chargeBody({ orderId: big }) },
+      { status: 415, body: 'amount=1', headers: { 'content-type': 'text/plain' } },
+    ]
+    for (const { status, ...init } of refusals) await check(status, 'POST', charges, charges, init)
+  })
+
+  test('read, listed in keyset pages with filters, refused parameters', async () => {
+    await check(200, 'GET', oneCharge, `${charges}/${created.id}`)
+    await check(404, 'GET', oneCharge, `${charges}/${unknownCharge}`)
+    await check(400, 'GET', oneCharge, `${charges}/nope`)
+    for (let i = 0; i < 2; i++) await check(201, 'POST', charges, charges, { body: chargeBody() })
+    let cursor: string | null = null
+    let listed = 0
+    do {
+      const page = (await check(200, 'GET', charges, `${charges}?limit=2&status=awaiting-payment${cursor ? `&cursor=${cursor}` : ''}`)).body as { charges: unknown[]; nextCursor: string | null }
+      listed += page.charges.length
+      cursor = page.nextCursor
+    } while (cursor)
+    assert.ok(listed >= 3)
+    for (const query of ['?limit=0', '?limit=2&limit=3', '?status=paid', '?cursor=bm9wZQ', '?color=red']) await check(400, 'GET', charges, `${charges}${query}`)
+  })
+
+  test('paid on the chain: settled, with its payment', async () => {
+    const charge = (await check(201, 'POST', charges, charges, { body: chargeBody() })).body as ChargeJson
+    await check(200, 'GET', payments, `${charges}/${charge.id}/payments`)
+    await f.pay(charge)
+    await f.waitForStatus(merchant, charge.id, 'settled')
+    const settled = await check(200, 'GET', oneCharge, `${charges}/${charge.id}`)
+    assert.equal((settled.body as ChargeJson).status, 'settled')
+    const paid = await check(200, 'GET', payments, `${charges}/${charge.id}/payments`)
+    assert.equal((paid.body as { payments: { outcome: string }[] }).payments[0]!.outcome, 'matched')
+    await check(404, 'GET', payments, `${charges}/${unknownCharge}/payments`)
+    await check(400, 'GET', payments, `${charges}/x/payments`)
+  })
+
+  test('canceled once, then refused', async () => {
+    await check(400, 'POST', cancel, `${charges}/${created.id}/cancel`, { body: { reason: 'no' } })
+    await check(415, 'POST', cancel, `${charges}/${created.id}/cancel`, { body: 'now', headers: { 'content-type': 'text/plain' } })
+    await check(413, 'POST', cancel, `${charges}/${created.id}/cancel`, { body: { reason: big } })
+    await check(200, 'POST', cancel, `${charges}/${created.id}/cancel`, { body: {} })
+    await check(409, 'POST', cancel, `${charges}/${created.id}/cancel`)
+    await check(404, 'POST', cancel, `${charges}/${unknownCharge}/cancel`)
+  })
+})
+
+describe('webhook deliveries', () => {
+  test('the log with its filters and pages, a retry, and refusals', async () => {
+    const all = await waitFor('webhook events of the settled and canceled charges', async () => {
+      const answer = await f.request(merchant.credentials, 'GET', `${deliveries}?limit=100`)
+      return (answer.body.deliveries as unknown[]).length >= 3 ? answer : undefined
+    })
+    openApi.check('GET', deliveries, all)
+    const [first] = all.body.deliveries as { id: string; chargeId: string }[]
+    await check(200, 'GET', deliveries, `${deliveries}?chargeId=${first!.chargeId}`)
+    await check(200, 'GET', deliveries, `${deliveries}?status=pending`)
+    const page = await check(200, 'GET', deliveries, `${deliveries}?limit=1`)
+    await check(200, 'GET', deliveries, `${deliveries}?limit=1&cursor=${(page.body as { nextCursor: string }).nextCursor}`)
+    for (const query of ['?limit=0', '?status=lost', '?cursor=x', '?color=red']) await check(400, 'GET', deliveries, `${deliveries}${query}`)
+
+    await check(202, 'POST', retry, `${deliveries}/${first!.id}/retry`)
+    await check(404, 'POST', retry, `${deliveries}/msg_${'0'.repeat(24)}/retry`)
+    await check(400, 'POST', retry, `${deliveries}/nope/retry`)
+  })
+})
+
+describe('the rest', () => {
+  test('a certificate the database does not know is a 401 on every merchant route', async () => {
+    await check(401, 'POST', charges, charges, { body: chargeBody() }, stranger)
+    await check(401, 'GET', charges, charges, {}, stranger)
+    await check(401, 'GET', oneCharge, `${charges}/${unknownCharge}`, {}, stranger)
+    await check(401, 'GET', payments, `${charges}/${unknownCharge}/payments`, {}, stranger)
+    await check(401, 'POST', cancel, `${charges}/${unknownCharge}/cancel`, {}, stranger)
+    await check(401, 'GET', deliveries, deliveries, {}, stranger)
+    await check(401, 'POST', retry, `${deliveries}/msg_${'0'.repeat(24)}/retry`, {}, stranger)
+  })
+
+  test('an unknown route or method is the documented 404', async () => {
+    const missing = await f.request(merchant.credentials, 'GET', '/api/v1/refunds')
+    assert.equal(missing.status, 404)
+    openApi.checkSchema('#/components/responses/NotFound/content/application~1problem+json/schema', missing.body)
+    openApi.check('DELETE', charges, await f.request(merchant.credentials, 'DELETE', charges))
+  })
+
+  test('health: ok, then degraded on a replica whose explorer is unreachable', async () => {
+    await check(200, 'GET', '/health', '/health')
+    await f.checkout.stop()
+    const blind = await f.startCheckout({ EXPLORER_URL: 'http://127.0.0.1:9' })
+    await waitFor('the blind engine to take the reconciler lock', () => blind.reconcilerRole() === 'active')
+    const health = await f.request(merchant.credentials, 'GET', '/health', {}, blind)
+    assert.equal(health.status, 503)
+    openApi.check('GET', '/health', health)
+  })
+})
+
+test('every documented answer was seen', () => {
+  assert.deepEqual(openApi.unseen(), [])
+})

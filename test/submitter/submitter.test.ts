@@ -1,0 +1,133 @@
+/**
+ * The broadcast submitter on a real anvil chain and a real PostgreSQL: validation before gas, ordering of
+ * one payer's payments, stuck-transaction replacement, and the relayer guard.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { createTestClient, getAbiItem, http, parseEther, toFunctionSelector, type Hex } from 'viem'
+import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
+import { privateKeyToAccount } from 'viem/accounts'
+import { createChainClient } from '../../src/chain/create-chain-client.js'
+import { openDatabase, type Database } from '../../src/db/open-database.js'
+import { readRelayerStatus } from '../../src/db/relayer-status.js'
+import { createLogger } from '../../src/observability/logger.js'
+import { testDatabaseDir } from '../helpers/database.js'
+import { waitFor } from '../helpers/explorer.js'
+import { startRpcProxy } from '../helpers/rpc-proxy.js'
+import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { signTransferRequests } from '../helpers/payment-requests.js'
+import { enqueue, settlementsOnChain, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
+
+let chain: LocalChain
+let db: Database
+
+before(async () => {
+  ;[chain, db] = await Promise.all([startLocalChain(), openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))])
+})
+after(async () => {
+  await db.close()
+  await chain.stop()
+})
+
+const testClient = () => createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) })
+const relayer = () => privateKeyToAccount(chain.deployment.relayerKey!).address
+
+test('valid payments are mined once each; bad ones fail with their category and spend no gas', async () => {
+  const good = await signTransferRequests(chain, 6, { payers: 2 })
+  const [tampered] = await signTransferRequests(chain, 1, { firstPayer: 3, payers: 1 })
+  tampered!.request.payWithPermitParams.beneficiary = chain.deployment.recipients[1]!
+  const [late] = await signTransferRequests(chain, 1, { firstPayer: 4, payers: 1, deadline: BigInt(Math.floor(Date.now() / 1000) - 1) })
+  const [tooBig] = await signTransferRequests(chain, 1, { firstPayer: 5, payers: 1, principal: 10n ** 30n })
+  const publicClient = createChainClient({ rpcUrl: chain.rpcUrl })
+  const nonceBefore = await publicClient.getTransactionCount({ address: relayer() })
+  const submitter = await startTestSubmitter(chain, db)
+  try {
+    await enqueue(db, [...good, tampered!, late!, tooBig!])
+    const rows = await waitForFinal(db, [...good, tampered!, late!, tooBig!].map((s) => s.request.payloadId))
+    const byId = new Map(rows.map((row) => [row.payloadId, row]))
+    for (const s of good) assert.equal(byId.get(s.request.payloadId)?.status, 'SUCCESS')
+    assert.equal(byId.get(tampered!.request.payloadId)?.failureCategory, 'INVALID_SIGNATURE')
+    assert.equal(byId.get(late!.request.payloadId)?.failureCategory, 'EXPIRED')
+    assert.equal(byId.get(tooBig!.request.payloadId)?.failureCategory, 'INSUFFICIENT_BALANCE')
+
+    const settled = await settlementsOnChain(chain)
+    for (const s of good) {
+      const onChain = settled.filter((x) => x.orderReference === s.orderReference)
+      assert.equal(onChain.length, 1)
+      assert.equal(onChain[0]!.txHash, byId.get(s.request.payloadId)!.txHash)
+    }
+    assert.equal(await publicClient.getTransactionCount({ address: relayer() }), nonceBefore + good.length, 'no gas spent on refused payments')
+  } finally {
+    await submitter.stop()
+  }
+})
+
+test('a transaction stuck past the timeout is replaced with a higher fee and mined once', async () => {
+  const [signed] = await signTransferRequests(chain, 1, { firstPayer: 6, payers: 1 })
+  await testClient().setAutomine(false)
+  const submitter = await startTestSubmitter(chain, db, { SUBMITTER_STUCK_TIMEOUT_MS: '300' })
+  try {
+    await enqueue(db, [signed!])
+    const sent = await waitFor('a replacement to be recorded', async () => {
+      const { rows } = await db.pool.query<{ tx_hash: Hex; nonce: string; max_fee_per_gas: string }>(
+        'SELECT tx_hash, nonce, max_fee_per_gas FROM submission_transactions WHERE payload_id = $1 ORDER BY sent_at',
+        [signed!.request.payloadId],
+      )
+      return rows.length >= 2 && rows
+    })
+    assert.equal(new Set(sent.map((r) => r.nonce)).size, 1, 'a replacement reuses the nonce')
+    assert.ok(BigInt(sent[1]!.max_fee_per_gas) > BigInt(sent[0]!.max_fee_per_gas))
+    await testClient().setAutomine(true)
+    await testClient().mine({ blocks: 1 })
+    const [row] = await waitForFinal(db, [signed!.request.payloadId])
+    assert.equal(row!.status, 'SUCCESS')
+    const settled = (await settlementsOnChain(chain)).filter((x) => x.orderReference === signed!.orderReference)
+    assert.equal(settled.length, 1)
+    assert.equal(settled[0]!.txHash, row!.txHash)
+    assert.ok(sent.some((r) => r.tx_hash === row!.txHash))
+  } finally {
+    await testClient().setAutomine(true)
+    await submitter.stop()
+  }
+})
+
+test('the relayer guard: no work while the relayer is unfunded, resumed by a top-up without restart', async () => {
+  const balance = await createChainClient({ rpcUrl: chain.rpcUrl }).getBalance({ address: relayer() })
+  await testClient().setBalance({ address: relayer(), value: 0n })
+  const submitter = await startTestSubmitter(chain, db, { SUBMITTER_BALANCE_CHECK_MS: '50' })
+  try {
+    await waitFor('the relayer to be reported unavailable', async () => (await readRelayerStatus(db.pool))?.available === false)
+    const [signed] = await signTransferRequests(chain, 1, { firstPayer: 7, payers: 1 })
+    await enqueue(db, [signed!])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const { rows } = await db.pool.query('SELECT status FROM submissions WHERE payload_id = $1', [signed!.request.payloadId])
+    assert.equal(rows[0].status, 'ENQUEUING', 'not taken while the relayer is unfunded')
+    await testClient().setBalance({ address: relayer(), value: balance > parseEther('1') ? balance : parseEther('10') })
+    const [row] = await waitForFinal(db, [signed!.request.payloadId])
+    assert.equal(row!.status, 'SUCCESS')
+    assert.equal((await readRelayerStatus(db.pool))?.available, true)
+  } finally {
+    await submitter.stop()
+  }
+})
+
+test('a node error during the simulation is not the payment\'s failure: it waits and goes through once the node answers', async () => {
+  const proxy = await startRpcProxy(chain.rpcUrl)
+  // Only the simulation of the payment itself (a transferWithPermit call) is refused; reads go through.
+  const selector = toFunctionSelector(getAbiItem({ abi: settlementAbi, name: 'transferWithPermit' }))
+  proxy.refuse = (r) => r.method === 'eth_call' && String((r.params?.[0] as { data?: string; input?: string })?.data ?? (r.params?.[0] as { input?: string })?.input).startsWith(selector)
+  const submitter = await startTestSubmitter(chain, db, { RPC_URL: proxy.url, SUBMITTER_DEFER_MS: '20' })
+  try {
+    const [signed] = await signTransferRequests(chain, 1, { firstPayer: 8, payers: 1 })
+    await enqueue(db, [signed!])
+    await waitFor('several refused simulations', () => proxy.refused >= 3)
+    const { rows } = await db.pool.query('SELECT status FROM submissions WHERE payload_id = $1', [signed!.request.payloadId])
+    assert.notEqual(rows[0].status, 'FAILURE')
+    proxy.refuse = undefined
+    const [row] = await waitForFinal(db, [signed!.request.payloadId])
+    assert.equal(row!.status, 'SUCCESS')
+  } finally {
+    await submitter.stop()
+    await proxy.stop()
+  }
+})
