@@ -62,7 +62,9 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
       }
     } catch (error) {
       // start() rejects once the server has exited (a port taken between picking and binding it), and
-      // the package's stop() would then wait forever for an exit already past: nothing to stop here.
+      // the package's stop() — also run by its exit hook — would then wait forever for an exit already
+      // past: the instance is told it has no server.
+      forgetServer(server)
       lastError = error
       if (opts.port) break
     }
@@ -73,12 +75,12 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
 
 /** The package's server process (a private field): its stop() waits for an 'exit' event, which a server that already died never sends. */
 const serverProcess = (server: object) => (server as { process?: ChildProcess }).process
+const forgetServer = (server: object) => void ((server as { process?: ChildProcess }).process = undefined)
 
 async function stopServer(server: { stop(): Promise<void> }, opts: StartEmbeddedPostgresOptions): Promise<void> {
   const child = serverProcess(server)
-  if (child && child.exitCode === null && child.signalCode === null) {
-    await Promise.race([server.stop(), once(child, 'exit')])
-  }
+  if (child && child.exitCode === null && child.signalCode === null) await Promise.race([server.stop(), once(child, 'exit')])
+  forgetServer(server)
   if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true })
 }
 
