@@ -22,11 +22,12 @@ let chain: LocalChain
 let db: Database
 
 before(async () => {
-  ;[chain, db] = await Promise.all([startLocalChain(), openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))])
+  // Each is kept as soon as it is up, so that if the other fails to start, after() still stops it.
+  await Promise.all([startLocalChain().then((c) => (chain = c)), openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent')).then((d) => (db = d))])
 })
 after(async () => {
-  await db.close()
-  await chain.stop()
+  await db?.close()
+  await chain?.stop()
 })
 
 const testClient = () => createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) })
