@@ -65,12 +65,12 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
       // the package's stop() — also run by its exit hook — would then wait forever for an exit already
       // past: the instance is told it has no server.
       forgetServer(server)
-      lastError = error
+      lastError = error ?? `the server exited at start (port ${port} taken?)`
       if (opts.port) break
     }
   }
   if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true })
-  throw new Error(`embedded PostgreSQL did not start in ${opts.dataDir}: ${String(lastError ?? 'the server exited')}`)
+  throw new Error(`embedded PostgreSQL did not start in ${opts.dataDir}: ${String(lastError)}`)
 }
 
 /** The package's server process (a private field): its stop() waits for an 'exit' event, which a server that already died never sends. */

@@ -1,8 +1,11 @@
 /** The shared database layer on a real embedded PostgreSQL: migrations, LISTEN/NOTIFY, bad settings. */
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { after, before, test } from 'node:test'
 import { databaseOptionsFromEnv } from '../../src/config/database-options.js'
 import { ConfigError } from '../../src/config/parse-env.js'
+import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js'
 import { openDatabase, type Database } from '../../src/db/open-database.js'
 import { createLogger } from '../../src/observability/logger.js'
 import { testDatabaseDir } from '../helpers/database.js'
@@ -55,6 +58,19 @@ test('an unreachable DATABASE_URL stops start-up with one line naming it, passwo
   assert.match(error.message, /^DATABASE_URL: cannot connect to postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app/)
   assert.ok(!error.message.includes('secret'))
   assert.ok(!error.message.includes('\n'))
+})
+
+test('an embedded server whose port is taken fails start-up with the port named, and leaves no data directory', async () => {
+  const holder = createServer().listen(0, '127.0.0.1')
+  await new Promise((resolve) => holder.once('listening', resolve))
+  const port = (holder.address() as { port: number }).port
+  const dataDir = testDatabaseDir()
+  try {
+    await assert.rejects(startEmbeddedPostgres({ dataDir, port }), new RegExp(`did not start in ${dataDir}: the server exited at start \\(port ${port} taken\\?\\)`))
+    assert.equal(existsSync(dataDir), false)
+  } finally {
+    holder.close()
+  }
 })
 
 test('a malformed DATABASE_URL is refused before any connection; REDIS_URL gets one notice', () => {
