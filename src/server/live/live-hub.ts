@@ -168,12 +168,12 @@ export class LiveHub implements IndexerListener {
   committed(settlements: StoredSettlement[]): void {
     if (this.#closed) return
     for (let i = 0; i < settlements.length; i += CHUNK) {
-      let last: StoredSettlement | undefined
-      for (const s of settlements.slice(i, i + CHUNK)) {
-        this.#publish('SETTLEMENT', s, encodeCursor(s.blockNumber, s.logIndex))
-        last = s
+      const end = Math.min(i + CHUNK, settlements.length)
+      // With no subscription nothing is rendered, not even the cursor: ingest pays nothing for the hub.
+      if (this.#shapes.active.length > 0) {
+        for (let k = i; k < end; k++) this.#publish('SETTLEMENT', settlements[k]!, encodeCursor(settlements[k]!.blockNumber, settlements[k]!.logIndex))
       }
-      this.#publishedEnd = keyAfter(last!)
+      this.#publishedEnd = keyAfter(settlements[end - 1]!)
       this.#releaseWaiting()
       this.#checkWebSocketBuffers()
     }
