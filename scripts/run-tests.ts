@@ -19,7 +19,7 @@ function findTests(dir: string): string[] {
   return found
 }
 
-const FILE_TIMEOUT_MS = 480_000
+const FILE_TIMEOUT_MS = 600_000
 
 const filters = process.argv.slice(2)
 const files = ['src', 'test']
