@@ -2,8 +2,9 @@
  * Runs every `*.test.ts` under `src/` and `test/` with node:test through tsx.
  * Node 20's `--test` does not expand globs, so the files are listed here.
  * Extra arguments are passed through (e.g. `npm test -- test/explorer`) and narrow the set.
- * Each file gets at most FILE_TIMEOUT_MS: a file that hangs (or never exits) fails by name instead of
- * holding the whole run until CI's own limit.
+ * Each file gets at most FILE_TIMEOUT_MS: a file that hangs fails by name instead of holding the whole
+ * run until CI's own limit. A file whose tests and after() hooks have all finished ends its process
+ * (`--test-force-exit`), so a socket a library keeps open for reuse cannot hold the run either.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
@@ -34,7 +35,7 @@ if (files.length === 0) {
 
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-force-exit', '--test-reporter=spec', ...files],
   { stdio: 'inherit' },
 )
 process.exit(result.status ?? 1)
