@@ -113,8 +113,8 @@ export function enqueue(db: Database, merchant: Merchant, chargeId: string, type
 }
 
 export async function eventRow(db: Database, id: string) {
-  const { rows } = await db.pool.query<{ status: string; attempts: number; lastError: string | null; body: string }>(
-    `SELECT status, attempts, last_error AS "lastError", payload::text AS body FROM webhook_events WHERE id = $1`,
+  const { rows } = await db.pool.query<{ status: string; attempts: number; lastError: string | null; body: string; windowStartedAt: Date | null }>(
+    `SELECT status, attempts, last_error AS "lastError", payload::text AS body, window_started_at AS "windowStartedAt" FROM webhook_events WHERE id = $1`,
     [id],
   )
   return rows[0]!

@@ -9,13 +9,26 @@ import { parseAbiItem, type Hex } from 'viem'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
 import { intentOfPayment } from '../../src/chain/payments/payment-request.js'
 import { submitterSettingsFromEnv } from '../../src/config/submitter-options.js'
-import type { Database } from '../../src/db/open-database.js'
+import { openDatabase, type Database } from '../../src/db/open-database.js'
 import { enqueueSubmission, findSubmission, type SubmissionRow } from '../../src/db/submissions.js'
 import { createLogger } from '../../src/observability/logger.js'
 import { startSubmitter, type RunningSubmitter } from '../../src/submitter/start-submitter.js'
+import { testDatabaseDir } from './database.js'
 import { waitFor } from './explorer.js'
-import type { LocalChain } from './local-chain.js'
+import { startLocalChain, type LocalChain } from './local-chain.js'
 import type { SignedRequest } from './payment-requests.js'
+
+/**
+ * A local chain and an embedded database for a test file, started together. If one fails, the other is
+ * stopped before the error is thrown, so a failed start leaves no server holding the file's process.
+ */
+export async function startChainAndDatabase(): Promise<{ chain: LocalChain; db: Database }> {
+  const [chain, db] = await Promise.allSettled([startLocalChain(), openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))])
+  if (chain.status === 'fulfilled' && db.status === 'fulfilled') return { chain: chain.value, db: db.value }
+  if (chain.status === 'fulfilled') await chain.value.stop()
+  if (db.status === 'fulfilled') await db.value.close()
+  throw chain.status === 'rejected' ? chain.reason : (db as PromiseRejectedResult).reason
+}
 
 export function submitterEnv(chain: LocalChain, db: Database, overrides: Record<string, string> = {}): Record<string, string> {
   return {

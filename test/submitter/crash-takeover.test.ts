@@ -8,20 +8,17 @@ import type { ChildProcess } from 'node:child_process'
 import { after, before, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
-import { openDatabase, type Database } from '../../src/db/open-database.js'
+import type { Database } from '../../src/db/open-database.js'
 import { channels, type StatusNotice } from '../../src/db/submissions.js'
-import { createLogger } from '../../src/observability/logger.js'
-import { testDatabaseDir } from '../helpers/database.js'
-import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import type { LocalChain } from '../helpers/local-chain.js'
 import { signTransferRequests } from '../helpers/payment-requests.js'
-import { enqueue, settlementsOnChain, spawnSubmitter, waitForFinal } from '../helpers/processor.js'
+import { enqueue, settlementsOnChain, spawnSubmitter, startChainAndDatabase, waitForFinal } from '../helpers/processor.js'
 
 let chain: LocalChain
 let db: Database
 
 before(async () => {
-  // Each is kept as soon as it is up, so that if the other fails to start, after() still stops it.
-  await Promise.all([startLocalChain().then((c) => (chain = c)), openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent')).then((d) => (db = d))])
+  ;({ chain, db } = await startChainAndDatabase())
 })
 after(async () => {
   await db?.close()

@@ -8,22 +8,19 @@ import { createTestClient, getAbiItem, http, parseEther, toFunctionSelector, typ
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
-import { openDatabase, type Database } from '../../src/db/open-database.js'
+import type { Database } from '../../src/db/open-database.js'
 import { readRelayerStatus } from '../../src/db/relayer-status.js'
-import { createLogger } from '../../src/observability/logger.js'
-import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { startRpcProxy } from '../helpers/rpc-proxy.js'
-import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import type { LocalChain } from '../helpers/local-chain.js'
 import { signTransferRequests } from '../helpers/payment-requests.js'
-import { enqueue, settlementsOnChain, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
+import { enqueue, settlementsOnChain, startChainAndDatabase, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
 
 let chain: LocalChain
 let db: Database
 
 before(async () => {
-  // Each is kept as soon as it is up, so that if the other fails to start, after() still stops it.
-  await Promise.all([startLocalChain().then((c) => (chain = c)), openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent')).then((d) => (db = d))])
+  ;({ chain, db } = await startChainAndDatabase())
 })
 after(async () => {
   await db?.close()
