@@ -81,7 +81,7 @@ for (const name of chosen) {
   const result = await section.run(ctx)
   results.push({ title: section.title, result })
   for (const [what, figure] of Object.entries(result.headline)) ctx.log(`  ${what}: ${figure}`)
-  if (!quick && layoutOnDisk() !== layout) throw new Error('the store layout in src/store changed during the run; figures would mix layouts: run again')
+  if (!quick && layoutOnDisk() !== layout) throw new Error('the store layout in src/explorer/store changed during the run; figures would mix layouts: run again')
 }
 
 const minutes = (performance.now() - started) / 60_000

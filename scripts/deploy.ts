@@ -3,11 +3,11 @@
  * a config file plus RPC_URL, CHAIN_ID and DEPLOYER_PRIVATE_KEY; writes a deployment file without keys.
  */
 import { createChainClient } from '../src/chain/create-chain-client.js'
-import { deployContracts } from '../src/chain/deploy/deploy-contracts.js'
-import { readDeployConfig } from '../src/chain/deploy/deploy-config.js'
-import { DEFAULT_DEPLOYMENT_PATH, writeDeployment } from '../src/chain/devnet/deployment.js'
+import { deployContracts } from '../src/devnet/deploy/deploy-contracts.js'
+import { readDeployConfig } from '../src/devnet/deploy/deploy-config.js'
+import { DEFAULT_DEPLOYMENT_PATH, writeDeployment } from '../src/wire/deployment.js'
 import { createTxSender } from '../src/chain/tx/create-tx-sender.js'
-import { runCli } from '../src/cli/run-cli.js'
+import { runCli } from '../src/devnet/cli/run-cli.js'
 import { privateKeySetting } from '../src/config/key-setting.js'
 import { localDeployerKey } from '../src/config/local-keys.js'
 import { ConfigError } from '../src/config/parse-env.js'

@@ -6,15 +6,15 @@
  */
 import { createChainClient } from '../src/chain/create-chain-client.js'
 import { readDirectory } from '../src/chain/directory/read-directory.js'
-import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/chain/devnet/deployment.js'
-import { onShutdown } from '../src/cli/on-shutdown.js'
-import { runCli } from '../src/cli/run-cli.js'
-import { trafficOptions, trafficSettingsFromFlags, trafficUsage } from '../src/cli/traffic-flags.js'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/wire/deployment.js'
+import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
+import { runCli } from '../src/devnet/cli/run-cli.js'
+import { trafficOptions, trafficSettingsFromFlags, trafficUsage } from '../src/devnet/cli/traffic-flags.js'
 import { privateKeySetting } from '../src/config/key-setting.js'
 import { urlSetting } from '../src/config/parse-env.js'
-import { formatProgress } from '../src/traffic/print-progress.js'
-import { runTraffic } from '../src/traffic/run-traffic.js'
-import { runWalletTraffic } from '../src/traffic/run-wallet-traffic.js'
+import { formatProgress } from '../src/devnet/traffic/print-progress.js'
+import { runTraffic } from '../src/devnet/traffic/run-traffic.js'
+import { runWalletTraffic } from '../src/devnet/traffic/run-wallet-traffic.js'
 
 runCli(
   {

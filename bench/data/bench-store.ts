@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { commitBatch } from '../../src/store/commit-batch.js'
-import { claimIdentity } from '../../src/store/meta.js'
-import { openStore } from '../../src/store/open-store.js'
+import { commitBatch } from '../../src/explorer/store/commit-batch.js'
+import { claimIdentity } from '../../src/explorer/store/meta.js'
+import { openStore } from '../../src/explorer/store/open-store.js'
 import { BENCH_CONTRACT, SyntheticChain } from './synthetic-chain.js'
 
 export const BENCH_CHAIN_ID = 31337

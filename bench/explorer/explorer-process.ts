@@ -10,8 +10,8 @@ import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
-import { readHead } from '../../src/store/meta.js'
-import { startExplorer } from '../../src/server/start-explorer.js'
+import { readHead } from '../../src/explorer/store/meta.js'
+import { startExplorer } from '../../src/explorer/start-explorer.js'
 import { serveParent } from '../lib/child.js'
 
 const options = explorerOptionsFromEnv()

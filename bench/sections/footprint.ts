@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { syntheticRecipient } from '../../test/helpers/synthetic-settlements.js'
-import { openStore, type Store } from '../../src/store/open-store.js'
+import { openStore, type Store } from '../../src/explorer/store/open-store.js'
 import { ensureBenchStore } from '../data/bench-store.js'
 import { BENCH_CONTRACT } from '../data/synthetic-chain.js'
 import { bundleExplorer, timeCompiledRestart } from '../explorer/compiled-explorer.js'

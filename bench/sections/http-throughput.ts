@@ -10,7 +10,7 @@
  * of one recipient and of any recipient. The other endpoints run at the first size.
  */
 import { cpus } from 'node:os'
-import { encodeCursor } from '../../src/store/cursor.js'
+import { encodeCursor } from '../../src/explorer/store/cursor.js'
 import { syntheticRecipient } from '../../test/helpers/synthetic-settlements.js'
 import { ensureBenchStore, type BenchStore } from '../data/bench-store.js'
 import { fmt, ms, table, verdict } from '../lib/format.js'

@@ -12,9 +12,9 @@
  */
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { signPayment } from '../../src/chain/payments/sign-payment.js'
+import { signPayment } from '../../src/wire/sign-payment.js'
 import { deriveLocalKey } from '../../src/config/local-keys.js'
-import { payAsDemoPayer } from '../../src/demo-wallet/index.js'
+import { payAsDemoPayer } from '../../src/devnet/demo-wallet/index.js'
 import { startPurchaseWorld, type PurchaseWorld } from '../../test/browser/purchase-world.js'
 import { fmt, table } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'

@@ -5,7 +5,7 @@
  * - One bundle per piece (`explorer.js`, `gateway.js`, `submitter.js`, `data-service.js`, `checkout.js`,
  *   `ca.js`, `widget.js`, `demo-store.js`), code they share in `chunk-*.js`, and the query pool's worker
  *   and the indexing pool's workers as their own entries (`query-worker.js`, `range-worker.js`, which
- *   `src/query/query-executor.ts` and `src/indexer/range-pool.ts` find beside the bundle).
+ *   `src/explorer/query/query-executor.ts` and `src/explorer/indexer/range-pool.ts` find beside the bundle).
  *   Every file is flat in the output directory: modules that locate files from `import.meta.url` (the
  *   worker, `migrations/`) see the same directory whichever chunk their code lands in.
  * - Plain JavaScript packages (viem, undici, ajv, qrcode, standardwebhooks) are bundled: a piece then
@@ -14,7 +14,7 @@
  *   found above it. The image installs production dependencies only: a bundle loading a package that
  *   install lacks (read from package-lock.json) is an error, and a package our code imports without
  *   declaring it in `dependencies` a warning.
- * - `src/db/migrations/*.sql` are copied to `migrations/`, where `src/db/migrate.ts` looks.
+ * - `src/processor/db/migrations/*.sql` are copied to `migrations/`, where `src/processor/db/migrate.ts` looks.
  * - Only the build's own outputs are replaced; subdirectories (`dist/sdk` from `npm run build:sdk`) stay.
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -34,8 +34,8 @@ export const PIECES = {
   ca: 'scripts/ca.ts',
   widget: 'scripts/widget.ts',
   'demo-store': 'scripts/demo-store.ts',
-  'query-worker': 'src/query/query-worker.ts',
-  'range-worker': 'src/indexer/range-worker.ts',
+  'query-worker': 'src/explorer/query/query-worker.ts',
+  'range-worker': 'src/explorer/indexer/range-worker.ts',
 } as const
 
 /**
@@ -111,7 +111,7 @@ export async function buildPieces(outdir: string): Promise<BuiltPieces> {
   const { missing, transitive } = checkProductionInstall(loaded, named)
   if (missing.length > 0) throw new BuildError(`the bundles load ${missing.join(', ')}, which a production install (npm ci --omit=dev) does not have`)
 
-  cpSync(join(root, 'src/db/migrations'), join(outdir, 'migrations'), { recursive: true })
+  cpSync(join(root, 'src/processor/db/migrations'), join(outdir, 'migrations'), { recursive: true })
   return {
     files: readdirSync(outdir).filter((name) => name.endsWith('.js')),
     warnings: transitive.length === 0 ? [] : [`the code imports ${transitive.join(', ')}, not declared in "dependencies" (installed only for another package)`],

@@ -2,7 +2,7 @@
  * The processor's database settings (PROCESSOR.md §0): DATABASE_URL, or an embedded PostgreSQL under
  * `.data/postgres` when it is unset. REDIS_URL is accepted and ignored, with one notice.
  */
-import type { DatabaseOptions } from '../db/open-database.js'
+import type { DatabaseOptions } from '../processor/db/open-database.js'
 import { stringSetting, urlSetting, type Env } from './parse-env.js'
 
 export function databaseOptionsFromEnv(env: Env = process.env, notice: (line: string) => void = console.warn): DatabaseOptions {

@@ -2,8 +2,8 @@
  * Reading settings from the environment with one clear line per missing or malformed value. Each
  * piece builds its own typed options from these; the error names the variable.
  */
-import type { LogLevel } from '../observability/logger.js'
-import type { Hex } from '../types/settlement.js'
+import type { LogLevel } from '../platform/observability/logger.js'
+import type { Hex } from '../wire/settlement.js'
 
 export class ConfigError extends Error {
   override name = 'ConfigError'

@@ -2,8 +2,8 @@
  * The broadcast submitter's settings from the environment (RELAYER_PRIVATE_KEY and the chain, with the
  * devnet deployment's values on chain 31337), one ConfigError line per bad value.
  */
-import type { Deployment } from '../chain/devnet/deployment.js'
-import type { SubmitterSettings } from '../submitter/settings.js'
+import type { Deployment } from '../wire/deployment.js'
+import type { SubmitterSettings } from '../processor/submitter/settings.js'
 import { chainSettingsFromEnv } from './chain-settings.js'
 import { privateKeySetting } from './key-setting.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'

@@ -56,7 +56,7 @@ test('the Dockerfile: two stages through scripts/image-steps.sh, non-root, a vol
 test('the build stage leaves a piece per runnable script, the query and indexing workers and the migrations in dist/', () => {
   const dist = readdirSync(join(app.dir, 'dist'))
   for (const piece of ['explorer', 'gateway', 'submitter', 'data-service', 'checkout', 'ca', 'widget', 'demo-store', 'query-worker', 'range-worker']) assert.ok(dist.includes(`${piece}.js`), `dist/${piece}.js`)
-  assert.deepEqual(readdirSync(join(app.dir, 'dist/migrations')).sort(), readdirSync(join(root, 'src/db/migrations')).sort())
+  assert.deepEqual(readdirSync(join(app.dir, 'dist/migrations')).sort(), readdirSync(join(root, 'src/processor/db/migrations')).sort())
   // The image's node_modules holds no development-only package.
   const installed = readdirSync(join(app.dir, 'node_modules'))
   for (const devOnly of ['puppeteer-core', 'tinybench', 'jsqr']) assert.ok(!installed.includes(devOnly), devOnly)

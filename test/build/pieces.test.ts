@@ -15,8 +15,8 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { Agent, fetch } from 'undici'
 import { createTestClient, http } from 'viem'
-import { CaClient, generateMerchantCredentials, readLocalAdminToken } from '../../src/ca/index.js'
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded-postgres.js'
+import { CaClient, generateMerchantCredentials, readLocalAdminToken } from '../../src/processor/ca/index.js'
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/processor/db/embedded-postgres.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
@@ -77,7 +77,7 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
   await db.connect()
   const applied = (await db.query<{ name: string }>('SELECT name FROM pgmigrations ORDER BY id')).rows.map((row) => row.name)
   await db.end()
-  assert.deepEqual(applied, readdirSync(join(root, 'src/db/migrations')).map((file) => file.replace(/\.sql$/, '')).sort())
+  assert.deepEqual(applied, readdirSync(join(root, 'src/processor/db/migrations')).map((file) => file.replace(/\.sql$/, '')).sort())
 
   const explorerUrl = `http://127.0.0.1:${ports.explorer}`
   const explorer = start('explorer', { ...chainEnv, DATA_DIR: join(dataDir, 'explorer'), EXPLORER_PORT: String(ports.explorer) })

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createKeyAndCsr, type MerchantView } from '../../src/ca/index.js'
-import { x509 } from '../../src/ca/x509.js'
-import { certificateChannels } from '../../src/db/certificates.js'
-import type { Database } from '../../src/db/open-database.js'
+import { createKeyAndCsr, type MerchantView } from '../../src/processor/ca/index.js'
+import { x509 } from '../../src/processor/ca/x509.js'
+import { certificateChannels } from '../../src/processor/db/certificates.js'
+import type { Database } from '../../src/processor/db/open-database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { startDatabaseAndCa, type TestCa } from './fixture.js'
 

@@ -8,9 +8,9 @@ import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { createKeyAndCsr } from '../../src/ca/index.js'
-import { x509 } from '../../src/ca/x509.js'
-import type { Database } from '../../src/db/open-database.js'
+import { createKeyAndCsr } from '../../src/processor/ca/index.js'
+import { x509 } from '../../src/processor/ca/x509.js'
+import type { Database } from '../../src/processor/db/open-database.js'
 import { startDatabaseAndCa, tempCaDir, type TestCa } from './fixture.js'
 
 let db: Database

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CaClient, loadAuthority, localAuthorityPaths, readLocalAdminToken, startCa, type CertificateAuthority, type RunningCa } from '../../src/ca/index.js'
+import { CaClient, loadAuthority, localAuthorityPaths, readLocalAdminToken, startCa, type CertificateAuthority, type RunningCa } from '../../src/processor/ca/index.js'
 import { caOptionsFromEnv } from '../../src/config/ca-options.js'
-import { openDatabase, type Database } from '../../src/db/open-database.js'
-import { createLogger } from '../../src/observability/logger.js'
+import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
+import { createLogger } from '../../src/platform/observability/logger.js'
 import { testDatabaseDir } from '../helpers/database.js'
 
 export const log = createLogger('silent')

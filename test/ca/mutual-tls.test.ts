@@ -17,10 +17,10 @@ import {
   openAuthority,
   type CertificateAuthority,
   type MerchantView,
-} from '../../src/ca/index.js'
-import { x509 } from '../../src/ca/x509.js'
-import { certificateChannels, findCertificate, latestRevocationList } from '../../src/db/certificates.js'
-import type { Database } from '../../src/db/open-database.js'
+} from '../../src/processor/ca/index.js'
+import { x509 } from '../../src/processor/ca/x509.js'
+import { certificateChannels, findCertificate, latestRevocationList } from '../../src/processor/db/certificates.js'
+import type { Database } from '../../src/processor/db/open-database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { log, startDatabaseAndCa, tempCaDir, type TestCa } from './fixture.js'
 

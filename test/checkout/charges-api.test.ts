@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { createPublicClient, http, type Hex } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
-import { ZERO_BYTES16 } from '../../src/chain/payments/order-reference.js'
+import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 let f: CheckoutFixture

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { after, before, test } from 'node:test'
-import type { ChargeJson, RunningCheckout } from '../../src/checkout/index.js'
+import type { ChargeJson, RunningCheckout } from '../../src/processor/checkout/index.js'
 import { waitFor } from '../helpers/explorer.js'
 import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, test } from 'node:test'
-import { startWebhookDelivery, type WebhookDelivery } from '../../src/checkout/webhooks/index.js'
-import { deriveMerchantSecret } from '../../src/checkout/webhooks/merchant-secret.js'
-import { openDatabase, type Database } from '../../src/db/open-database.js'
+import { startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
+import { deriveMerchantSecret } from '../../src/wire/webhook-secret.js'
+import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { attemptRows, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, verifiesWith, type Receiver } from './webhooks-fixture.js'

@@ -8,11 +8,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import type { WebhookOptions } from '../../src/config/webhook-options.js'
-import { insertMerchant, type Merchant } from '../../src/db/merchants.js'
-import type { Database } from '../../src/db/open-database.js'
-import { enqueueWebhook, type WebhookType } from '../../src/db/webhook-outbox.js'
-import { generateWebhookSecret } from '../../src/db/webhook-secrets.js'
-import { createLogger, type Logger } from '../../src/observability/logger.js'
+import { insertMerchant, type Merchant } from '../../src/processor/db/merchants.js'
+import type { Database } from '../../src/processor/db/open-database.js'
+import { enqueueWebhook, type WebhookType } from '../../src/processor/db/webhook-outbox.js'
+import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { createLogger, type Logger } from '../../src/platform/observability/logger.js'
 
 export const log = createLogger('silent')
 

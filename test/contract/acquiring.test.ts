@@ -5,8 +5,8 @@ import { zeroAddress, type Hex, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
 import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
-import { signPermitPair } from '../../src/chain/payments/sign-permit-pair.js'
-import { buyAcquiringPackTypes } from '../../src/chain/payments/typed-data.js'
+import { signPermitPair } from '../../src/wire/sign-permit-pair.js'
+import { buyAcquiringPackTypes } from '../../src/wire/typed-data.js'
 import { eventsOf, setupContractFixture, type ContractFixture } from './fixture.js'
 
 const PRICE = 100_000_000n

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { compileContracts, type ContractName } from '../../src/chain/compile/compile-contracts.js'
-import { artifactModules, renderArtifact } from '../../src/chain/compile/render-artifacts.js'
+import { compileContracts, type ContractName } from '../../src/devnet/compile/compile-contracts.js'
+import { artifactModules, renderArtifact } from '../../src/devnet/compile/render-artifacts.js'
 
 describe('compiled artifacts', () => {
   it('match a fresh compile of contracts/ (run `npm run compile` after changing a contract)', () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Hex } from 'viem'
-import { randomBytes16, ZERO_BYTES16 } from '../../src/chain/payments/order-reference.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { setupContractFixture, type ContractFixture } from './fixture.js'
 
 const BASE_FEE = 2_500_000n

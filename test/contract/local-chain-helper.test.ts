@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { parseEventLogs } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
-import { ZERO_BYTES16 } from '../../src/chain/payments/order-reference.js'
+import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
 describe('local chain helper', () => {

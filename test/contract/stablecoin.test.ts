@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Hex } from 'viem'
 import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
 import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
-import { permitTypes } from '../../src/chain/payments/typed-data.js'
+import { permitTypes } from '../../src/wire/typed-data.js'
 import { setupContractFixture, type ContractFixture } from './fixture.js'
 
 describe('TestStablecoin', () => {

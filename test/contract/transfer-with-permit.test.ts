@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test'
 import { createWalletClient, http, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts'
 import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
-import { compileContracts } from '../../src/chain/compile/compile-contracts.js'
-import { randomBytes16, ZERO_BYTES16 } from '../../src/chain/payments/order-reference.js'
+import { compileContracts } from '../../src/devnet/compile/compile-contracts.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { eventsOf, setupContractFixture, type ContractFixture } from './fixture.js'
 
 describe('transferWithPermit', () => {

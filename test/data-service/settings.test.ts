@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process'
 import { test } from 'node:test'
 import { dataServiceOptionsFromEnv } from '../../src/config/data-service-options.js'
 import { ConfigError } from '../../src/config/parse-env.js'
-import { startDataService } from '../../src/data-service/index.js'
-import { createLogger } from '../../src/observability/logger.js'
-import type { Deployment } from '../../src/chain/devnet/deployment.js'
+import { startDataService } from '../../src/processor/data-service/index.js'
+import { createLogger } from '../../src/platform/observability/logger.js'
+import type { Deployment } from '../../src/wire/deployment.js'
 
 const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const deployment: Deployment = {

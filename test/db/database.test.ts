@@ -5,9 +5,9 @@ import { createServer } from 'node:net'
 import { after, before, test } from 'node:test'
 import { databaseOptionsFromEnv } from '../../src/config/database-options.js'
 import { ConfigError } from '../../src/config/parse-env.js'
-import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js'
-import { openDatabase, type Database } from '../../src/db/open-database.js'
-import { createLogger } from '../../src/observability/logger.js'
+import { startEmbeddedPostgres } from '../../src/processor/db/embedded-postgres.js'
+import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
+import { createLogger } from '../../src/platform/observability/logger.js'
 import { testDatabaseDir } from '../helpers/database.js'
 
 const log = createLogger('silent')

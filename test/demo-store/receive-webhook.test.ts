@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { webhookHeaders } from '../../src/checkout/webhooks/sign-webhook.js'
-import { deriveMerchantSecret } from '../../src/checkout/webhooks/index.js'
-import { catalog } from '../../src/demo-store/catalog.js'
-import { createOrderBook, type Order, type OrderBook } from '../../src/demo-store/order-book.js'
-import { receiveWebhook } from '../../src/demo-store/receive-webhook.js'
-import { generateWebhookSecret } from '../../src/db/webhook-secrets.js'
-import { createLogger } from '../../src/observability/logger.js'
+import { webhookHeaders } from '../../src/processor/webhooks/sign-webhook.js'
+import { deriveMerchantSecret } from '../../src/processor/webhooks/index.js'
+import { catalog } from '../../src/devnet/demo-store/catalog.js'
+import { createOrderBook, type Order, type OrderBook } from '../../src/devnet/demo-store/order-book.js'
+import { receiveWebhook } from '../../src/devnet/demo-store/receive-webhook.js'
+import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { createLogger } from '../../src/platform/observability/logger.js'
 
 const log = createLogger('silent')
 const merchantId = `m_${'a'.repeat(24)}`

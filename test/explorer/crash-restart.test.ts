@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
-import { findFreePort } from '../../src/chain/anvil/find-free-port.js'
+import { findFreePort } from '../../src/platform/net/find-free-port.js'
 import { explorerEnv, getJson, key, pageThrough, settlementsOnChain, spawnExplorer, tempDataDir, waitFor, waitForHead } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Hex, Settlement } from '../../src/types/settlement.js'
+import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import { key, pageThrough, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain, type SendSettlementsOptions } from '../helpers/local-chain.js'
 

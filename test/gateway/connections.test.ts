@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Hex } from 'viem'
-import { writeRelayerStatus } from '../../src/db/relayer-status.js'
+import { writeRelayerStatus } from '../../src/processor/db/relayer-status.js'
 import { getJson, waitFor } from '../helpers/explorer.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { bytesToHex, numberToHex, recoverAddress, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts'
-import { recoverSigner, type SignatureParts } from '../../src/gateway/input/recover-signer.js'
+import { recoverSigner, type SignatureParts } from '../../src/processor/gateway/input/recover-signer.js'
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const word = (value: bigint) => numberToHex(value, { size: 32 })

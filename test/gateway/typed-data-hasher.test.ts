@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { bytesToHex, hashTypedData, parseSignature, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { bindingDigest, permitDigest, type PaymentIntent } from '../../src/chain/payments/payment-request.js'
-import { typedDataHasher, domainSeparator } from '../../src/chain/payments/typed-data-hasher.js'
-import { buyAcquiringPackTypes, payWithPermitTypes, permitTypes, settlementDomain, type TokenDomain } from '../../src/chain/payments/typed-data.js'
-import { envelopeDigest, gatewayDomain, gatewayMessageTypes, payloadHash, signEnvelope } from '../../src/gateway/protocol/envelope.js'
+import { bindingDigest, permitDigest, type PaymentIntent } from '../../src/wire/payment-request.js'
+import { typedDataHasher, domainSeparator } from '../../src/wire/typed-data-hasher.js'
+import { buyAcquiringPackTypes, payWithPermitTypes, permitTypes, settlementDomain, type TokenDomain } from '../../src/wire/typed-data.js'
+import { envelopeDigest, gatewayDomain, gatewayMessageTypes, payloadHash, signEnvelope } from '../../src/wire/envelope.js'
 
 const address = () => bytesToHex(randomBytes(20))
 const word = () => bytesToHex(randomBytes(32))

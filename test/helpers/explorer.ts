@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import { createPublicClient, http } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
-import { startExplorer, type RunningExplorer } from '../../src/server/start-explorer.js'
-import type { Hex, Settlement } from '../../src/types/settlement.js'
+import { startExplorer, type RunningExplorer } from '../../src/explorer/start-explorer.js'
+import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import type { LocalChain } from './local-chain.js'
 
 export interface TestExplorer extends RunningExplorer {

@@ -5,8 +5,8 @@
  */
 import type { LocalAccount } from 'viem'
 import WebSocket from 'ws'
-import { signEnvelope, type Envelope } from '../../src/gateway/protocol/envelope.js'
-import type { ClientMessageType } from '../../src/gateway/protocol/messages.js'
+import { signEnvelope, type Envelope } from '../../src/wire/envelope.js'
+import type { ClientMessageType } from '../../src/wire/gateway-messages.js'
 import { waitFor } from './explorer.js'
 
 export type GatewayMessage = { type: string; requestId?: string; errorCode?: string; [key: string]: any }

@@ -9,10 +9,10 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
-import { randomBytes16, ZERO_BYTES16 } from '../../src/chain/payments/order-reference.js'
-import { bindingDigest, intentOfPayment, transferRequestOf, type TransferRequest } from '../../src/chain/payments/payment-request.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
+import { bindingDigest, intentOfPayment, transferRequestOf, type TransferRequest } from '../../src/wire/payment-request.js'
 import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
-import { signPayment } from '../../src/chain/payments/sign-payment.js'
+import { signPayment } from '../../src/wire/sign-payment.js'
 import type { LocalChain } from './local-chain.js'
 
 export interface SignedRequest {

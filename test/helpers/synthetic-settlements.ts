@@ -3,9 +3,9 @@
  * a few tokens, acquirers on a share of them, optionally payments between payers (self-payments
  * included), increasing blocks and timestamps. Deterministic per seed.
  */
-import type { IndexingStep } from '../../src/store/commit-batch.js'
-import type { SettlementRecord } from '../../src/store/record.js'
-import type { Hex } from '../../src/types/settlement.js'
+import type { IndexingStep } from '../../src/explorer/store/commit-batch.js'
+import type { SettlementRecord } from '../../src/explorer/store/record.js'
+import type { Hex } from '../../src/wire/settlement.js'
 
 export interface SyntheticOptions {
   seed?: number

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Hex, Settlement } from '../../src/types/settlement.js'
+import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import { key, settlementsOnChain, waitFor, waitForHead } from '../helpers/explorer.js'
 import { chainRpc, sendSettlements } from '../helpers/local-chain.js'
 import { openSse, subscribe, useLiveExplorer } from './live-client.js'

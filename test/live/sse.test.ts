@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { Settlement } from '../../src/types/settlement.js'
+import type { Settlement } from '../../src/wire/settlement.js'
 import { settlementsOnChain, waitFor, waitForHead } from '../helpers/explorer.js'
 import { sendSettlements } from '../helpers/local-chain.js'
 import { openSse, useLiveExplorer } from './live-client.js'

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Hex, Settlement } from '../../src/types/settlement.js'
+import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import { key, settlementsOnChain, waitForHead } from '../helpers/explorer.js'
 import { sendSettlements } from '../helpers/local-chain.js'
 import { subscribe, useLiveExplorer, type WsClient } from './live-client.js'

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
-import { findFreePort } from '../../src/chain/anvil/find-free-port.js'
+import { findFreePort } from '../../src/platform/net/find-free-port.js'
 import { ExplorerClient, type Settlement } from '../../src/sdk/index.js'
 import { explorerEnv, key, settlementsOnChain, startExplorerProcess, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { bytesToHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { createTransactionSigner } from '../../src/submitter/sign-transaction.js'
+import { createTransactionSigner } from '../../src/processor/submitter/sign-transaction.js'
 
 test('native signatures equal viem signTransaction byte for byte', async () => {
   for (let i = 0; i < 30; i++) {

@@ -9,7 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { deriveLocalKey } from '../../src/config/local-keys.js'
 import { demoStoreOptionsFromEnv } from '../../src/config/demo-store-options.js'
 import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
-import { displayAmount } from '../../src/widget/index.js'
+import { displayAmount } from '../../src/processor/widget/index.js'
 
 const contract = `0x${'ab'.repeat(20)}`
 

@@ -1,0 +1,28 @@
+/** The devnet flags shared by `npm run devnet` and `npm start`. */
+import { DEFAULT_DEPLOYMENT_PATH } from '../../wire/deployment.js'
+import type { StartDevnetOptions } from '../local-devnet/start-devnet.js'
+import { numberFlag } from './flags.js'
+
+export const devnetOptions = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'block-time': { type: 'string' },
+  payers: { type: 'string' },
+  out: { type: 'string' },
+} as const
+
+export const devnetUsage = `  --host <ip>          anvil listen address (127.0.0.1)
+  --port <n>           anvil port (8545)
+  --block-time <s>     seconds per block, 0 = a block per transaction (1)
+  --payers <n>         funded test payers (20)
+  --out <path>         deployment file to write (${DEFAULT_DEPLOYMENT_PATH})`
+
+export function devnetOptionsFromFlags(values: Partial<Record<keyof typeof devnetOptions, string>>): StartDevnetOptions {
+  return {
+    host: values.host ?? '127.0.0.1',
+    port: numberFlag(values.port, 'port', 8545, 1, 65535),
+    blockTime: numberFlag(values['block-time'], 'block-time', 1, 0, 3600),
+    payers: numberFlag(values.payers, 'payers', 20, 1, 10_000),
+    deploymentPath: values.out ?? DEFAULT_DEPLOYMENT_PATH,
+  }
+}

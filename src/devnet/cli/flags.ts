@@ -1,0 +1,18 @@
+/** Typed reading of command-line flag values, with one-line errors naming the flag. */
+import { ConfigError } from '../../config/parse-env.js'
+
+export function numberFlag(value: string | undefined, flag: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new ConfigError(`--${flag} must be a number ${min}..${max}, got "${value}"`)
+  }
+  return n
+}
+
+export function amountFlag(value: string | undefined, flag: string): bigint {
+  if (value === undefined || !/^\d+$/.test(value)) {
+    throw new ConfigError(`--${flag} must be an integer amount in the token's smallest unit, got "${value ?? ''}"`)
+  }
+  return BigInt(value)
+}

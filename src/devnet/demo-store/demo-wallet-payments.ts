@@ -1,0 +1,51 @@
+/**
+ * The store's "demo wallet" button (chain 31337 only): the store asks the merchant API for a fresh
+ * payment link of the order's charge (the creation replayed with its Idempotency-Key, which issues a new
+ * ephemeral token) and pays it as demo payer 0 through the gateway, exactly as a scanned QR code would be
+ * paid. One payment at a time: the gateway keeps one connection per payer address.
+ */
+import { payAsDemoPayer } from '../demo-wallet/index.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import type { MerchantApi } from './merchant-api.js'
+import type { OrderBook } from './order-book.js'
+
+export interface DemoWalletPayments {
+  /** Starts paying the order unless it is paid or being paid; the order's `demoWallet` follows it. */
+  start(orderId: string): void
+}
+
+const STORE_DEMO_PAYER = 0
+
+export function demoWalletPayments(params: { api: MerchantApi; book: OrderBook; rpcUrl: string; dataServiceUrl: string; log: Logger }): DemoWalletPayments {
+  const { api, book, log } = params
+  let queue = Promise.resolve()
+  const setState = (orderId: string, state: 'paying' | 'mined' | 'failed', detail: string) => book.update(orderId, (o) => (o.demoWallet = { state, detail }))
+
+  const pay = async (orderId: string) => {
+    const order = book.get(orderId)!
+    const charge = await api.createCharge(order.chargeRequest, order.idempotencyKey)
+    if (!charge.ephemeralToken) throw new Error(`the charge is ${charge.status}`)
+    const { final } = await payAsDemoPayer(`${charge.widgetUrl}?t=${charge.ephemeralToken}`, {
+      index: STORE_DEMO_PAYER,
+      rpcUrl: params.rpcUrl,
+      dataServiceUrl: params.dataServiceUrl,
+      onStatus: (push) => setState(orderId, 'paying', push.status),
+    })
+    if (final.status === 'SUCCESS') setState(orderId, 'mined', final.txHash!)
+    else setState(orderId, 'failed', `${final.failureCategory ?? 'FAILURE'}: ${final.failureReason ?? ''}`)
+  }
+
+  return {
+    start(orderId) {
+      const order = book.get(orderId)
+      if (!order || order.status !== 'awaiting-payment' || order.demoWallet?.state === 'paying') return
+      setState(orderId, 'paying', 'getting a payment link')
+      queue = queue.then(() =>
+        pay(orderId).catch((error: Error) => {
+          log.warn('demo wallet payment failed', { orderId, error: error.message })
+          setState(orderId, 'failed', error.message.split('\n')[0]!)
+        }),
+      )
+    },
+  }
+}

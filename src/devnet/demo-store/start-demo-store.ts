@@ -1,0 +1,58 @@
+/**
+ * Composes the demo store (PROCESSOR.md §6): the token it sells in and the payment pages' origin from the
+ * data service's `/config`, the merchant API client (the demo merchant's files are read when used, so the
+ * store may start before `setUpDemoMerchant` writes them), the in-memory orders, the demo wallet on the
+ * devnet, and the pages on node:http.
+ */
+import type { DemoStoreOptions } from '../../config/demo-store-options.js'
+import { ConfigError } from '../../config/parse-env.js'
+import { fetchConfig } from '../demo-wallet/index.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { servePages } from '../../platform/http/serve-routes.js'
+import { demoWalletPayments } from './demo-wallet-payments.js'
+import { merchantApi } from './merchant-api.js'
+import { createOrderBook, type Order } from './order-book.js'
+import { storeNotFound, storeRoutes } from './store-routes.js'
+
+export interface DemoStoreServices {
+  log: Logger
+}
+
+export interface RunningDemoStore {
+  /** `http://host:port` as bound; the merchant's webhook URL is `<url>/webhooks`. */
+  url: string
+  /** Newest first. */
+  orders(): Order[]
+  stop(): Promise<void>
+}
+
+export async function startDemoStore(options: DemoStoreOptions, { log }: DemoStoreServices): Promise<RunningDemoStore> {
+  const config = await fetchConfig(options.dataServiceUrl).catch((error: Error) => {
+    throw new ConfigError(`DATA_SERVICE_URL: ${error.message}`)
+  })
+  const token = config.supportedTokens.find((t) => t.symbol === options.currency)
+  if (!token) throw new ConfigError(`STORE_CURRENCY ${options.currency} is not a supported token (${config.supportedTokens.map((t) => t.symbol).join(', ')})`)
+  const api = merchantApi({ checkoutUrl: options.checkoutUrl, merchantDir: options.merchantDir })
+  const book = createOrderBook()
+  const routes = storeRoutes({
+    api,
+    book,
+    token,
+    beneficiary: options.beneficiary,
+    merchantDir: options.merchantDir,
+    widgetOrigin: new URL(config.checkoutWidgetUrl).origin,
+    demoWallet: options.demoWallet && demoWalletPayments({ api, book, rpcUrl: options.demoWallet.rpcUrl, dataServiceUrl: options.dataServiceUrl, log }),
+    log,
+  })
+  const server = await servePages({ host: options.host, port: options.port, portSetting: 'STORE_PORT', routes, notFound: storeNotFound, log })
+  log.info('demo store listening', { url: server.url, currency: token.symbol, beneficiary: options.beneficiary, demoWallet: Boolean(options.demoWallet) })
+  return {
+    url: server.url,
+    orders: () => book.list(),
+    async stop() {
+      await server.close()
+      await api.close()
+      log.info('demo store stopped')
+    },
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The demo store's pages: the products with a "Pay with stablecoin" button each and the orders so far;
+ * an order with its live status (kept current by the inline script from the order's event stream), the
+ * verified webhooks it received, a link back to its payment page and, on the devnet, the demo wallet.
+ */
+import { escapeHtml } from '../../platform/html/escape-html.js'
+import type { Page } from '../../platform/html/page-shell.js'
+import { catalog } from './catalog.js'
+import type { Order, OrderStatus } from './order-book.js'
+
+/** What the order page shows that changes: sent whole on every change, rendered here only. */
+export interface OrderView {
+  status: OrderStatus
+  label: string
+  settlementTx: string
+  walletText: string
+  /** The list items of the verified webhooks, HTML. */
+  webhooksHtml: string
+}
+
+const labels: Record<OrderStatus, string> = {
+  'awaiting-payment': 'Awaiting payment',
+  confirming: 'Payment received, confirming',
+  paid: 'Paid',
+  expired: 'Expired',
+  canceled: 'Canceled',
+}
+
+export const orderView = (order: Order): OrderView => ({
+  status: order.status,
+  label: labels[order.status],
+  settlementTx: order.settlementTx ?? 'none yet',
+  walletText: walletText(order.demoWallet),
+  webhooksHtml: order.webhooks.map((w) => `<li>${escapeHtml(w.type)} at ${w.receivedAt.toISOString()}</li>`).join('') || '<li>none yet</li>',
+})
+
+const style = `
+.products { list-style: none; padding: 0; margin: 0 }
+.products h2 { margin-top: 0 }
+.price { font-size: 1.25rem; font-weight: 700 }
+.orders { padding-left: 1.25rem }
+`
+
+export function homePage(orders: Order[], currency: string, widgetOrigin: string): Page {
+  const products = catalog
+    .map(
+      (product) => `<li class="card">
+<h2>${escapeHtml(product.name)}</h2>
+<p class="muted">${escapeHtml(product.description)}</p>
+<p class="price">${escapeHtml(product.price)} ${escapeHtml(currency)}</p>
+<form method="post" action="/orders"><input type="hidden" name="product" value="${escapeHtml(product.id)}"><button type="submit" aria-label="Pay for ${escapeHtml(product.name)} with stablecoin">Pay with stablecoin</button></form>
+</li>`,
+    )
+    .join('\n')
+  const list = orders.length
+    ? `<ul class="orders">${orders.map((o) => `<li><a href="/orders/${o.id}">${escapeHtml(o.product.name)}, order ${o.id}</a>: ${escapeHtml(labels[o.status])}</li>`).join('')}</ul>`
+    : '<p class="muted">None yet.</p>'
+  return {
+    title: 'Demo Store',
+    style,
+    formOrigins: [widgetOrigin],
+    body: `<main>
+<h1>Demo Store</h1>
+<p class="muted">Everything here is paid in ${escapeHtml(currency)} through the processor's checkout: "Pay with stablecoin" takes you to its payment page.</p>
+<ul class="products">
+${products}
+</ul>
+<h2>Your orders</h2>
+${list}
+</main>`,
+  }
+}
+
+export function orderPage(order: Order, currency: string, demoWallet: boolean): Page {
+  const view = orderView(order)
+  const wallet = demoWallet
+    ? `<section class="card" aria-labelledby="wallet-heading">
+<h2 id="wallet-heading">Demo wallet (local chain)</h2>
+<p>Pays this order's payment page as a local test payer, through the wallet gateway.</p>
+<form method="post" action="/orders/${order.id}/demo-wallet"><button type="submit" id="demo-wallet">Pay with the demo wallet</button></form>
+<p id="demo-wallet-state" role="status" aria-live="polite">${escapeHtml(view.walletText)}</p>
+</section>`
+    : ''
+  return {
+    title: `Order ${order.id}, Demo Store`,
+    style: `${style}
+main:not([data-status="awaiting-payment"]) #demo-wallet { display: none }`,
+    body: `<main id="order" data-order="${order.id}" data-status="${view.status}">
+<p><a href="/">Demo Store</a></p>
+<h1>Order ${order.id}</h1>
+<p>${escapeHtml(order.product.name)}: <strong>${escapeHtml(order.product.price)} ${escapeHtml(currency)}</strong></p>
+<p><span id="order-status" class="status" role="status" aria-live="polite" data-status="${view.status}">${escapeHtml(view.label)}</span></p>
+<p><a id="payment-page" href="${escapeHtml(order.widgetUrl)}">Open the payment page</a> (QR code and payment link)</p>
+${wallet}
+<section class="card" aria-labelledby="webhooks-heading">
+<h2 id="webhooks-heading">Verified webhooks</h2>
+<ul id="webhooks">${view.webhooksHtml}</ul>
+<p>Settlement: <span id="settlement" class="mono">${escapeHtml(view.settlementTx)}</span></p>
+</section>
+</main>`,
+    script: orderScript,
+  }
+}
+
+export function storeMessagePage(title: string, message: string): Page {
+  return { title, body: `<main><p><a href="/">Demo Store</a></p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></main>` }
+}
+
+function walletText(payment: Order['demoWallet']): string {
+  if (!payment) return ''
+  return payment.state === 'paying' ? `Paying: ${payment.detail}` : payment.state === 'mined' ? `Paid in ${payment.detail}` : `Failed: ${payment.detail}`
+}
+
+/** Live order status from `/orders/<id>/events`, each change rendered by the server (`OrderView`). */
+const orderScript = `
+(function () {
+  var root = document.getElementById('order');
+  var status = document.getElementById('order-status');
+  var wallet = document.getElementById('demo-wallet-state');
+  var events = new EventSource('/orders/' + root.getAttribute('data-order') + '/events');
+  events.addEventListener('order', function (event) {
+    var order = JSON.parse(event.data);
+    root.setAttribute('data-status', order.status);
+    status.setAttribute('data-status', order.status);
+    status.textContent = order.label;
+    document.getElementById('settlement').textContent = order.settlementTx;
+    document.getElementById('webhooks').innerHTML = order.webhooksHtml;
+    if (wallet) wallet.textContent = order.walletText;
+  });
+})();
+`

@@ -1,0 +1,126 @@
+/**
+ * The demo store's routes: products, buying (a charge through the merchant API, then the browser is sent
+ * to the payment page), an order's page and its live events, the demo wallet button, the webhook
+ * receiver and `/health`.
+ */
+import { randomBytes } from 'node:crypto'
+import { parseUnits } from 'viem'
+import type { ListedToken } from '../demo-wallet/index.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { openEventStream } from '../../platform/http/event-stream.js'
+import { BodyTooLarge, readBody } from '../../platform/http/read-body.js'
+import { redirect, sendJson, sendPage } from '../../platform/http/respond.js'
+import type { PageRequest, PageRoute } from '../../platform/http/serve-routes.js'
+import { findProduct } from './catalog.js'
+import type { DemoWalletPayments } from './demo-wallet-payments.js'
+import { readWebhookSecrets } from './merchant-files.js'
+import type { ChargeRequest, MerchantApi } from './merchant-api.js'
+import type { OrderBook } from './order-book.js'
+import { receiveWebhook } from './receive-webhook.js'
+import { homePage, orderPage, orderView, storeMessagePage } from './store-pages.js'
+
+export interface StoreContext {
+  api: MerchantApi
+  book: OrderBook
+  /** The token the store prices in. */
+  token: ListedToken
+  beneficiary: string
+  merchantDir: string
+  /** The payment pages' origin: the buy form is redirected there. */
+  widgetOrigin: string
+  /** Absent off the devnet. */
+  demoWallet?: DemoWalletPayments
+  log: Logger
+}
+
+const ORDER = '(o_[0-9a-f]{10})'
+const MAX_FORM_BYTES = 4 * 1024
+const MAX_WEBHOOK_BYTES = 256 * 1024
+
+export function storeRoutes(context: StoreContext): PageRoute[] {
+  const { book, token } = context
+  const withOrder = (handle: (request: PageRequest, orderId: string) => Promise<void> | void) => (request: PageRequest) => {
+    const orderId = request.params[0]!
+    if (!book.get(orderId)) return sendPage(request.res, 404, storeMessagePage('Order not found', `There is no order ${orderId} (orders are kept in memory until the store restarts).`))
+    return handle(request, orderId)
+  }
+  return [
+    { method: 'GET', path: /^\/$/, handle: ({ res }) => sendPage(res, 200, homePage(book.list().slice(0, 20), token.symbol, context.widgetOrigin)) },
+    { method: 'POST', path: /^\/orders$/, handle: (request) => buy(context, request) },
+    { method: 'GET', path: new RegExp(`^/orders/${ORDER}$`), handle: withOrder(({ res }, id) => sendPage(res, 200, orderPage(book.get(id)!, token.symbol, Boolean(context.demoWallet)))) },
+    {
+      method: 'GET',
+      path: new RegExp(`^/orders/${ORDER}/events$`),
+      handle: withOrder(({ res }, id) => {
+        const stream = openEventStream(res)
+        const send = () => stream.send('order', orderView(book.get(id)!))
+        stream.onClose(book.watch(id, send))
+        send()
+      }),
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/orders/${ORDER}/demo-wallet$`),
+      handle: withOrder(({ res }, id) => {
+        if (!context.demoWallet) return sendPage(res, 404, storeMessagePage('No demo wallet', 'The demo wallet only exists on the local chain (31337).'))
+        context.demoWallet.start(id)
+        redirect(res, `/orders/${id}`)
+      }),
+    },
+    { method: 'POST', path: /^\/webhooks$/, handle: (request) => webhook(context, request) },
+    { method: 'GET', path: /^\/health$/, handle: ({ res }) => sendJson(res, 200, { status: 'ok', orders: book.list().length }) },
+  ]
+}
+
+export const storeNotFound = ({ res }: PageRequest) => sendPage(res, 404, storeMessagePage('Not found', 'There is no such page in the Demo Store.'))
+
+async function buy(context: StoreContext, { req, res }: PageRequest): Promise<void> {
+  const form = new URLSearchParams((await readBody(req, MAX_FORM_BYTES).catch(() => Buffer.alloc(0))).toString('utf8'))
+  const product = findProduct(form.get('product') ?? '')
+  if (!product) return sendPage(res, 400, storeMessagePage('Unknown product', 'Pick a product on the store page.'))
+  const id = `o_${randomBytes(5).toString('hex')}`
+  const chargeRequest: ChargeRequest = {
+    amount: parseUnits(product.price, context.token.decimals).toString(),
+    token: context.token.address,
+    beneficiary: context.beneficiary,
+    currency: context.token.symbol,
+    orderId: id,
+  }
+  const idempotencyKey = `demo-store-${id}`
+  const started = performance.now()
+  let charge
+  try {
+    charge = await context.api.createCharge(chargeRequest, idempotencyKey)
+  } catch (error) {
+    context.log.warn('charge creation failed', { orderId: id, error: (error as Error).message })
+    return sendPage(res, 502, storeMessagePage('The checkout is not available', (error as Error).message.split('\n')[0]!))
+  }
+  context.book.add({
+    id,
+    product,
+    amount: chargeRequest.amount,
+    status: 'awaiting-payment',
+    chargeId: charge.id,
+    widgetUrl: charge.widgetUrl,
+    chargeRequest,
+    idempotencyKey,
+    createdAt: new Date(),
+    chargeCreationMs: performance.now() - started,
+    webhooks: [],
+  })
+  context.log.info('order placed', { orderId: id, chargeId: charge.id })
+  redirect(res, charge.widgetUrl)
+}
+
+async function webhook(context: StoreContext, { req, res }: PageRequest): Promise<void> {
+  let body: Buffer
+  try {
+    body = await readBody(req, MAX_WEBHOOK_BYTES)
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error
+    res.writeHead(413, { connection: 'close' }).end()
+    return
+  }
+  const answer = receiveWebhook(context.book, await readWebhookSecrets(context.merchantDir), req.headers, body, context.log)
+  res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' }).end(answer.detail)
+}

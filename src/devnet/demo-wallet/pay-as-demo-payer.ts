@@ -1,0 +1,35 @@
+/**
+ * The demo wallet: a payment link paid by demo payer `index` on the devnet, topped up first when its
+ * balance is short. The demo store's button and `npm run wallet -- pay <link>` both come here.
+ */
+import type { FinalStatus } from '../../sdk/wallet/wallet-client.js'
+import type { PaymentSession } from '../../sdk/wallet/payment-session.js'
+import { assertDemoChain, demoPayerAccount, topUpDemoPayer } from './demo-payer.js'
+import { fetchPaymentSession, paySession, type PaySessionParams } from './pay-payment-link.js'
+
+export interface DemoPaymentParams {
+  index: number
+  /** The devnet's node, for a top-up. */
+  rpcUrl: string
+  dataServiceUrl: string
+  onStatus?: PaySessionParams['onStatus']
+  /** The session is in hand (its token used up): for timing. */
+  onSession?(session: PaymentSession): void
+}
+
+export async function payAsDemoPayer(link: string, params: DemoPaymentParams): Promise<{ session: PaymentSession; final: FinalStatus; payer: string }> {
+  const session = await fetchPaymentSession(link)
+  assertDemoChain(session.chainId)
+  params.onSession?.(session)
+  const account = demoPayerAccount(params.index)
+  const final = await paySession({
+    session,
+    account,
+    dataServiceUrl: params.dataServiceUrl,
+    onStatus: params.onStatus,
+    beforePaying: async ({ balance, total }) => {
+      await topUpDemoPayer({ rpcUrl: params.rpcUrl, index: params.index, token: session.token, balance, needed: total })
+    },
+  })
+  return { session, final, payer: account.address.toLowerCase() }
+}

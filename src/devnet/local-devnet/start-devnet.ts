@@ -1,0 +1,40 @@
+/**
+ * The local devnet in one call: anvil (chain 31337), the devnet deployment on automine (fast), then
+ * interval mining at the chosen block time, and the deployment file written for the other pieces.
+ * Used by `npm run devnet` and `npm start`.
+ */
+import { createTestClient, http } from 'viem'
+import { startAnvil, type AnvilInstance } from '../anvil/start-anvil.js'
+import { LOCAL_CHAIN_ID } from '../../config/local-keys.js'
+import { deployDevnet } from './deploy-devnet.js'
+import { writeDeployment, type Deployment } from '../../wire/deployment.js'
+
+export interface StartDevnetOptions {
+  host: string
+  port: number
+  /** Seconds per block; 0 = automine (a block per transaction). */
+  blockTime: number
+  payers: number
+  deploymentPath: string
+}
+
+export interface Devnet {
+  anvil: AnvilInstance
+  deployment: Deployment
+  stop(): Promise<void>
+}
+
+export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
+  const anvil = await startAnvil({ host: opts.host, port: opts.port, chainId: LOCAL_CHAIN_ID })
+  try {
+    const deployment = await deployDevnet({ rpcUrl: anvil.rpcUrl, payers: opts.payers })
+    if (opts.blockTime > 0) {
+      await createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) }).setIntervalMining({ interval: opts.blockTime })
+    }
+    await writeDeployment(opts.deploymentPath, deployment)
+    return { anvil, deployment, stop: anvil.stop }
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
+}

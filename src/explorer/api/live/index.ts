@@ -1,0 +1,31 @@
+/**
+ * The live feeds: one hub fed by the indexer, serving WebSocket `/stream` and SSE `/events/stream`.
+ * Register before the REST fallbacks.
+ */
+import type { TemplatedApp } from 'uWebSockets.js'
+import type { LiveLimits } from '../../../config/explorer-options.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+import type { Metrics } from '../../../platform/observability/metrics.js'
+import type { TokenCache } from '../../query/token-cache.js'
+import type { Store } from '../../store/open-store.js'
+import { LiveHub } from './live-hub.js'
+import { registerSse } from './register-sse.js'
+import { registerWebSocket } from './register-websocket.js'
+
+export { LiveHub } from './live-hub.js'
+export { SHUTDOWN_CLOSE, SLOW_CONSUMER_CLOSE } from './register-websocket.js'
+
+export interface LiveContext {
+  store: Store
+  tokens: TokenCache
+  limits: LiveLimits
+  metrics: Metrics
+  logger: Logger
+}
+
+export function registerLive(app: TemplatedApp, ctx: LiveContext): LiveHub {
+  const hub = new LiveHub({ app, ...ctx })
+  registerWebSocket(app, hub, ctx.limits, ctx.metrics)
+  registerSse(app, hub, ctx.limits, ctx.logger)
+  return hub
+}

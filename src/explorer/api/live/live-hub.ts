@@ -1,0 +1,363 @@
+/**
+ * The live layer between the indexer and the WebSocket and SSE connections.
+ *
+ * - Fan-out: every live subscription sits in a group keyed by its filter topic (see topics.ts). A
+ *   committed settlement is rendered to JSON once, then published once per (topic, subscription id)
+ *   group: WebSocket groups are uWS topics, so uWS copies the bytes to each socket in C++; SSE groups
+ *   are sets of responses. No code walks the subscribers to test a filter.
+ * - Gapless `since`: the hub remembers the end of what it published. A replay reads the store in
+ *   chunks up to that end, never to the LMDB head (a settlement committed but not yet published would
+ *   be sent twice), and the chunk that reaches it joins the live group in the same synchronous turn.
+ * - A `since` past that end (a cursor from a replica further along the chain) waits, subscribed to
+ *   nothing, until this replica's published end passes it, then replays from there: nothing at or before
+ *   the cursor is sent again.
+ * - Backpressure: replays pause at half of `maxBufferedBytes` and resume on drain; a connection whose
+ *   unsent bytes pass `maxBufferedBytes` is closed as a slow consumer (WebSocket close 4008).
+ */
+import type { TemplatedApp } from 'uWebSockets.js'
+import type { LiveLimits } from '../../../config/explorer-options.js'
+import type { IndexerListener } from '../../indexer/indexer.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+import type { Metrics } from '../../../platform/observability/metrics.js'
+import type { SettlementFilter } from '../../query/events-query.js'
+import { matchingInRange, positionBefore } from '../../query/replay.js'
+import type { TokenCache } from '../../query/token-cache.js'
+import { encodeCursor } from '../../store/cursor.js'
+import { decodePk, encodePk, keyAfter, type Position } from '../../store/keys.js'
+import type { Store } from '../../store/open-store.js'
+import { fieldHex, settlementJson, type StoredSettlement } from '../../store/record.js'
+import { eventMessage, sseFrame, type EventKind } from './messages.js'
+import { ShapeCounts, fieldValues, filterTopic, topicsOf } from './topics.js'
+
+export type Channel = 'websocket' | 'sse'
+
+export interface LiveConnection {
+  readonly channel: Channel
+  /** Keyed by `subscriptionKey`. */
+  readonly subscriptions: Map<string, Subscription>
+  readonly open: boolean
+  /** Unsent bytes: exact for a WebSocket, an upper bound for SSE. */
+  buffered(): number
+  /** Writes a message now (replay and acknowledgements), corked. */
+  send(text: string): void
+  cork(fn: () => void): void
+  /** WebSocket only: membership of uWS topics. */
+  joinTopic?(topic: string): void
+  leaveTopic?(topic: string): void
+  closeSlow(): void
+  /** Server shutdown. */
+  end(): void
+}
+
+export interface Subscription {
+  readonly conn: LiveConnection
+  readonly id: string | undefined
+  readonly filter: SettlementFilter
+  readonly shape: number
+  readonly topic: string
+  /** While replaying or waiting: the first primary key not yet delivered. */
+  from: Buffer
+  state: 'waiting' | 'replaying' | 'paused' | 'live' | 'dropped'
+}
+
+export interface LiveHubOptions {
+  app: TemplatedApp
+  store: Store
+  tokens: TokenCache
+  limits: LiveLimits
+  metrics: Metrics
+  logger: Logger
+}
+
+/** Settlements per replay chunk, and per publish step between backpressure checks. */
+const CHUNK = 256
+const NO_ID = ''
+
+/** A subscription's key within its connection: its id, or its filter when it has none. */
+export const subscriptionKey = (id: string | undefined, topic: string) => (id === undefined ? `\0${topic}` : id)
+
+export class LiveHub implements IndexerListener {
+  #o: LiveHubOptions
+  /** Exclusive end of what has been published: replays read up to here. */
+  #publishedEnd: Buffer
+  #connections = new Set<LiveConnection>()
+  #websockets = new Set<LiveConnection>()
+  /** Filter topic → subscription id (or NO_ID) → number of live WebSocket subscriptions. */
+  #wsGroups = new Map<string, Map<string, number>>()
+  #sseGroups = new Map<string, Set<LiveConnection>>()
+  #shapes = new ShapeCounts()
+  #replaying = new Set<Subscription>()
+  /** Subscriptions whose `since` is past the published end. */
+  #waiting = new Set<Subscription>()
+  #subscriptionCount = 0
+  #closed = false
+  #heartbeat: NodeJS.Timeout
+  #sent
+  #slowCloses
+
+  constructor(options: LiveHubOptions) {
+    this.#o = options
+    this.#publishedEnd = storeEnd(options.store)
+    const { metrics } = options
+    this.#sent = metrics.counter('live_messages_sent_total', 'Settlement and removal messages sent to live subscribers, by channel')
+    this.#slowCloses = metrics.counter('live_slow_consumer_closes_total', 'Live connections closed because their unsent bytes passed the bound')
+    metrics.collected('live_websocket_connections', 'Open WebSocket connections on /stream', () => this.#websockets.size)
+    metrics.collected('live_sse_connections', 'Open SSE responses on /events/stream', () => this.#connections.size - this.#websockets.size)
+    metrics.collected('live_subscriptions', 'Live subscriptions, replaying or live', () => this.#subscriptionCount)
+    this.#heartbeat = setInterval(() => this.#keepSseAlive(), options.limits.sseHeartbeatSeconds * 1000)
+    this.#heartbeat.unref()
+  }
+
+  get connectionCount(): number {
+    return this.#connections.size
+  }
+
+  canAccept(): boolean {
+    return !this.#closed && this.#connections.size < this.#o.limits.maxConnections
+  }
+
+  add(conn: LiveConnection): void {
+    this.#connections.add(conn)
+    if (conn.channel === 'websocket') this.#websockets.add(conn)
+  }
+
+  /** The connection closed: forget it and its subscriptions (uWS already left its topics). */
+  drop(conn: LiveConnection): void {
+    for (const sub of conn.subscriptions.values()) this.#forget(sub)
+    conn.subscriptions.clear()
+    this.#connections.delete(conn)
+    this.#websockets.delete(conn)
+  }
+
+  /** The position of the last published settlement: a subscription without `since` starts after it. */
+  liveCursor(): string {
+    const last = positionBefore(decodePk(this.#publishedEnd))
+    return encodeCursor(last.blockNumber, last.logIndex)
+  }
+
+  /** Starts a subscription: replays from `since` when given, then delivers live. The caller acknowledged it. */
+  subscribe(conn: LiveConnection, id: string | undefined, filter: SettlementFilter, since: Position | undefined): Subscription {
+    const { shape, topic } = filterTopic(filter)
+    const sub: Subscription = { conn, id, filter, shape, topic, from: this.#publishedEnd, state: 'replaying' }
+    conn.subscriptions.set(subscriptionKey(id, topic), sub)
+    this.#subscriptionCount++
+    if (since === undefined) this.#goLive(sub)
+    else {
+      sub.from = keyAfter(since)
+      this.#replaying.add(sub)
+      this.#replayStep(sub)
+    }
+    return sub
+  }
+
+  unsubscribe(sub: Subscription): void {
+    sub.conn.subscriptions.delete(subscriptionKey(sub.id, sub.topic))
+    this.#forget(sub)
+  }
+
+  /** The connection drained: continue its paused replays while it stays below half the bound. */
+  resume(conn: LiveConnection): void {
+    for (const sub of conn.subscriptions.values()) {
+      if (sub.state === 'paused' && conn.buffered() < this.#o.limits.maxBufferedBytes / 2) {
+        sub.state = 'replaying'
+        this.#replayStep(sub)
+      }
+    }
+  }
+
+  committed(settlements: StoredSettlement[]): void {
+    if (this.#closed) return
+    for (let i = 0; i < settlements.length; i += CHUNK) {
+      const end = Math.min(i + CHUNK, settlements.length)
+      // With no subscription nothing is rendered, not even the cursor: ingest pays nothing for the hub.
+      if (this.#shapes.active.length > 0) {
+        for (let k = i; k < end; k++) this.#publish('SETTLEMENT', settlements[k]!, encodeCursor(settlements[k]!.blockNumber, settlements[k]!.logIndex))
+      }
+      this.#publishedEnd = keyAfter(settlements[end - 1]!)
+      this.#releaseWaiting()
+      this.#checkWebSocketBuffers()
+    }
+  }
+
+  /** Settlements taken back by a reorg, newest first. */
+  removed(settlements: StoredSettlement[]): void {
+    if (this.#closed) return
+    for (const s of settlements) {
+      const before = positionBefore(s)
+      const cursor = encodeCursor(before.blockNumber, before.logIndex)
+      this.#publish('REMOVED', s, cursor)
+      this.#rewindReplays(s, cursor)
+    }
+    const oldest = settlements[settlements.length - 1]
+    if (oldest) {
+      const key = encodePk(oldest.blockNumber, oldest.logIndex)
+      if (Buffer.compare(key, this.#publishedEnd) < 0) this.#publishedEnd = key
+      // A replay past the new end had passed only what is now gone: it continues from the end, it does
+      // not wait there as a `since` from another replica would.
+      for (const sub of this.#replaying) if (Buffer.compare(sub.from, this.#publishedEnd) > 0) sub.from = this.#publishedEnd
+    }
+    this.#checkWebSocketBuffers()
+  }
+
+  /** Server shutdown: ends every connection. */
+  close(): void {
+    this.#closed = true
+    clearInterval(this.#heartbeat)
+    for (const conn of [...this.#connections]) conn.end()
+  }
+
+  #publish(kind: EventKind, s: StoredSettlement, cursor: string): void {
+    if (this.#shapes.active.length === 0) return
+    const values = fieldValues(s)
+    let json: string | undefined
+    let frame: string | undefined
+    let delivered = 0
+    for (const shape of this.#shapes.active) {
+      for (const topic of topicsOf(shape, values)) {
+        const ids = this.#wsGroups.get(topic)
+        if (ids) {
+          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          for (const id of ids.keys()) {
+            const wsTopic = `${topic}#${id}`
+            delivered += this.#o.app.numSubscribers(wsTopic)
+            this.#o.app.publish(wsTopic, eventMessage(kind, json, cursor, id === NO_ID ? undefined : id))
+          }
+        }
+        const responses = this.#sseGroups.get(topic)
+        if (responses) {
+          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          frame ??= sseFrame(kind, json, cursor)
+          for (const conn of responses) conn.send(frame)
+          this.#sent(responses.size, { channel: 'sse', type: kind })
+        }
+      }
+    }
+    if (delivered > 0) this.#sent(delivered, { channel: 'websocket', type: kind })
+  }
+
+  /** One chunk of a replay; the chunk that reaches the published end switches the subscription to live. */
+  #replayStep(sub: Subscription): void {
+    if (sub.state !== 'replaying' || !sub.conn.open) return
+    if (Buffer.compare(sub.from, this.#publishedEnd) > 0) {
+      sub.state = 'waiting'
+      this.#replaying.delete(sub)
+      this.#waiting.add(sub)
+      return
+    }
+    const { conn } = sub
+    const found = matchingInRange(this.#o.store, sub.filter, sub.from, this.#publishedEnd, CHUNK)
+    if (found.length > 0) {
+      const tokens = this.#o.tokens
+      conn.cork(() => {
+        for (const s of found) {
+          const json = settlementJson(s, tokens.get(fieldHex(s, 'token')))
+          const cursor = encodeCursor(s.blockNumber, s.logIndex)
+          conn.send(conn.channel === 'websocket' ? eventMessage('SETTLEMENT', json, cursor, sub.id) : sseFrame('SETTLEMENT', json, cursor))
+        }
+      })
+      this.#sent(found.length, { channel: conn.channel, type: 'SETTLEMENT' })
+      const last = found[found.length - 1]!
+      sub.from = keyAfter(last)
+    }
+    if (!conn.open || sub.state !== 'replaying') return
+    if (found.length < CHUNK) {
+      this.#replaying.delete(sub)
+      this.#goLive(sub)
+    } else if (conn.buffered() >= this.#o.limits.maxBufferedBytes / 2) {
+      sub.state = 'paused'
+    } else {
+      setImmediate(() => this.#replayStep(sub))
+    }
+  }
+
+  /** The published end moved on: waiting subscriptions it reached replay from their `since` (in this turn). */
+  #releaseWaiting(): void {
+    for (const sub of this.#waiting) {
+      if (Buffer.compare(sub.from, this.#publishedEnd) > 0) continue
+      this.#waiting.delete(sub)
+      sub.state = 'replaying'
+      this.#replaying.add(sub)
+      this.#replayStep(sub)
+    }
+  }
+
+  /** A reorg took back `s`: replays that already sent it are told and step back before it. */
+  #rewindReplays(s: StoredSettlement, cursor: string): void {
+    if (this.#replaying.size === 0) return
+    const key = encodePk(s.blockNumber, s.logIndex)
+    const values = fieldValues(s)
+    for (const sub of this.#replaying) {
+      if (Buffer.compare(key, sub.from) >= 0 || !topicsOf(sub.shape, values).includes(sub.topic)) continue
+      const json = settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+      sub.conn.send(sub.conn.channel === 'websocket' ? eventMessage('REMOVED', json, cursor, sub.id) : sseFrame('REMOVED', json, cursor))
+      sub.from = key
+    }
+  }
+
+  #goLive(sub: Subscription): void {
+    sub.state = 'live'
+    if (sub.conn.channel === 'websocket') {
+      const id = sub.id ?? NO_ID
+      let ids = this.#wsGroups.get(sub.topic)
+      if (!ids) this.#wsGroups.set(sub.topic, (ids = new Map()))
+      ids.set(id, (ids.get(id) ?? 0) + 1)
+      sub.conn.joinTopic!(`${sub.topic}#${id}`)
+    } else {
+      let responses = this.#sseGroups.get(sub.topic)
+      if (!responses) this.#sseGroups.set(sub.topic, (responses = new Set()))
+      responses.add(sub.conn)
+    }
+    this.#shapes.add(sub.shape, 1)
+  }
+
+  #forget(sub: Subscription): void {
+    if (sub.state === 'dropped') return
+    const wasLive = sub.state === 'live'
+    sub.state = 'dropped'
+    this.#subscriptionCount--
+    this.#replaying.delete(sub)
+    this.#waiting.delete(sub)
+    if (!wasLive) return
+    if (sub.conn.channel === 'websocket') {
+      const id = sub.id ?? NO_ID
+      const ids = this.#wsGroups.get(sub.topic)!
+      const left = ids.get(id)! - 1
+      if (left > 0) ids.set(id, left)
+      else ids.delete(id)
+      if (ids.size === 0) this.#wsGroups.delete(sub.topic)
+      if (sub.conn.open) sub.conn.leaveTopic!(`${sub.topic}#${id}`)
+    } else {
+      const responses = this.#sseGroups.get(sub.topic)!
+      responses.delete(sub.conn)
+      if (responses.size === 0) this.#sseGroups.delete(sub.topic)
+    }
+    this.#shapes.add(sub.shape, -1)
+  }
+
+  /**
+   * uWS reports no per-socket event when a publish builds up backpressure, so the hub checks every
+   * WebSocket after each publish step: one native call per socket (about 1 ms per 10,000).
+   */
+  #checkWebSocketBuffers(): void {
+    const max = this.#o.limits.maxBufferedBytes
+    for (const conn of this.#websockets) {
+      if (conn.buffered() > max) this.closeSlow(conn)
+    }
+  }
+
+  closeSlow(conn: LiveConnection): void {
+    this.#slowCloses(1, { channel: conn.channel })
+    this.#o.logger.info('closing a slow live consumer', { channel: conn.channel, buffered: conn.buffered() })
+    conn.closeSlow()
+  }
+
+  #keepSseAlive(): void {
+    for (const conn of this.#connections) if (conn.channel === 'sse') conn.send(': keepalive\n\n')
+  }
+}
+
+/** The key after the newest stored settlement: at start-up everything stored counts as published. */
+function storeEnd(store: Store): Buffer {
+  for (const key of store.events.getKeys({ reverse: true, limit: 1 })) return keyAfter(decodePk(key))
+  return encodePk(0, 0)
+}

@@ -1,0 +1,100 @@
+/**
+ * `GET /events/stream` (SPEC §3.1): Server-Sent Events with the WebSocket filters as query parameters.
+ * `event: settlement` / `event: removed`, `id:` = the cursor to resume after, `: keepalive` comments,
+ * `Last-Event-ID` (or `?since=`) replay. A response whose unsent bytes pass LIVE_MAX_BUFFERED_BYTES gets
+ * `event: error` with code SLOW_CONSUMER and is ended; the client reconnects with Last-Event-ID.
+ *
+ * uWS exposes no buffered amount for HTTP responses: `write` returning false means the socket holds
+ * unsent bytes, so the bytes written since the last write that went through bound what it holds. Once
+ * `onWritable` is set uWS drains only when written to, so the handler writes an empty comment.
+ */
+import type { HttpResponse, TemplatedApp } from 'uWebSockets.js'
+import type { LiveLimits } from '../../../config/explorer-options.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+import { FILTER_FIELDS } from '../../query/events-query.js'
+import { errorReply, reply } from '../../../platform/http/replies.js'
+import { parseCursor, parseFilter, readParams } from '../rest/parse-query.js'
+import type { LiveConnection, LiveHub, Subscription } from './live-hub.js'
+import { sseErrorFrame } from './messages.js'
+import { tooManyConnections } from './register-websocket.js'
+
+export const STREAM_PARAMS = [...FILTER_FIELDS, 'since'] as const
+
+class SseConnection implements LiveConnection {
+  readonly channel = 'sse'
+  readonly subscriptions = new Map<string, Subscription>()
+  open = true
+  #unsent = 0
+
+  constructor(
+    readonly res: HttpResponse,
+    readonly hub: LiveHub,
+    readonly maxBufferedBytes: number,
+  ) {}
+
+  buffered = () => this.#unsent
+
+  cork = (fn: () => void) => void this.res.cork(fn)
+
+  send = (text: string) => {
+    if (!this.open) return
+    this.res.cork(() => {
+      this.#unsent = this.res.write(text) ? 0 : this.#unsent + text.length
+    })
+    if (this.#unsent > this.maxBufferedBytes) this.hub.closeSlow(this)
+  }
+
+  writable = () => {
+    this.send(':\n')
+    if (this.#unsent === 0) this.hub.resume(this)
+    return true
+  }
+
+  closeSlow = () => this.#finish(sseErrorFrame({ code: 'SLOW_CONSUMER', message: 'unsent events passed the server bound; reconnect with Last-Event-ID' }))
+
+  end = () => this.#finish('')
+
+  aborted = () => {
+    this.open = false
+    this.hub.drop(this)
+  }
+
+  #finish(last: string): void {
+    if (!this.open) return
+    this.open = false
+    this.res.cork(() => this.res.end(last))
+    this.hub.drop(this)
+  }
+}
+
+export function registerSse(app: TemplatedApp, hub: LiveHub, limits: LiveLimits, logger: Logger): void {
+  app.get('/events/stream', (res, req) => {
+    let filter
+    let since
+    try {
+      const params = readParams(req.getQuery(), STREAM_PARAMS)
+      filter = parseFilter(params)
+      const lastEventId = req.getHeader('last-event-id')
+      const sinceParam = params.get('since')
+      // A reconnecting EventSource repeats the URL and adds Last-Event-ID, the newer of the two.
+      if (lastEventId !== '') since = parseCursor(lastEventId, 'Last-Event-ID')
+      else if (sinceParam !== undefined) since = parseCursor(sinceParam, 'since')
+    } catch (error) {
+      return reply(res, errorReply(error, logger))
+    }
+    if (!hub.canAccept()) return reply(res, tooManyConnections(limits.maxConnections))
+
+    const conn = new SseConnection(res, hub, limits.maxBufferedBytes)
+    res.onAborted(conn.aborted)
+    res.onWritable(conn.writable)
+    res
+      .writeStatus('200 OK')
+      .writeHeader('content-type', 'text/event-stream; charset=utf-8')
+      .writeHeader('cache-control', 'no-cache, no-transform')
+      .writeHeader('x-accel-buffering', 'no')
+      .writeHeader('access-control-allow-origin', '*')
+    conn.send(': connected\n\n')
+    hub.add(conn)
+    hub.subscribe(conn, undefined, filter, since)
+  })
+}

@@ -1,0 +1,114 @@
+/**
+ * WebSocket `/stream` (SPEC §3.3): SUBSCRIBE / UNSUBSCRIBE with acknowledgements, ERROR for anything
+ * refused (the connection stays open), and these closes:
+ * - 4008 "slow consumer": unsent bytes passed LIVE_MAX_BUFFERED_BYTES; resume with `since`.
+ * - 1001 "server shutting down".
+ * - frames over the hard frame limit (16 × WS_MAX_MESSAGE_BYTES, at least 64 KiB) are cut off by uWS
+ *   without a close frame (1006); frames between the two limits get a MESSAGE_TOO_LARGE error.
+ * A connection over WS_MAX_CONNECTIONS is refused before the upgrade: HTTP 503 with a problem body.
+ */
+import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js'
+import type { LiveLimits } from '../../../config/explorer-options.js'
+import type { Metrics } from '../../../platform/observability/metrics.js'
+import { problemReply, reply } from '../../../platform/http/replies.js'
+import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
+import { errorMessage, subscribedMessage, unsubscribedMessage, type LiveError } from './messages.js'
+import { parseClientMessage, type ClientMessage } from './parse-client-message.js'
+import { filterTopic } from './topics.js'
+
+export const SLOW_CONSUMER_CLOSE = { code: 4008, reason: 'slow consumer: unsent messages passed the server bound; resume with since' }
+export const SHUTDOWN_CLOSE = { code: 1001, reason: 'server shutting down' }
+
+interface SocketData {
+  conn?: WebSocketConnection
+}
+
+class WebSocketConnection implements LiveConnection {
+  readonly channel = 'websocket'
+  readonly subscriptions = new Map<string, Subscription>()
+  open = true
+
+  constructor(readonly ws: WebSocket<SocketData>) {}
+
+  buffered = () => this.ws.getBufferedAmount()
+  send = (text: string) => void this.ws.send(text, false)
+  cork = (fn: () => void) => void this.ws.cork(fn)
+  joinTopic = (topic: string) => void this.ws.subscribe(topic)
+  leaveTopic = (topic: string) => void this.ws.unsubscribe(topic)
+  closeSlow = () => this.ws.end(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_CLOSE.reason)
+  end = () => this.ws.end(SHUTDOWN_CLOSE.code, SHUTDOWN_CLOSE.reason)
+}
+
+export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveLimits, metrics: Metrics): void {
+  const refusals = metrics.counter('live_refused_total', 'Live client messages and connections refused, by error code')
+  const refuse = (conn: LiveConnection, error: LiveError, id?: string) => {
+    refusals(1, { code: error.code })
+    conn.send(errorMessage(error, id))
+  }
+
+  app.ws<SocketData>('/stream', {
+    compression: uWS.DISABLED,
+    maxPayloadLength: Math.max(64 * 1024, limits.maxMessageBytes * 16),
+    idleTimeout: limits.idleTimeoutSeconds,
+    sendPingsAutomatically: true,
+    // The hub closes at maxBufferedBytes with a close code; this hard cap only guards against a burst
+    // between two of its checks (uWS would drop messages past it and close without a code).
+    maxBackpressure: limits.maxBufferedBytes + 16 * 1024 * 1024,
+    closeOnBackpressureLimit: 0,
+    upgrade(res, req, context) {
+      if (!hub.canAccept()) {
+        refusals(1, { code: 'TOO_MANY_CONNECTIONS' })
+        return reply(res, tooManyConnections(limits.maxConnections))
+      }
+      const data: SocketData = {}
+      res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context)
+    },
+    open(ws) {
+      const conn = new WebSocketConnection(ws)
+      ws.getUserData().conn = conn
+      hub.add(conn)
+    },
+    message(ws, message, isBinary) {
+      const conn = ws.getUserData().conn!
+      const parsed = parseClientMessage(message, isBinary, limits.maxMessageBytes)
+      if ('error' in parsed) return refuse(conn, parsed.error, parsed.id)
+      if (parsed.type === 'SUBSCRIBE') subscribe(conn, parsed)
+      else unsubscribe(conn, parsed.id)
+    },
+    drain(ws) {
+      hub.resume(ws.getUserData().conn!)
+    },
+    close(ws) {
+      const conn = ws.getUserData().conn
+      if (!conn) return
+      conn.open = false
+      hub.drop(conn)
+    },
+  })
+
+  function subscribe(conn: LiveConnection, m: Extract<ClientMessage, { type: 'SUBSCRIBE' }>): void {
+    if (conn.subscriptions.has(subscriptionKey(m.id, filterTopic(m.filter).topic))) {
+      const what = m.id === undefined ? 'this filter without an id' : `id ${JSON.stringify(m.id)}`
+      return refuse(conn, { code: 'DUPLICATE_SUBSCRIPTION', message: `this connection already has a subscription with ${what}` }, m.id)
+    }
+    if (conn.subscriptions.size >= limits.maxSubscriptionsPerConnection) {
+      const message = `a connection may hold at most ${limits.maxSubscriptionsPerConnection} subscriptions`
+      return refuse(conn, { code: 'TOO_MANY_SUBSCRIPTIONS', message }, m.id)
+    }
+    conn.send(subscribedMessage(m.id, m.filter, m.sinceCursor, m.sinceCursor ?? hub.liveCursor()))
+    hub.subscribe(conn, m.id, m.filter, m.since)
+  }
+
+  function unsubscribe(conn: LiveConnection, id: string | undefined): void {
+    const subs = id === undefined ? [...conn.subscriptions.values()] : [...conn.subscriptions.values()].filter((s) => s.id === id)
+    if (id !== undefined && subs.length === 0) {
+      return refuse(conn, { code: 'UNKNOWN_SUBSCRIPTION', message: `no subscription with id ${JSON.stringify(id)} on this connection` }, id)
+    }
+    for (const sub of subs) hub.unsubscribe(sub)
+    conn.send(unsubscribedMessage(subs.map((s) => s.id ?? null)))
+  }
+}
+
+export function tooManyConnections(max: number) {
+  return problemReply(503, `the explorer serves at most ${max} live connections at a time; retry later`, undefined, { 'retry-after': '5' })
+}

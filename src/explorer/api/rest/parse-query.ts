@@ -1,0 +1,114 @@
+/**
+ * The one place that validates HTTP query strings, for `/events`, the lookups and `/events/stream`.
+ * Input hex is accepted in any case and lowercased; every problem names its parameter.
+ */
+import { decodeCursor } from '../../store/cursor.js'
+import type { Position } from '../../store/keys.js'
+import { DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type SettlementFilter } from '../../query/events-query.js'
+import type { Hex } from '../../../wire/settlement.js'
+import { badParam } from '../../../wire/problem.js'
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const BYTES16 = /^0x[0-9a-fA-F]{32}$/
+export const BYTES32 = /^0x[0-9a-fA-F]{64}$/
+const MAX_BLOCK = 2 ** 48 - 2
+const MAX_TIMESTAMP = 2 ** 32 - 2
+
+const AN_ADDRESS = { pattern: ADDRESS, what: 'an address (0x + 40 hex digits)' }
+const BYTES16_VALUE = { pattern: BYTES16, what: 'a 16-byte hex value (0x + 32 hex digits)' }
+
+export const FILTER_SHAPES: Record<(typeof FILTER_FIELDS)[number], { pattern: RegExp; what: string }> = {
+  token: AN_ADDRESS,
+  recipient: AN_ADDRESS,
+  payer: AN_ADDRESS,
+  orderReference: BYTES16_VALUE,
+  acquirerId: BYTES16_VALUE,
+  address: AN_ADDRESS,
+}
+
+export const RANGE_PARAMS = { fromBlock: MAX_BLOCK, toBlock: MAX_BLOCK, fromTimestamp: MAX_TIMESTAMP, toTimestamp: MAX_TIMESTAMP } as const
+
+/** Splits a raw query string, refusing unknown and repeated parameters. */
+export function readParams(query: string | undefined, allowed: readonly string[]): Map<string, string> {
+  const params = new Map<string, string>()
+  for (const [name, value] of queryEntries(query ?? '')) {
+    if (!allowed.includes(name)) {
+      const hint = allowed.length > 0 ? `; allowed: ${allowed.join(', ')}` : '; this endpoint takes none'
+      throw badParam(name, `unknown query parameter "${name}"${hint}`)
+    }
+    if (params.has(name)) throw badParam(name, `"${name}" is given more than once`)
+    params.set(name, value)
+  }
+  return params
+}
+
+/**
+ * The name/value pairs `URLSearchParams` reads from a query string. Strings with nothing to decode
+ * (no `%`, no `+`, no leading `?`: what clients send) are split here, about a microsecond cheaper per request.
+ */
+export function queryEntries(query: string): Iterable<[string, string]> {
+  if (NEEDS_DECODING.test(query)) return new URLSearchParams(query)
+  const entries: [string, string][] = []
+  for (const part of query.split('&')) {
+    if (part === '') continue
+    const eq = part.indexOf('=')
+    entries.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)])
+  }
+  return entries
+}
+const NEEDS_DECODING = /[%+]|^\?/
+
+export function parseHex(value: string, pattern: RegExp, param: string, what: string): Hex {
+  if (!pattern.test(value)) throw badParam(param, `${param} must be ${what}, got "${truncate(value)}"`)
+  return value.toLowerCase() as Hex
+}
+
+export const parseTxHash = (value: string) => parseHex(value, BYTES32, 'txHash', 'a transaction hash (0x + 64 hex digits)')
+export const parseOrderReference = (value: string) => parseHex(value, BYTES16, 'orderReference', FILTER_SHAPES.orderReference.what)
+
+function parseInteger(value: string, param: string, min: number, max: number): number {
+  if (!/^\d{1,16}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw badParam(param, `${param} must be an integer from ${min} to ${max}, got "${truncate(value)}"`)
+  }
+  return Number(value)
+}
+
+export function parseCursor(value: string, param = 'cursor'): Position {
+  const position = decodeCursor(value)
+  if (!position) throw badParam(param, `${param} is not a cursor this explorer issued`)
+  return position
+}
+
+export function parseFilter(params: Map<string, string>): SettlementFilter {
+  const filter: SettlementFilter = {}
+  for (const field of FILTER_FIELDS) {
+    const value = params.get(field)
+    if (value !== undefined) filter[field] = parseHex(value, FILTER_SHAPES[field].pattern, field, FILTER_SHAPES[field].what)
+  }
+  return filter
+}
+
+export const EVENTS_PARAMS = ['limit', 'cursor', 'order', ...FILTER_FIELDS, ...Object.keys(RANGE_PARAMS)] as const
+
+export function parseEventsQuery(query: string | undefined): EventsQuery {
+  const params = readParams(query, EVENTS_PARAMS)
+  const limit = params.has('limit') ? parseInteger(params.get('limit')!, 'limit', 1, MAX_LIMIT) : DEFAULT_LIMIT
+  const order = params.get('order') ?? 'desc'
+  if (order !== 'asc' && order !== 'desc') throw badParam('order', `order must be "asc" or "desc", got "${truncate(order)}"`)
+  const q: EventsQuery = { limit, order, ...parseFilter(params) }
+  if (params.has('cursor')) q.after = parseCursor(params.get('cursor')!)
+  for (const [param, max] of Object.entries(RANGE_PARAMS) as [keyof typeof RANGE_PARAMS, number][]) {
+    const value = params.get(param)
+    if (value !== undefined) q[param] = parseInteger(value, param, 0, max)
+  }
+  if (q.fromBlock !== undefined && q.toBlock !== undefined && q.fromBlock > q.toBlock) {
+    throw badParam('fromBlock', `fromBlock (${q.fromBlock}) is after toBlock (${q.toBlock})`)
+  }
+  if (q.fromTimestamp !== undefined && q.toTimestamp !== undefined && q.fromTimestamp > q.toTimestamp) {
+    throw badParam('fromTimestamp', `fromTimestamp (${q.fromTimestamp}) is after toTimestamp (${q.toTimestamp})`)
+  }
+  return q
+}
+
+const truncate = (value: string) => (value.length > 80 ? `${value.slice(0, 80)}…` : value)
+

@@ -1,0 +1,183 @@
+/**
+ * The REST API of SPEC §3.1 on a uWebSockets.js app. Reads that touch many entries run through the
+ * query executor (worker pool); small fixed reads (stats, health, metrics) answer inline.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js'
+import type { ExplorerOptions } from '../../../config/explorer-options.js'
+import type { Indexer } from '../../indexer/indexer.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+import type { Metrics } from '../../../platform/observability/metrics.js'
+import type { KeyViews } from '../../query/key-views.js'
+import type { QueryExecutor } from '../../query/query-executor.js'
+import type { QueryTask } from '../../query/query-task.js'
+import type { TokenCache } from '../../query/token-cache.js'
+import { HOUR_SECONDS } from '../../store/keys.js'
+import { readCount, readHead } from '../../store/meta.js'
+import type { Store } from '../../store/open-store.js'
+import { readStats } from '../../store/stats.js'
+import type { Hex } from '../../../wire/settlement.js'
+import { checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/replies.js'
+import { explorerOpenApi } from './openapi.js'
+import type { PageCache } from './page-cache.js'
+import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseTxHash, readParams } from './parse-query.js'
+
+export interface RestContext {
+  options: ExplorerOptions
+  store: Store
+  tokens: TokenCache
+  executor: QueryExecutor
+  /** Rendered `/events` pages, kept exact by the indexer's reports (page-cache.ts). */
+  pages: PageCache
+  /** Views of hot single-field filters, answering any of their pages (query/key-views.ts). */
+  views: KeyViews
+  indexer: Indexer
+  metrics: Metrics
+  logger: Logger
+  version: string
+}
+
+export const ENDPOINTS = [
+  'GET /',
+  'GET /events',
+  'GET /events/:txHash',
+  'GET /events/order/:orderReference',
+  'GET /events/stream',
+  'GET /stats',
+  'GET /health',
+  'GET /ready',
+  'GET /metrics',
+  'GET /openapi.json',
+  'WS /stream',
+]
+
+export function registerRest(app: TemplatedApp, ctx: RestContext): void {
+  const requests = ctx.metrics.counter('http_requests_total', 'HTTP requests answered, by route and status')
+  const { logger } = ctx
+
+  /** A route whose answer is computed now; validation errors become problems. */
+  const now = (route: string, allowed: readonly string[], handle: (req: HttpRequest) => Reply) => (res: HttpResponse, req: HttpRequest) => {
+    let r: Reply
+    try {
+      checkTargetLength(req)
+      readParams(req.getQuery(), allowed)
+      r = handle(req)
+    } catch (error) {
+      r = errorReply(error, logger)
+    }
+    requests(1, { route, status: String(r.status) })
+    reply(res, r)
+  }
+
+  /**
+   * A route answered by the query executor: at once when it runs here, when the worker answers
+   * otherwise. With `pages`, pages come from the page cache when it holds them and are offered to it.
+   */
+  const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string, pages?: PageCache) => (res: HttpResponse, req: HttpRequest) => {
+    const count = (r: Reply) => {
+      requests(1, { route, status: String(r.status) })
+      return r
+    }
+    const key = req.getQuery() ?? ''
+    const cached = pages?.get(key)
+    if (cached) return reply(res, count(json(cached)))
+    const readAt = pages?.version ?? 0
+    let task: QueryTask
+    const answer = (body: Uint8Array | undefined) => {
+      if (pages && body && task.kind === 'events') pages.offer(key, task.query, body, readAt)
+      return count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
+    }
+    let result: ReturnType<QueryExecutor['run']>
+    try {
+      checkTargetLength(req)
+      task = parse(req)
+      result = (task.kind === 'events' ? ctx.views.page(task.query) : undefined) ?? ctx.executor.run(task)
+    } catch (error) {
+      return reply(res, count(errorReply(error, logger)))
+    }
+    if (!(result instanceof Promise)) return reply(res, answer(result))
+    replyLater(res, logger, async () => answer(await result))
+  }
+
+  app.get('/', now('/', [], () => json(JSON.stringify(root(ctx)))))
+  app.get('/health', now('/health', [], () => json('{"status":"ok"}')))
+  app.get('/ready', now('/ready', [], () => ready(ctx)))
+  const stats = statsBody(ctx)
+  app.get('/stats', now('/stats', [], () => json(stats())))
+  const openApi = Buffer.from(JSON.stringify(explorerOpenApi(ctx.version)))
+  app.get('/openapi.json', now('/openapi.json', [], () => json(openApi)))
+  app.get(
+    '/metrics',
+    now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
+  )
+  app.get('/events', query('/events', (req) => ({ kind: 'events', query: parseEventsQuery(req.getQuery()) }), undefined, ctx.pages))
+  /** A single-settlement lookup by a path parameter; the raw segment is validated as is, never URL-decoded. */
+  const lookup = (route: string, field: 'txHash' | 'orderReference', parse: (value: string) => Hex, notFound: string) =>
+    app.get(
+      route,
+      query(
+        route,
+        (req) => {
+          readParams(req.getQuery(), [])
+          return { kind: 'first', field, value: parse(req.getParameter(0) ?? '') }
+        },
+        notFound,
+      ),
+    )
+  lookup('/events/order/:orderReference', 'orderReference', parseOrderReference, 'no settlement carries that order reference')
+  lookup('/events/:txHash', 'txHash', parseTxHash, 'no settlement in that transaction')
+}
+
+/** Everything else: 405 for other methods, 404 for unknown paths. Registered last. */
+export function registerFallbacks(app: TemplatedApp): void {
+  app.options('/*', (res) => {
+    reply(res, {
+      status: 204,
+      body: '',
+      headers: { 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'content-type, last-event-id', 'access-control-max-age': '86400' },
+    })
+  })
+  app.any('/*', (res, req) => {
+    if (req.getMethod() !== 'get') return reply(res, problemReply(405, `${req.getMethod().toUpperCase()} is not allowed; this API is read-only (GET)`, undefined, { allow: 'GET' }))
+    reply(res, problemReply(404, `no route ${req.getUrl()}; see GET / for the endpoint list`))
+  })
+}
+
+function root(ctx: RestContext) {
+  const head = readHead(ctx.store)
+  return {
+    name: 'settlement-explorer',
+    version: ctx.version,
+    chainId: ctx.options.chainId,
+    contract: ctx.options.contract,
+    confirmations: ctx.options.confirmations,
+    indexedHead: head ? { blockNumber: head.blockNumber, blockHash: head.blockHash } : null,
+    endpoints: ENDPOINTS,
+    eventsParams: EVENTS_PARAMS,
+  }
+}
+
+/**
+ * `/stats` changes only when the indexer commits or rolls back, or when the hour (the `last24h`
+ * window) turns: the body is rebuilt then, not on every request.
+ */
+function statsBody(ctx: RestContext): () => Buffer {
+  let key = ''
+  let body = Buffer.alloc(0)
+  return () => {
+    const now = Date.now() / 1000
+    const head = readHead(ctx.store)
+    const current = `${head?.blockNumber}:${head?.blockHash}:${readCount(ctx.store)}:${Math.floor(now / HOUR_SECONDS)}`
+    if (current !== key) {
+      body = Buffer.from(JSON.stringify(readStats(ctx.store, (a) => ctx.tokens.get(a), now)))
+      key = current
+    }
+    return body
+  }
+}
+
+function ready(ctx: RestContext): Reply {
+  const status = ctx.indexer.status()
+  const isReady = status.lag !== undefined && status.lag <= ctx.options.readyMaxLag && status.lastError === undefined
+  const body = { status: isReady ? 'ready' : 'syncing', ...status, maxLag: ctx.options.readyMaxLag }
+  return json(JSON.stringify(body), isReady ? 200 : 503)
+}

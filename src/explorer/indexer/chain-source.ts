@@ -1,0 +1,89 @@
+/**
+ * What the indexer reads from the chain, over viem's HTTP transport: the head, block headers,
+ * settlement logs of one contract, and token metadata. Errors are classified so that the indexer
+ * shrinks its block range on "too many results" and backs off on everything else.
+ */
+import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, erc20Abi, http, numberToHex, type PublicClient } from 'viem'
+import type { TokenInfo } from '../store/record.js'
+import type { Hex } from '../../wire/settlement.js'
+import { PERMITTED_TRANSFER_TOPIC, type RawLog } from './decode-settlement-log.js'
+
+export interface BlockHeader {
+  blockNumber: number
+  blockHash: Hex
+  parentHash: Hex
+  timestamp: number
+}
+
+export interface ChainSource {
+  headBlockNumber(): Promise<number>
+  /** `undefined` when the chain has no such block (it got shorter). */
+  header(blockNumber: number): Promise<BlockHeader | undefined>
+  settlementLogs(fromBlock: number, toBlock: number): Promise<RawLog[]>
+  /** The same logs as the node's `eth_getLogs` response bytes, for scan-logs.ts; sources that can, offer it. */
+  settlementLogsBody?(fromBlock: number, toBlock: number): Promise<Buffer>
+  tokenInfo(address: Hex): Promise<TokenInfo>
+}
+
+export function createChainSource({ rpcUrl, contract, timeoutMs = 10_000 }: { rpcUrl: string; contract: Hex; timeoutMs?: number }): ChainSource {
+  const logsParams = (fromBlock: number, toBlock: number) => [
+    { address: contract, topics: [PERMITTED_TRANSFER_TOPIC], fromBlock: numberToHex(fromBlock), toBlock: numberToHex(toBlock) },
+  ]
+  const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: false }) })
+  return {
+    headBlockNumber: async () => Number(await client.getBlockNumber({ cacheTime: 0 })),
+    async header(blockNumber) {
+      const block = (await client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(blockNumber), false] })) as {
+        hash: Hex
+        parentHash: Hex
+        timestamp: Hex
+      } | null
+      if (!block) return undefined
+      return { blockNumber, blockHash: block.hash.toLowerCase() as Hex, parentHash: block.parentHash.toLowerCase() as Hex, timestamp: Number(block.timestamp) }
+    },
+    async settlementLogs(fromBlock, toBlock) {
+      return (await client.request({ method: 'eth_getLogs', params: logsParams(fromBlock, toBlock) } as never)) as RawLog[]
+    },
+    // Beside viem, with the fetch it uses (undici): viem would parse the body into objects, which is
+    // what scanning the bytes avoids. Errors in the body are the scanner's to report.
+    async settlementLogsBody(fromBlock, toBlock) {
+      const response = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: logsParams(fromBlock, toBlock) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      const body = Buffer.from(await response.arrayBuffer())
+      if (!response.ok && body[0] !== 0x7b) throw new Error(`eth_getLogs: HTTP ${response.status} ${body.toString('utf8', 0, 200)}`)
+      return body
+    },
+    async tokenInfo(address) {
+      // A token without symbol()/decimals() gets a stand-in; a failing RPC call is retried later instead.
+      const read = <T>(functionName: 'symbol' | 'decimals', fallback: T) =>
+        client.readContract({ address, abi: erc20Abi, functionName }).then(
+          (v) => v as T,
+          (error: unknown) => {
+            if (isRevert(error)) return fallback
+            throw error
+          },
+        )
+      const [symbol, decimals] = await Promise.all([read('symbol', ''), read('decimals', 0)])
+      return { address, symbol: symbol || `${address.slice(0, 10)}`, decimals: Number(decimals) }
+    },
+  }
+}
+
+const isRevert = (error: unknown) =>
+  error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null
+
+/** True when the node refused a range as too large: retry with a smaller one rather than wait. */
+export function isRangeTooLarge(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message} ${(error as { details?: string }).details ?? ''}` : String(error)
+  return /too many|limit exceeded|exceed|range is too|response size|query returned more than|timed? ?out|block range/i.test(text)
+}
+
+/** One line: viem's short message and its details (the URL, the node's reason) when it has them. */
+export function describeError(error: unknown): string {
+  if (error instanceof BaseError) return [error.shortMessage, error.details].filter(Boolean).join(': ')
+  return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error)
+}

@@ -1,0 +1,34 @@
+/**
+ * The indexing pool (DESIGN.md: indexing work in a Piscina pool): backfill ranges fetched, decoded
+ * and encoded by `range-worker.ts` threads, two ranges in flight per thread, so that one waits on
+ * the node while another is parsed.
+ */
+import { Piscina } from 'piscina'
+import type { EncodedBatch } from '../store/encoded-batch.js'
+import type { Hex } from '../../wire/settlement.js'
+import type { RangeTask } from './range-worker.js'
+
+export interface RangePool {
+  fetch(from: number, to: number): Promise<EncodedBatch>
+  close(): Promise<void>
+}
+
+export function createRangePool({ rpcUrl, contract, workers }: { rpcUrl: string; contract: Hex; workers: number }): RangePool {
+  const pool = new Piscina({
+    filename: workerFile().href,
+    // Started on the first range rather than with the explorer: a restart near the head needs none.
+    minThreads: 0,
+    maxThreads: workers,
+    concurrentTasksPerWorker: 2,
+    idleTimeout: Number.POSITIVE_INFINITY,
+  })
+  return {
+    fetch: (from, to) => pool.run({ rpcUrl, contract, from, to } satisfies RangeTask) as Promise<EncodedBatch>,
+    close: () => pool.destroy(),
+  }
+}
+
+/** `range-worker.ts` under tsx, `range-worker.js` beside the bundle in a build (scripts/build/build-pieces.ts). */
+function workerFile(): URL {
+  return new URL(`./range-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
+}

@@ -1,0 +1,30 @@
+/**
+ * A Piscina worker of the indexing pool: fetches, decodes and encodes one backfill range
+ * (fetch-range.ts) with its own HTTP client, so that JSON parsing and encoding stay off the thread
+ * that commits and serves. The batch crosses back as typed arrays and short lists.
+ */
+import { createChainSource, describeError, type ChainSource } from './chain-source.js'
+import { fetchRange } from './fetch-range.js'
+import type { EncodedBatch } from '../store/encoded-batch.js'
+import type { Hex } from '../../wire/settlement.js'
+
+export interface RangeTask {
+  rpcUrl: string
+  contract: Hex
+  from: number
+  to: number
+}
+
+const sources = new Map<string, ChainSource>()
+
+export default async function indexRange({ rpcUrl, contract, from, to }: RangeTask): Promise<EncodedBatch> {
+  const key = `${rpcUrl} ${contract}`
+  let source = sources.get(key)
+  if (!source) sources.set(key, (source = createChainSource({ rpcUrl, contract })))
+  try {
+    return await fetchRange(source, from, to)
+  } catch (error) {
+    // Only the message survives the way back to the indexer: keep the node's reason in it.
+    throw new Error(describeError(error))
+  }
+}

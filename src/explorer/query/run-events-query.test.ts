@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { syntheticAcquirer, syntheticPayer, syntheticRecipient, syntheticSteps, syntheticToken } from '../../../test/helpers/synthetic-settlements.js'
+import { commitBatch } from '../store/commit-batch.js'
+import { decodeCursor } from '../store/cursor.js'
+import { openStore, type Store } from '../store/open-store.js'
+import { rollbackAbove } from '../store/rollback.js'
+import type { SettlementRecord } from '../store/record.js'
+import type { EventPage, Hex, Settlement } from '../../wire/settlement.js'
+import type { EventsQuery } from './events-query.js'
+import { findFirstSettlement } from './find-settlement.js'
+import { createQueryExecutor } from './query-executor.js'
+import type { QueryTask } from './query-task.js'
+import { runEventsQuery } from './run-events-query.js'
+import { TokenCache } from './token-cache.js'
+
+const COUNT = 3000
+const options = { payers: 40, recipients: 15, tokens: 3, acquirers: 4, acquirerShare: 0.4, paidToPayerShare: 0.3 }
+let dir: string
+let store: Store
+let tokens: TokenCache
+const records: SettlementRecord[] = []
+
+const ref16 = (r: SettlementRecord) => r.reference.slice(0, 34) as Hex
+const acq16 = (r: SettlementRecord) => `0x${r.reference.slice(34)}`
+const involves = (r: SettlementRecord, address: Hex) => r.payer === address || r.recipient === address
+const isSelfPayment = (r: SettlementRecord) => r.payer === r.recipient
+/**
+ * The `address` under test: the payer of the newest self-payment, which also pays and is paid by others
+ * (checked in `before`), so every way an address can match is exercised, and a rollback takes one back.
+ */
+let address: Hex
+/** A payer who paid `address`. */
+let payerOfAddress: Hex
+
+/** The same query answered by brute force over the records, in chain order. */
+function expected(q: EventsQuery): SettlementRecord[] {
+  const matches = records.filter(
+    (r) =>
+      (!q.token || r.token === q.token) &&
+      (!q.recipient || r.recipient === q.recipient) &&
+      (!q.payer || r.payer === q.payer) &&
+      (!q.orderReference || ref16(r) === q.orderReference) &&
+      (!q.acquirerId || acq16(r) === q.acquirerId) &&
+      (!q.address || involves(r, q.address)) &&
+      (q.fromBlock === undefined || r.blockNumber >= q.fromBlock) &&
+      (q.toBlock === undefined || r.blockNumber <= q.toBlock) &&
+      (q.fromTimestamp === undefined || r.timestamp >= q.fromTimestamp) &&
+      (q.toTimestamp === undefined || r.timestamp <= q.toTimestamp),
+  )
+  return q.order === 'asc' ? matches : matches.reverse()
+}
+
+function pageThrough(q: Omit<EventsQuery, 'after'>): { events: Settlement[]; totals: number[] } {
+  const events: Settlement[] = []
+  const totals: number[] = []
+  let after: EventsQuery['after']
+  for (;;) {
+    const page = JSON.parse(runEventsQuery(store, tokens, { ...q, after }).toString()) as EventPage
+    events.push(...page.events)
+    totals.push(page.total)
+    if (!page.nextCursor) return { events, totals }
+    assert.equal(page.events.length, q.limit)
+    after = decodeCursor(page.nextCursor)
+    assert.ok(after)
+  }
+}
+
+const ids = (list: { blockNumber: number; logIndex: number }[]) => list.map((e) => `${e.blockNumber}:${e.logIndex}`)
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'explorer-query-'))
+  store = openStore({ path: dir, noSync: true })
+  const tokenInfos = Array.from({ length: options.tokens }, (_, t) => ({ address: syntheticToken(t), symbol: `TK${t}`, decimals: 6 }))
+  for (const step of syntheticSteps(COUNT, options)) {
+    records.push(...step.records)
+    await commitBatch(store, { ...step, tokens: records.length === step.records.length ? tokenInfos : [] })
+  }
+  tokens = new TokenCache(store)
+  address = records.filter(isSelfPayment).at(-1)!.payer
+  payerOfAddress = records.find((r) => r.recipient === address && r.payer !== address)!.payer
+  assert.ok(records.some((r) => r.payer === address && r.recipient !== address), 'the address also pays others')
+})
+
+after(async () => {
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('runEventsQuery against brute force', () => {
+  const mid = () => records[COUNT / 2]!
+  const cases: [string, () => Omit<EventsQuery, 'after' | 'limit' | 'order'>][] = [
+    ['no filter', () => ({})],
+    ['token', () => ({ token: syntheticToken(1) })],
+    ['recipient', () => ({ recipient: syntheticRecipient(3) })],
+    ['payer', () => ({ payer: syntheticPayer(7) })],
+    ['orderReference', () => ({ orderReference: ref16(mid()) as `0x${string}` })],
+    ['acquirerId', () => ({ acquirerId: syntheticAcquirer(2) })],
+    ['zero acquirerId', () => ({ acquirerId: `0x${'0'.repeat(32)}` })],
+    ['block range', () => ({ fromBlock: records[500]!.blockNumber, toBlock: records[2100]!.blockNumber })],
+    ['timestamp range', () => ({ fromTimestamp: records[800]!.timestamp, toTimestamp: records[1900]!.timestamp })],
+    ['token + recipient', () => ({ token: syntheticToken(0), recipient: syntheticRecipient(4) })],
+    ['payer + token + block range', () => ({ payer: syntheticPayer(2), token: syntheticToken(2), fromBlock: records[300]!.blockNumber })],
+    ['recipient + acquirer + timestamp', () => ({ recipient: syntheticRecipient(1), acquirerId: syntheticAcquirer(0), toTimestamp: records[2500]!.timestamp })],
+    ['recipient + block range', () => ({ recipient: syntheticRecipient(9), fromBlock: records[1000]!.blockNumber, toBlock: records[2000]!.blockNumber })],
+    ['unknown recipient', () => ({ recipient: syntheticRecipient(999) })],
+    ['address (payer, recipient and self-payer)', () => ({ address })],
+    ['address of a recipient only', () => ({ address: syntheticRecipient(3) })],
+    ['unknown address', () => ({ address: syntheticPayer(999) })],
+    ['address + token', () => ({ address, token: syntheticToken(1) })],
+    ['address + recipient (the same address)', () => ({ address, recipient: address })],
+    ['address + recipient (another)', () => ({ address, recipient: syntheticRecipient(2) })],
+    ['address + payer (the same address)', () => ({ address, payer: address })],
+    ['address + payer (another): what that payer paid to the address', () => ({ address, payer: payerOfAddress })],
+    ['address + payer + recipient: its self-payments', () => ({ address, payer: address, recipient: address })],
+    ['address + orderReference', () => ({ address, orderReference: ref16(records.find((r) => involves(r, address))!) })],
+    ['address + orderReference of another settlement', () => ({ address, orderReference: ref16(records.find((r) => !involves(r, address))!) })],
+    ['address + acquirerId', () => ({ address, acquirerId: syntheticAcquirer(1) })],
+    ['address + zero acquirerId + block range', () => ({ address, acquirerId: `0x${'0'.repeat(32)}`, fromBlock: records[400]!.blockNumber, toBlock: records[2600]!.blockNumber })],
+    ['address + block range', () => ({ address, fromBlock: records[700]!.blockNumber, toBlock: records[2900]!.blockNumber })],
+    ['address + block range ending at its self-payment', () => ({ address, fromBlock: records[1500]!.blockNumber, toBlock: records.filter(isSelfPayment).at(-1)!.blockNumber })],
+    ['address + block range starting at its self-payment', () => ({ address, fromBlock: records.filter(isSelfPayment).at(-1)!.blockNumber })],
+    ['address + timestamp range', () => ({ address, fromTimestamp: records[200]!.timestamp, toTimestamp: records[2200]!.timestamp })],
+    ['address + token + recipient + timestamp', () => ({ address, token: syntheticToken(0), recipient: syntheticRecipient(5), toTimestamp: records[2700]!.timestamp })],
+    ['empty block range', () => ({ fromBlock: 10, toBlock: 20 })],
+    ['timestamps after the last', () => ({ fromTimestamp: records[COUNT - 1]!.timestamp + 1 })],
+  ]
+  for (const [name, filters] of cases) {
+    for (const order of ['asc', 'desc'] as const) {
+      test(`${name}, ${order}: every page, exact total, no gap, no duplicate`, () => {
+        const q = { ...filters(), order, limit: 37 }
+        const want = expected(q)
+        const got = pageThrough(q)
+        assert.deepEqual(ids(got.events), ids(want))
+        for (const total of got.totals) assert.equal(total, want.length)
+      })
+    }
+  }
+
+  test('a self-payment matches its address once and counts once', () => {
+    const selfPayments = records.filter((r) => isSelfPayment(r) && r.payer === address)
+    assert.ok(selfPayments.length > 0)
+    const got = pageThrough({ address, order: 'asc', limit: 100 })
+    assert.equal(got.totals[0], records.filter((r) => involves(r, address)).length)
+    const gotIds = ids(got.events)
+    for (const id of ids(selfPayments)) assert.equal(gotIds.filter((g) => g === id).length, 1, id)
+  })
+
+  test('renders every field of SPEC §2.1 from the record', () => {
+    const r = mid()
+    const page = JSON.parse(runEventsQuery(store, tokens, { order: 'asc', limit: 1, orderReference: ref16(r) }).toString()) as EventPage
+    assert.deepEqual(page.events[0], {
+      txHash: r.txHash,
+      blockNumber: r.blockNumber,
+      logIndex: r.logIndex,
+      timestamp: r.timestamp,
+      token: r.token,
+      tokenSymbol: `TK${Number.parseInt(r.token.slice(-2), 16)}`,
+      tokenDecimals: 6,
+      payer: r.payer,
+      recipient: r.recipient,
+      amount: r.amount.toString(),
+      fee: r.fee.toString(),
+      orderReference: ref16(r),
+      acquirerId: acq16(r),
+      domainSeparator: r.domainSeparator,
+    })
+  })
+
+  test('finds by transaction hash and order reference', () => {
+    const r = records[1234]!
+    assert.equal((JSON.parse(findFirstSettlement(store, tokens, 'txHash', r.txHash)!.toString()) as Settlement).logIndex, r.logIndex)
+    assert.equal((JSON.parse(findFirstSettlement(store, tokens, 'orderReference', ref16(r))!.toString()) as Settlement).txHash, r.txHash)
+    assert.equal(findFirstSettlement(store, tokens, 'txHash', `0x${'ab'.repeat(32)}`), undefined)
+  })
+})
+
+describe('createQueryExecutor', () => {
+  test('cheap queries answer synchronously; large intersections go to the worker pool with the same answer', async () => {
+    const executor = createQueryExecutor({ store, dataDir: dir, workers: 1, inlineCandidates: 10 })
+    try {
+      const cheap: QueryTask = { kind: 'events', query: { order: 'desc', limit: 5, recipient: syntheticRecipient(2) } }
+      const cheapAnswer = executor.run(cheap)
+      assert.ok(cheapAnswer instanceof Uint8Array)
+      assert.deepEqual(cheapAnswer, runEventsQuery(store, tokens, (cheap as { query: EventsQuery }).query))
+
+      const heavy: EventsQuery = { order: 'asc', limit: 25, token: syntheticToken(0), acquirerId: `0x${'0'.repeat(32)}` }
+      const pooled = executor.run({ kind: 'events', query: heavy })
+      assert.ok(pooled instanceof Promise)
+      const page = JSON.parse(Buffer.from((await pooled)!).toString()) as EventPage
+      assert.deepEqual(ids(page.events), ids(expected(heavy).slice(0, 25)))
+      assert.equal(page.total, expected(heavy).length)
+
+      const byAddress: EventsQuery = { order: 'desc', limit: 25, address, token: syntheticToken(2) }
+      const pooledByAddress = executor.run({ kind: 'events', query: byAddress })
+      assert.ok(pooledByAddress instanceof Promise)
+      assert.deepEqual(Buffer.from((await pooledByAddress)!), runEventsQuery(store, tokens, byAddress))
+    } finally {
+      await executor.close()
+    }
+  })
+})
+
+describe('rollbackAbove', () => {
+  test('takes back the newest blocks and their counts, leaving queries consistent', async () => {
+    const keep = records.findIndex((r) => r.blockNumber > records[COUNT - 200]!.blockNumber)
+    const ancestor = records[keep - 1]!
+    const removed = await rollbackAbove(store, { blockNumber: ancestor.blockNumber, blockHash: ancestor.blockHash })
+    assert.equal(removed.length, COUNT - keep)
+    assert.equal(removed[0]!.blockNumber, records[COUNT - 1]!.blockNumber, 'newest first')
+    assert.ok(records.slice(keep).some((r) => isSelfPayment(r) && r.payer === address), 'a self-payment of the address is taken back')
+    records.splice(keep)
+    const byAddress = [{ address }, { address, token: syntheticToken(1) }, { address: payerOfAddress }]
+    for (const filters of [{}, { token: syntheticToken(1) }, { recipient: syntheticRecipient(3), token: syntheticToken(0) }, ...byAddress]) {
+      const q = { ...filters, order: 'desc' as const, limit: 100 }
+      const got = pageThrough(q)
+      assert.deepEqual(ids(got.events), ids(expected(q)))
+      assert.equal(got.totals[0], expected(q).length)
+    }
+    // Re-indexing after a rollback continues the ordinals where they stopped.
+    const more = [...syntheticSteps(50, { ...options, seed: 9, startBlock: ancestor.blockNumber + 5 })]
+    for (const step of more) {
+      records.push(...step.records)
+      await commitBatch(store, step)
+    }
+    for (const filters of [{ token: syntheticToken(2) }, { address }, { address: syntheticPayer(3) }]) {
+      const q = { ...filters, fromBlock: ancestor.blockNumber - 50, order: 'asc' as const, limit: 10 }
+      const got = pageThrough(q)
+      assert.deepEqual(ids(got.events), ids(expected(q)))
+      assert.equal(got.totals[0], expected(q).length)
+    }
+  })
+})

@@ -1,0 +1,71 @@
+/**
+ * Small named values: the indexed position (written in the same transaction as the settlements it
+ * covers), the settlement count, the identity of the indexed contract, the store layout, and token metadata.
+ */
+import type { Hex } from '../../wire/settlement.js'
+import type { Store } from './open-store.js'
+import type { TokenInfo } from './record.js'
+
+export interface IndexedHead {
+  blockNumber: number
+  blockHash: Hex
+}
+
+export interface StoreIdentity {
+  chainId: number
+  contract: Hex
+}
+
+export const readHead = (store: Store) => store.meta.get('head') as IndexedHead | undefined
+export const readCount = (store: Store) => (store.meta.get('count') as number | undefined) ?? 0
+/** Bumped by every rollback: what was read before may have been taken back. */
+export const readGeneration = (store: Store) => (store.meta.get('generation') as number | undefined) ?? 0
+export const readIdentity = (store: Store) => store.meta.get('identity') as StoreIdentity | undefined
+
+/** Binds a data directory to one chain and contract, so a stale directory is never served as another's. */
+export async function claimIdentity(store: Store, identity: StoreIdentity): Promise<void> {
+  const existing = readIdentity(store)
+  if (!existing) {
+    await store.meta.put('identity', identity)
+    return
+  }
+  if (existing.chainId !== identity.chainId || existing.contract !== identity.contract) {
+    throw new Error(
+      `data directory holds chain ${existing.chainId} contract ${existing.contract}, not chain ${identity.chainId} contract ${identity.contract}; use another DATA_DIR`,
+    )
+  }
+}
+
+/**
+ * The layout of keys and indexes this code reads and writes. 1: the first release (no layout entry).
+ * 2: `idx:selfPayment`, without which `address` totals would count self-payments twice. Bump it
+ * whenever settlements written by older code would be read wrongly or incompletely, so that an old
+ * data directory is refused instead of served with an index missing.
+ */
+export const STORE_LAYOUT = 2
+export const readLayout = (store: Store) => (store.meta.get('layout') as number | undefined) ?? 1
+export const stampLayout = (store: Store) => store.meta.putSync('layout', STORE_LAYOUT)
+
+/**
+ * Refuses a store whose settlements were written with another layout. A store without settlements has
+ * nothing to read wrongly: it takes the current layout (as `commitBatch` stamps on the first settlements).
+ */
+export function claimLayout(store: Store, dataDir: string): void {
+  const layout = readLayout(store)
+  if (layout === STORE_LAYOUT) return
+  if (readCount(store) > 0) {
+    throw new Error(
+      `data directory ${dataDir} holds store layout ${layout}, this explorer needs layout ${STORE_LAYOUT} (it adds the self-payment index the address filter counts with); delete it or set another DATA_DIR to index again`,
+    )
+  }
+  stampLayout(store)
+}
+
+export function readTokens(store: Store): Map<Hex, TokenInfo> {
+  const tokens = new Map<Hex, TokenInfo>()
+  for (const { value } of store.tokens.getRange()) {
+    const info = value as TokenInfo
+    tokens.set(info.address, info)
+  }
+  return tokens
+}

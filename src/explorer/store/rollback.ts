@@ -1,0 +1,54 @@
+/**
+ * Takes back everything indexed above a block (a chain reorganisation), in one transaction: the
+ * settlements, their index entries, block hashes and times, and their share of the stats. Removed
+ * settlements are always the newest of every key, so ordinals stay dense.
+ */
+import type { Hex } from '../../wire/settlement.js'
+import { blockEndPk, decodeBlockKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
+import { forgetOrdinals } from './commit-batch.js'
+import { readCount, readGeneration } from './meta.js'
+import { INDEXED_FIELDS, indexKeysOf, type Store } from './open-store.js'
+import { decodeRecord, type StoredSettlement } from './record.js'
+import { countedWrite } from './settlement-writes.js'
+import { applyToStats } from './stats.js'
+
+/** Resolves with the removed settlements in reverse chain order (newest first). */
+export async function rollbackAbove(store: Store, ancestor: { blockNumber: number; blockHash: Hex }): Promise<StoredSettlement[]> {
+  forgetOrdinals(store)
+  return countedWrite(store, () => store.env.transaction(() => {
+    const removed: StoredSettlement[] = []
+    for (const { key, value } of store.events.getRange({ start: blockEndPk(ancestor.blockNumber) })) {
+      removed.push(decodeRecord(key, value))
+    }
+    removed.reverse()
+
+    for (const s of removed) {
+      const pk = encodePk(s.blockNumber, s.logIndex)
+      for (const field of INDEXED_FIELDS) {
+        const db = store.indexes[field]
+        for (const indexKey of indexKeysOf(field, s)) {
+          for (const value of db.getValues(indexKey, { start: pk, limit: 1 })) db.removeSync(indexKey, value)
+        }
+      }
+      store.events.removeSync(pk)
+    }
+    for (const { key: blockKey } of store.blocks.getRange({ start: encodeBlockKey(ancestor.blockNumber + 1) })) {
+      store.blocks.removeSync(blockKey)
+    }
+    const removedTimes = new Map(removed.map((s) => [s.blockNumber, s.timestamp]))
+    for (const [blockNumber, timestamp] of removedTimes) store.times.removeSync(encodeTimeKey(timestamp, blockNumber))
+
+    applyToStats(store, removed, -1)
+    store.meta.putSync('count', readCount(store) - removed.length)
+    store.meta.putSync('head', ancestor)
+    store.meta.putSync('generation', readGeneration(store) + 1)
+    return removed
+  }))
+}
+
+/** Indexed blocks with a stored hash, newest first, at or below `blockNumber`. */
+export function* storedBlocksDownFrom(store: Store, blockNumber: number): Generator<{ blockNumber: number; blockHash: Hex }> {
+  for (const { key: blockKey, value } of store.blocks.getRange({ start: encodeBlockKey(blockNumber), reverse: true })) {
+    yield { blockNumber: decodeBlockKey(blockKey), blockHash: `0x${value.toString('hex')}` as Hex }
+  }
+}

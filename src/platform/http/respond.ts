@@ -1,0 +1,22 @@
+/** Writing the pages' answers: a rendered page, JSON, an RFC 9457 problem, a redirect after a form. */
+import type { ServerResponse } from 'node:http'
+import { problem } from '../../wire/problem.js'
+import { renderPage, type Page } from '../html/page-shell.js'
+
+export function sendPage(res: ServerResponse, status: number, page: Page, headers: Record<string, string> = {}): void {
+  const { html, headers: pageHeaders } = renderPage(page)
+  res.writeHead(status, { ...pageHeaders, ...headers }).end(html)
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body))
+}
+
+export function sendProblem(res: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/problem+json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(problem(status, detail)))
+}
+
+/** 303: the browser follows with a GET, so reloading the next page never repeats the form. */
+export function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(303, { location, 'cache-control': 'no-store' }).end()
+}

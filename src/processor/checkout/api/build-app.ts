@@ -1,0 +1,88 @@
+/**
+ * The merchant API server (PROCESSOR.md §4): fastify on `node:https` with mutual TLS — a client without a
+ * certificate chained to the processor CA, unexpired and not on the loaded CRL, fails in the handshake,
+ * before HTTP. Behind it every `/api/v1` route runs for the merchant its certificate names
+ * (`request.merchant`); `GET /health` and `GET /openapi.json` (openapi.ts) need a valid certificate but
+ * no merchant. Bodies are JSON only (anything else 415), 16 KiB at most (413); every refusal is
+ * `application/problem+json`.
+ * The webhook-deliveries routes (`webhooks/routes.ts`) sit behind the same authentication.
+ */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import type { Server } from 'node:https'
+import type { TLSSocket } from 'node:tls'
+import type { Merchant } from '../../db/merchants.js'
+import type { Database } from '../../db/open-database.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+import { problem, ProblemError } from '../../../wire/problem.js'
+import { identifyMerchant } from '../tls/identify-merchant.js'
+import { webhookRoutes } from '../../webhooks/routes.js'
+import type { TlsMaterial } from '../tls/load-tls-material.js'
+import { chargeRoutes } from './charge-routes.js'
+import type { ChargeService } from './charge-service.js'
+import { checkoutOpenApi } from './openapi.js'
+import { MAX_BODY_BYTES, problemOf, sendProblem } from './problem-responses.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The merchant of the request's client certificate (routes under the merchant authentication). */
+    merchant: Merchant
+  }
+}
+
+export interface CheckoutAppParams {
+  tls: TlsMaterial
+  db: Database
+  service: ChargeService
+  health(): { healthy: boolean; body: object }
+  log: Logger
+}
+
+export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Server> {
+  const { db, log } = params
+  const app = Fastify({
+    https: { ...params.tls, requestCert: true, rejectUnauthorized: true },
+    bodyLimit: MAX_BODY_BYTES,
+    logger: false,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  })
+  app.server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
+    log.debug('TLS handshake refused', { reason: String(socket.authorizationError ?? error.code ?? error.message), remote: socket.remoteAddress })
+  })
+
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(body as string))
+    } catch (error) {
+      done(new ProblemError(400, `the body is not valid JSON: ${(error as Error).message}`) as unknown as FastifyError, undefined)
+    }
+  })
+  app.setErrorHandler((error: FastifyError, _request, reply) => sendProblem(reply, problemOf(error, log)))
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, problem(404, `no route ${request.method} ${request.url.split('?')[0]}`)))
+  app.decorateRequest('merchant', undefined as unknown as Merchant)
+
+  app.get('/health', async (_request, reply) => {
+    const { healthy, body } = params.health()
+    return reply.status(healthy ? 200 : 503).send(body)
+  })
+
+  const openApi = JSON.stringify(checkoutOpenApi())
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openApi))
+
+  app.register(async (merchantApi) => {
+    merchantApi.addHook('onRequest', async (request, reply) => {
+      try {
+        request.merchant = await identifyMerchant(db.pool, request.raw.socket as TLSSocket)
+      } catch (error) {
+        if (!(error instanceof ProblemError)) throw error
+        sendProblem(reply, error.toProblem())
+        return reply
+      }
+    })
+    await merchantApi.register(chargeRoutes, { prefix: '/api/v1', service: params.service })
+    await merchantApi.register(webhookRoutes, { db, getMerchantId: (request) => request.merchant.id })
+  })
+  return app as unknown as FastifyInstance<Server>
+}

@@ -1,0 +1,173 @@
+/**
+ * The merchant API's operations on charges, behind the HTTP edge (which has already checked the shape of
+ * every input): creation with its chain checks, fees and `Idempotency-Key`, reads scoped to the
+ * merchant, keyset listing and cancellation. Refusals are `ProblemError`s; a refused request stores
+ * nothing (creation is one transaction, and everything it can refuse is checked before or inside it).
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { maxUint256, type Hex } from 'viem'
+import { randomBytes16, ZERO_BYTES16 } from '../../../wire/order-reference.js'
+import { paymentsOfCharge } from '../../db/charge-payments.js'
+import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setEphemeralToken, type ChargeRow, type ChargeStatus } from '../../db/charges.js'
+import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from '../../db/idempotency-keys.js'
+import type { Merchant } from '../../db/merchants.js'
+import type { Database, Sql } from '../../db/open-database.js'
+import { badParam, ProblemError, type Problem } from '../../../wire/problem.js'
+import { canTransition, changeCharge } from '../../reconciliation/change-charge.js'
+import type { ChargeTerms } from './charge-terms.js'
+import { issueEphemeralToken } from './ephemeral-token.js'
+import { renderCharge, renderPayment, type ChargeJson, type PaymentJson } from './render-charge.js'
+
+export interface CreateChargeRequest {
+  amount: string
+  token: string
+  beneficiary: string
+  currency: string
+  orderId: string
+}
+
+export interface ListChargesQuery {
+  status?: ChargeStatus
+  cursor?: string
+  limit?: string
+}
+
+export interface ChargeService {
+  /** `replayed`: an earlier request with the same Idempotency-Key and body created it. */
+  create(merchant: Merchant, request: CreateChargeRequest, idempotencyKey?: string): Promise<{ charge: ChargeJson; replayed: boolean }>
+  get(merchant: Merchant, id: string): Promise<ChargeJson>
+  list(merchant: Merchant, query: ListChargesQuery): Promise<{ charges: ChargeJson[]; nextCursor: string | null }>
+  cancel(merchant: Merchant, id: string): Promise<ChargeJson>
+  payments(merchant: Merchant, id: string): Promise<{ payments: PaymentJson[] }>
+}
+
+export interface ChargeServiceParams {
+  db: Database
+  terms: ChargeTerms
+  widgetBaseUrl: string
+  chargeTtlSeconds: number
+}
+
+/** 409 for an order id the merchant already has a charge for; `chargeId` names that charge. */
+export class DuplicateOrderError extends ProblemError {
+  constructor(readonly chargeId: string, orderId: string) {
+    super(409, `orderId "${orderId}" already has charge ${chargeId}`, 'orderId')
+  }
+
+  override toProblem(): Problem & { chargeId: string } {
+    return { ...super.toProblem(), chargeId: this.chargeId }
+  }
+}
+
+const ZERO_ADDRESS = `0x${'0'.repeat(40)}`
+export const DEFAULT_PAGE_SIZE = 20
+
+export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: ChargeServiceParams): ChargeService {
+  const render = (row: ChargeRow, ephemeralToken: string | null = null) => renderCharge(row, widgetBaseUrl, ephemeralToken)
+  const own = async (sql: Sql, merchant: Merchant, id: string) => {
+    const charge = await findCharge(sql, merchant.id, id)
+    if (!charge) throw new ProblemError(404, `no charge ${id}`)
+    return charge
+  }
+
+  /** The same key and body again: the charge it made, with a fresh payment-page token while it can be paid. */
+  const replay = async (sql: Sql, merchant: Merchant, chargeId: string) => {
+    const charge = (await findCharge(sql, merchant.id, chargeId))!
+    if (charge.status !== 'awaiting-payment') return render(charge)
+    const issued = issueEphemeralToken(charge.deadline)
+    await setEphemeralToken(sql, charge.id, issued.hash, issued.expiresAt)
+    return render(charge, issued.token)
+  }
+
+  return {
+    async create(merchant, request, idempotencyKey) {
+      const requestHash = createHash('sha256').update(JSON.stringify([request.amount, request.token, request.beneficiary, request.currency, request.orderId])).digest('hex')
+      const known = idempotencyKey === undefined ? undefined : await findIdempotencyKey(db.pool, merchant.id, idempotencyKey)
+      if (known) return idempotent(known, requestHash, () => db.transaction((client) => replay(client, merchant, known.chargeId)))
+
+      const token = terms.token(request.token.toLowerCase() as Hex)
+      if (!token) throw badParam('token', `token ${request.token} is not supported by the settlement contract`)
+      if (request.currency !== token.symbol) throw badParam('currency', `currency must be "${token.symbol}", the symbol of token ${token.address}`)
+      const beneficiary = request.beneficiary.toLowerCase() as Hex
+      if (beneficiary === ZERO_ADDRESS) throw badParam('beneficiary', 'beneficiary must not be the zero address')
+      const amount = BigInt(request.amount)
+      const acquirerId = merchant.acquirerId ?? ZERO_BYTES16
+      const fees = await terms.feesOn(amount, acquirerId).catch(() => {
+        throw badParam('amount', `amount ${request.amount} is beyond what the settlement contract can charge fees on`)
+      })
+      if (amount + fees > maxUint256) throw badParam('amount', `amount ${request.amount} plus fees exceeds uint256`)
+
+      return db.transaction(async (client) => {
+        if (idempotencyKey !== undefined) {
+          await lockIdempotencyKey(client, merchant.id, idempotencyKey)
+          const raced = await findIdempotencyKey(client, merchant.id, idempotencyKey)
+          if (raced) return idempotent(raced, requestHash, () => replay(client, merchant, raced.chargeId))
+        }
+        const createdAt = new Date()
+        const deadline = new Date(createdAt.getTime() + chargeTtlSeconds * 1000)
+        const issued = issueEphemeralToken(deadline, createdAt.getTime())
+        const charge = await insertCharge(client, {
+          id: `ch_${randomBytes(12).toString('hex')}`,
+          merchantId: merchant.id,
+          amount,
+          token: token.address.toLowerCase() as Hex,
+          currency: token.symbol,
+          beneficiary,
+          orderId: request.orderId,
+          orderReference: randomBytes16(),
+          acquirerId,
+          fees,
+          deadline,
+          createdAt,
+          ephemeralTokenHash: issued.hash,
+          ephemeralTokenExpiresAt: issued.expiresAt,
+        })
+        if (!charge) {
+          const existing = await findChargeByOrderId(client, merchant.id, request.orderId)
+          throw new DuplicateOrderError(existing!.id, request.orderId)
+        }
+        if (idempotencyKey !== undefined) await insertIdempotencyKey(client, merchant.id, idempotencyKey, { requestHash, chargeId: charge.id })
+        return { charge: render(charge, issued.token), replayed: false }
+      })
+    },
+
+    get: async (merchant, id) => render(await own(db.pool, merchant, id)),
+
+    async list(merchant, query) {
+      const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
+      const beforeSeq = query.cursor === undefined ? undefined : decodeListCursor(query.cursor)
+      const rows = await listCharges(db.pool, merchant.id, { status: query.status, beforeSeq, limit: limit + 1 })
+      const page = rows.slice(0, limit)
+      return { charges: page.map((row) => render(row)), nextCursor: rows.length > limit ? encodeListCursor(page.at(-1)!.seq) : null }
+    },
+
+    cancel: (merchant, id) =>
+      db.transaction(async (client) => {
+        await own(client, merchant, id)
+        const charge = (await lockCharge(client, id))!
+        if (!canTransition(charge.status, 'canceled')) throw new ProblemError(409, `charge ${id} is ${charge.status}; only a charge awaiting payment can be canceled`)
+        return render(await changeCharge(client, charge, { to: 'canceled' }, widgetBaseUrl))
+      }),
+
+    async payments(merchant, id) {
+      await own(db.pool, merchant, id)
+      return { payments: (await paymentsOfCharge(db.pool, id)).map(renderPayment) }
+    },
+  }
+}
+
+async function idempotent(known: { requestHash: string }, requestHash: string, replay: () => Promise<ChargeJson>): Promise<{ charge: ChargeJson; replayed: boolean }> {
+  if (known.requestHash !== requestHash) throw new ProblemError(422, 'this Idempotency-Key was used with another request body', 'Idempotency-Key')
+  return { charge: await replay(), replayed: true }
+}
+
+const CURSOR = /^c1\.([1-9][0-9]{0,18})$/
+
+/** Opaque to merchants: the `seq` of the last charge of a page. */
+const encodeListCursor = (seq: string) => Buffer.from(`c1.${seq}`).toString('base64url')
+
+function decodeListCursor(cursor: string): string {
+  const seq = CURSOR.exec(Buffer.from(cursor, 'base64url').toString())?.[1]
+  if (!seq || encodeListCursor(seq) !== cursor) throw badParam('cursor', 'cursor is not one this API returned')
+  return seq
+}

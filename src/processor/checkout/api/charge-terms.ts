@@ -1,0 +1,50 @@
+/**
+ * What a new charge is checked and priced against, read from the chain: the supported tokens (the
+ * settlement contract's directory, kept current on its admin events) and the contract's own fee
+ * calculation, so `totalToPay` is exactly what a wallet will be asked to sign for.
+ */
+import type { Hex, PublicClient } from 'viem'
+import { settlementAbi } from '../../../chain/abi/settlement-abi.js'
+import type { DirectoryToken } from '../../../chain/directory/read-directory.js'
+import { watchDirectory } from '../../../chain/directory/watch-directory.js'
+import type { ChainSettings } from '../../../config/chain-settings.js'
+import { ConfigError } from '../../../config/parse-env.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+
+export interface ChargeTerms {
+  /** The supported token at this address (lower case), if it is one. */
+  token(address: Hex): DirectoryToken | undefined
+  /** `calculateFees(amount, acquirerId)` of the settlement contract. */
+  feesOn(amount: bigint, acquirerId: Hex): Promise<bigint>
+  /** Why the last directory refresh failed, if it did. */
+  lastError(): Error | undefined
+  stop(): void
+}
+
+export async function openChargeTerms(chain: ChainSettings & { pollIntervalMs: number }, publicClient: PublicClient, log: Logger): Promise<ChargeTerms> {
+  const byAddress = (tokens: DirectoryToken[]) => new Map(tokens.map((t) => [t.address.toLowerCase() as Hex, t]))
+  let tokens = new Map<Hex, DirectoryToken>()
+  const watch = await watchDirectory({
+    publicClient,
+    settlementContract: chain.contract,
+    fromBlock: BigInt(chain.startBlock),
+    pollIntervalMs: chain.pollIntervalMs,
+    onChange(directory) {
+      tokens = byAddress(directory.tokens)
+      log.info('supported tokens changed', { tokens: directory.tokens.map((t) => t.symbol) })
+    },
+    onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
+  })
+  const directory = watch.current()
+  if (directory.chainId !== chain.chainId) {
+    watch.stop()
+    throw new ConfigError(`CHAIN_ID is ${chain.chainId} but RPC_URL ${chain.rpcUrl} serves chain ${directory.chainId}`)
+  }
+  tokens = byAddress(directory.tokens)
+  return {
+    token: (address) => tokens.get(address),
+    feesOn: (amount, acquirerId) => publicClient.readContract({ address: chain.contract, abi: settlementAbi, functionName: 'calculateFees', args: [amount, acquirerId] }),
+    lastError: () => watch.lastError(),
+    stop: () => watch.stop(),
+  }
+}

@@ -1,0 +1,379 @@
+/**
+ * The merchant API (PROCESSOR.md §4) as an OpenAPI 3.1 document, served at `GET /openapi.json` on the
+ * checkout server (behind the same mutual TLS as everything there). The request side is not written
+ * twice: bodies, path and query parameters and the Idempotency-Key header are the very JSON Schemas the
+ * routes validate with (`schemas.ts`, `webhooks/routes.ts`). The answers' schemas are written here;
+ * enumerations are typed by the unions they describe, so none can be left out.
+ * test/openapi/checkout.test.ts validates the document and checks real answers over mutual TLS against it.
+ */
+import packageJson from '../../../../package.json' with { type: 'json' }
+import type { Mismatch, PaymentOutcome } from '../../db/charge-payments.js'
+import type { ChargeStatus } from '../../db/charges.js'
+import type { WebhookStatus } from '../../db/webhook-deliveries.js'
+import type { WebhookType } from '../../db/webhook-outbox.js'
+import { problemSchema } from '../../../wire/problem.js'
+import { eventParams, listQuery } from '../../webhooks/routes.js'
+import { MAX_BODY_BYTES } from './problem-responses.js'
+import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
+
+type Schema = Record<string, unknown>
+interface ObjectSchema {
+  properties: Record<string, object>
+  required?: readonly string[]
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` })
+const json = (schema: Schema) => ({ 'application/json': { schema } })
+const nullable = (schema: Schema) => ({ oneOf: [schema, { type: 'null' }] })
+const described = <T extends string>(meanings: Record<T, string>) => ({
+  enum: Object.keys(meanings),
+  description: Object.entries(meanings)
+    .map(([value, meaning]) => `\`${value}\`: ${meaning}`)
+    .join('; '),
+})
+
+const STATUSES: Record<ChargeStatus, string> = {
+  'awaiting-payment': 'created, not paid yet (again, after a reorg took its payment back)',
+  confirming: 'a matching settlement is on the chain, not yet `CONFIRMATION_BLOCKS` deep',
+  settled: 'paid and confirmed',
+  expired: 'the deadline passed unpaid',
+  canceled: 'canceled by the merchant while awaiting payment',
+}
+const OUTCOMES: Record<PaymentOutcome, string> = {
+  matched: 'paid the charge',
+  mismatched: 'recorded without paying it (see `mismatch`)',
+  late: 'came after the charge expired or was canceled',
+  second: 'came after another payment paid the charge',
+}
+const MISMATCHES: Record<Mismatch, string> = { 'wrong-token': 'another token', 'wrong-recipient': 'paid to someone else than the beneficiary', underpaid: 'less than `amount`' }
+const WEBHOOK_TYPES: Record<WebhookType, string> = {
+  'charge.confirming': 'a matching settlement was seen',
+  'charge.settled': 'confirmed',
+  'charge.expired': 'the deadline passed',
+  'charge.canceled': 'canceled by the merchant',
+  'charge.reverted': 'a reorg took the paying settlement back',
+  'charge.late_payment': 'a payment of an expired, canceled or already paid charge; `data.payment` is that payment',
+}
+const DELIVERY_STATUSES: Record<WebhookStatus, string> = {
+  pending: 'waiting for its (next) attempt',
+  delivered: 'answered with a 2xx',
+  failed: 'its retry window ended without a 2xx',
+}
+
+const ADDRESS = { type: 'string', pattern: '^0x[0-9a-f]{40}$', description: 'lowercase' }
+const BYTES16 = { type: 'string', pattern: '^0x[0-9a-f]{32}$' }
+const TX_HASH = { type: 'string', pattern: '^0x[0-9a-f]{64}$' }
+const AMOUNT = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: "an integer in the token's smallest unit, as a decimal string" }
+const TIME = { type: 'string', format: 'date-time' }
+const COUNT = { type: 'integer', minimum: 0 }
+
+const DESCRIPTIONS: Record<string, string> = {
+  status: 'only charges (deliveries) in this status',
+  cursor: 'the `nextCursor` of the previous page',
+  limit: 'items per page, 1 to 100 (default 20)',
+  chargeId: "only this charge's deliveries",
+  id: 'the id',
+}
+
+function parameters(schema: ObjectSchema, where: 'query' | 'path') {
+  return Object.entries(schema.properties).map(([name, value]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (schema.required?.includes(name) ?? false),
+    description: DESCRIPTIONS[name],
+    schema: value,
+  }))
+}
+
+const CHARGE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement'],
+  properties: {
+    id: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' },
+    status: described(STATUSES),
+    amount: { ...AMOUNT, description: 'what the beneficiary receives' },
+    token: ADDRESS,
+    currency: { type: 'string', description: 'the token’s symbol' },
+    beneficiary: ADDRESS,
+    orderId: { type: 'string' },
+    orderReference: { ...BYTES16, description: 'random; the payer’s settlement carries it (high 16 bytes of `ref`)' },
+    acquirerId: { ...BYTES16, description: 'the merchant’s acquirer, or zero' },
+    fees: { ...AMOUNT, description: 'the contract’s `calculateFees(amount, acquirerId)`' },
+    totalToPay: { ...AMOUNT, description: '`amount + fees`, what the payer signs for' },
+    deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
+    widgetUrl: { type: 'string', format: 'uri', description: 'the payment page' },
+    ephemeralToken: {
+      ...nullable({ type: 'string', pattern: '^et_[A-Za-z0-9_-]{43}$' }),
+      description: 'the payment page’s bearer token (5 minutes at most, never past the deadline); only in the answer that issued it',
+    },
+    createdAt: TIME,
+    settlement: {
+      ...nullable({
+        type: 'object',
+        additionalProperties: false,
+        required: ['txHash', 'blockNumber', 'logIndex', 'confirmations'],
+        properties: { txHash: TX_HASH, blockNumber: COUNT, logIndex: COUNT, confirmations: { ...COUNT, description: 'blocks on top of the settlement’s (frozen once settled)' } },
+      }),
+      description: 'the paying settlement, while confirming and once settled',
+    },
+  },
+}
+
+const problem = (description: string, schema: Schema = ref('Problem')) => ({ description, content: { 'application/problem+json': { schema } } })
+
+/** What every merchant route may answer besides its own outcomes. */
+const MERCHANT_ERRORS = { '401': responseRef('Unauthorized') }
+
+const operation = (summary: string, description: string, extra: Schema, responses: Schema) => ({
+  summary,
+  description,
+  ...extra,
+  responses: { ...MERCHANT_ERRORS, ...responses },
+})
+
+export function checkoutOpenApi() {
+  const chargeId = { parameters: parameters(chargeIdSchema.params, 'path') }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Checkout engine — merchant API',
+      version: packageJson.version,
+      description: [
+        'Charges paid on the chain through the settlement contract, their payments, and the webhooks that report them (PROCESSOR.md §4).',
+        '',
+        '**Mutual TLS**: a client certificate issued by the processor CA for the merchant (SAN `urn:merchant:<id>`), unexpired and not revoked, or the handshake fails before HTTP. A certificate the database does not know for its merchant, or revoked while a connection was kept alive, is a 401.',
+        '',
+        `Bodies are \`application/json\` (anything else 415) of at most ${MAX_BODY_BYTES} bytes (413). Inputs are checked by the JSON Schemas below as they are, without type coercion; an unknown field, query parameter or path is refused. Errors are \`application/problem+json\` (RFC 9457) with \`param\` naming the offending field, parameter or header. An unknown path or method is a 404 (\`#/components/responses/NotFound\`).`,
+      ].join('\n'),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    security: [{ merchantCertificate: [] }],
+    paths: {
+      '/api/v1/charges': {
+        post: operation(
+          'Create a charge',
+          'A charge for `amount` of `token` to `beneficiary`, with the contract’s fees on top (`totalToPay` is what the payer signs for). `orderId` is unique per merchant. With an `Idempotency-Key`, the same key and body give the same charge again (201, `Idempotent-Replayed: true`, a fresh `ephemeralToken` while it can be paid); another body with that key is a 422.',
+          {
+            parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 visible ASCII characters', schema: createChargeSchema.headers.properties['idempotency-key'] }],
+            requestBody: { required: true, content: json(createChargeSchema.body) },
+          },
+          {
+            '201': {
+              description: 'Created (or replayed).',
+              headers: {
+                Location: { required: true, description: '`/api/v1/charges/<id>`', schema: { type: 'string', pattern: '^/api/v1/charges/ch_[0-9a-f]{24}$' } },
+                'Idempotent-Replayed': { required: false, description: 'on a replay of an Idempotency-Key', schema: { const: 'true' } },
+              },
+              content: json(ref('Charge')),
+            },
+            '400': responseRef('BadRequest'),
+            '409': problem('The merchant already has a charge for this `orderId`; `chargeId` names it.', ref('DuplicateOrderProblem')),
+            '413': responseRef('PayloadTooLarge'),
+            '415': responseRef('UnsupportedMediaType'),
+            '422': problem('This Idempotency-Key was used with another body (`param`: `Idempotency-Key`).'),
+          },
+        ),
+        get: operation(
+          'List charges',
+          'The merchant’s charges, newest first, in keyset pages: a charge created while paging never shifts them.',
+          { parameters: parameters(listChargesSchema.querystring, 'query') },
+          { '200': { description: 'A page.', content: json(ref('ChargePage')) }, '400': responseRef('BadRequest') },
+        ),
+      },
+      '/api/v1/charges/{id}': {
+        get: operation('Read a charge', 'The charge as it is now (`ephemeralToken` is null when reading).', chargeId, {
+          '200': { description: 'The charge.', content: json(ref('Charge')) },
+          '400': responseRef('BadRequest'),
+          '404': responseRef('NotFound'),
+        }),
+      },
+      '/api/v1/charges/{id}/payments': {
+        get: operation('Payments of a charge', 'Every settlement seen for the charge’s order reference, and what it did.', chargeId, {
+          '200': { description: 'The payments, oldest first.', content: json(ref('PaymentList')) },
+          '400': responseRef('BadRequest'),
+          '404': responseRef('NotFound'),
+        }),
+      },
+      '/api/v1/charges/{id}/cancel': {
+        post: operation(
+          'Cancel a charge',
+          'Only while it awaits payment. No body, or `{}`.',
+          { ...chargeId, requestBody: { required: false, content: json({ type: 'object', maxProperties: 0 }) } },
+          {
+            '200': { description: 'The charge, `canceled`.', content: json(ref('Charge')) },
+            '400': responseRef('BadRequest'),
+            '404': responseRef('NotFound'),
+            '409': problem('The charge is not awaiting payment.'),
+            '413': responseRef('PayloadTooLarge'),
+            '415': responseRef('UnsupportedMediaType'),
+          },
+        ),
+      },
+      '/api/v1/webhook-deliveries': {
+        get: operation(
+          'Webhook delivery log',
+          'The merchant’s webhook events, newest first, each with its attempts (newest first), in keyset pages.',
+          { parameters: parameters(listQuery, 'query') },
+          { '200': { description: 'A page.', content: json(ref('DeliveryPage')) }, '400': responseRef('BadRequest') },
+        ),
+      },
+      '/api/v1/webhook-deliveries/{id}/retry': {
+        post: operation(
+          'Retry a webhook',
+          'Queues the event again now, whatever its status, with a fresh retry window. A retry while an attempt is in flight takes effect when that attempt ends.',
+          { parameters: parameters(eventParams, 'path') },
+          {
+            '202': { description: 'The event, `pending` again.', content: json(ref('WebhookDelivery')) },
+            '400': responseRef('BadRequest'),
+            '404': responseRef('NotFound'),
+          },
+        ),
+      },
+      '/health': {
+        get: {
+          summary: 'Health of this replica',
+          description: 'Needs a valid client certificate (the TLS handshake does) but no merchant. 503 `degraded` when this replica is the active reconciler and the explorer is unreachable, or the node fails.',
+          responses: {
+            '200': { description: 'Healthy.', content: json(ref('Health')) },
+            '503': { description: 'Degraded.', content: json(ref('Health')) },
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          summary: 'This document',
+          description: 'The OpenAPI 3.1 description of the merchant API (like /health, no merchant needed).',
+          responses: {
+            '200': {
+              description: 'The document.',
+              content: json({
+                type: 'object',
+                required: ['openapi', 'info', 'paths', 'components'],
+                properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
+              }),
+            },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        merchantCertificate: { type: 'mutualTLS', description: 'A client certificate from the processor CA naming the merchant (`npm run admin -- issue-certificate`).' },
+      },
+      responses: {
+        BadRequest: problem('Malformed JSON, a body that is not an object, a missing, unknown or mistyped field, a malformed or unsupported value, or a bad query or path parameter or cursor; `param` names it.'),
+        Unauthorized: problem('The client certificate is not one the database knows for its merchant, or it was revoked; the connection is closed.'),
+        NotFound: problem('No such charge or delivery of this merchant, or no such route.'),
+        PayloadTooLarge: problem(`The body is over ${MAX_BODY_BYTES} bytes.`),
+        UnsupportedMediaType: problem('The body is not application/json.'),
+      },
+      schemas: {
+        Charge: CHARGE,
+        ChargeWithPayment: {
+          ...CHARGE,
+          description: 'a charge with the payment a `charge.late_payment` reports',
+          required: [...CHARGE.required, 'payment'],
+          properties: { ...CHARGE.properties, payment: ref('Payment') },
+        },
+        ChargePage: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['charges', 'nextCursor'],
+          properties: { charges: { type: 'array', items: ref('Charge'), maxItems: 100 }, nextCursor: nullable({ type: 'string', minLength: 1 }) },
+        },
+        Payment: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['txHash', 'blockNumber', 'logIndex', 'token', 'payer', 'recipient', 'amount', 'fee', 'acquirerId', 'outcome', 'mismatch', 'beforeDeadline', 'timestamp', 'removed'],
+          properties: {
+            txHash: TX_HASH,
+            blockNumber: COUNT,
+            logIndex: COUNT,
+            token: ADDRESS,
+            payer: ADDRESS,
+            recipient: ADDRESS,
+            amount: AMOUNT,
+            fee: AMOUNT,
+            acquirerId: BYTES16,
+            outcome: described(OUTCOMES),
+            mismatch: { type: 'array', items: described(MISMATCHES), uniqueItems: true },
+            beforeDeadline: { type: 'boolean', description: 'mined before the charge’s deadline' },
+            timestamp: { ...COUNT, description: 'the block’s, Unix seconds' },
+            removed: { type: 'boolean', description: 'a reorg took it back' },
+          },
+        },
+        PaymentList: { type: 'object', additionalProperties: false, required: ['payments'], properties: { payments: { type: 'array', items: ref('Payment') } } },
+        WebhookEvent: {
+          type: 'object',
+          description: 'The body POSTed to the merchant’s `webhookUrl` (Standard Webhooks headers).',
+          additionalProperties: false,
+          required: ['type', 'timestamp', 'data'],
+          properties: {
+            type: described(WEBHOOK_TYPES),
+            timestamp: TIME,
+            data: { anyOf: [ref('Charge'), ref('ChargeWithPayment')], description: 'the charge as this API renders it; for `charge.late_payment` with the `payment`' },
+          },
+        },
+        WebhookDelivery: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'chargeId', 'type', 'status', 'payload', 'createdAt', 'deliveredAt', 'nextAttemptAt', 'lastError', 'attempts'],
+          properties: {
+            id: { type: 'string', pattern: '^msg_[0-9a-f]{24}$', description: 'the `webhook-id` header of every attempt' },
+            chargeId: { type: 'string' },
+            type: described(WEBHOOK_TYPES),
+            status: described(DELIVERY_STATUSES),
+            payload: ref('WebhookEvent'),
+            createdAt: TIME,
+            deliveredAt: nullable(TIME),
+            nextAttemptAt: { ...nullable(TIME), description: 'when the next attempt is due (pending only)' },
+            lastError: nullable({ type: 'string' }),
+            attempts: {
+              type: 'array',
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['attemptedAt', 'statusCode', 'error', 'durationMs'],
+                properties: { attemptedAt: TIME, statusCode: nullable({ type: 'integer' }), error: nullable({ type: 'string' }), durationMs: COUNT },
+              },
+            },
+          },
+        },
+        DeliveryPage: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['deliveries', 'nextCursor'],
+          properties: { deliveries: { type: 'array', items: ref('WebhookDelivery'), maxItems: 100 }, nextCursor: nullable({ type: 'string', pattern: '^s[0-9]+$' }) },
+        },
+        Health: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['status', 'reconciler', 'crlNumber'],
+          properties: {
+            status: { enum: ['ok', 'degraded'] },
+            reconciler: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['role', 'explorerConnected', 'head'],
+              properties: {
+                role: { enum: ['active', 'standby'], description: 'whether this replica holds the reconciler lock' },
+                explorerConnected: { type: 'boolean' },
+                head: { ...nullable(COUNT), description: 'the chain head it last saw (active only)' },
+              },
+            },
+            crlNumber: { ...nullable(COUNT), description: 'the CRL loaded into the TLS context' },
+            chain: { type: 'string', description: 'the node’s last error, while it lasts' },
+          },
+        },
+        Problem: problemSchema,
+        DuplicateOrderProblem: {
+          ...problemSchema,
+          required: [...problemSchema.required, 'chargeId'],
+          properties: { ...problemSchema.properties, chargeId: { type: 'string', pattern: '^ch_[0-9a-f]{24}$', description: 'the charge that has this orderId' } },
+        },
+      },
+    },
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Composes the checkout engine (PROCESSOR.md §4): the chain's supported tokens and fee calculation, the
+ * TLS material and the live CRL, the merchant API on mutual TLS, and reconciliation (active on one
+ * replica per database, standing by on the others). The database is handed in, so `npm start` can share
+ * one; `stop()` leaves it open.
+ *
+ * The API opens only once reconciliation has a starting point in the database (the first start of the
+ * first replica subscribes to the explorer and stores its cursor): a charge is never taken that
+ * reconciliation could miss a payment of.
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createChainClient } from '../../chain/create-chain-client.js'
+import type { CheckoutOptions } from '../../config/checkout-options.js'
+import { ConfigError } from '../../config/parse-env.js'
+import type { Database } from '../db/open-database.js'
+import { readReconciliationCursor } from '../db/reconciliation-cursor.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { buildCheckoutApp } from './api/build-app.js'
+import { openChargeTerms } from './api/charge-terms.js'
+import { chargeService } from './api/charge-service.js'
+import { startReconciler } from '../reconciliation/start-reconciler.js'
+import { loadTlsMaterial } from './tls/load-tls-material.js'
+import { watchRevocations } from './tls/watch-revocations.js'
+
+export interface RunningCheckout {
+  /** `https://host:port` */
+  url: string
+  /** The CA certificate the listener verifies clients against (and that verifies an issued server certificate). */
+  caCertificatePem: string
+  reconcilerRole(): 'active' | 'standby'
+  stop(): Promise<void>
+}
+
+export interface CheckoutServices {
+  db: Database
+  log: Logger
+}
+
+const CURSOR_POLL_MS = 100
+
+export async function startCheckout(options: CheckoutOptions, { db, log }: CheckoutServices): Promise<RunningCheckout> {
+  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  const terms = await openChargeTerms(options, publicClient, log)
+  const stops: (() => Promise<void> | void)[] = [() => terms.stop()]
+  const stopAll = async () => {
+    while (stops.length > 0) await stops.pop()!()
+  }
+  try {
+    const tls = await loadTlsMaterial(options, log)
+    const reconciler = startReconciler({ db, publicClient, settings: options, log })
+    stops.push(() => reconciler.stop())
+    const app = buildCheckoutApp({
+      tls,
+      db,
+      service: chargeService({ db, terms, widgetBaseUrl: options.widgetBaseUrl, chargeTtlSeconds: options.chargeTtlSeconds }),
+      log,
+      health() {
+        const role = reconciler.role()
+        const explorerConnected = reconciler.connected()
+        const chainError = terms.lastError()
+        const healthy = (role === 'standby' || explorerConnected) && !chainError
+        const body = {
+          status: healthy ? 'ok' : 'degraded',
+          reconciler: { role, explorerConnected, head: reconciler.head() ?? null },
+          crlNumber: revocations.crlNumber() ?? null,
+          ...(chainError && { chain: chainError.message.split('\n')[0] }),
+        }
+        return { healthy, body }
+      },
+    })
+    stops.push(() => app.close())
+    const revocations = await watchRevocations({ db, apply: (crl) => app.server.setSecureContext({ ...tls, crl }), log })
+    stops.push(() => revocations.close())
+
+    await waitForReconciliationStart(db, log)
+    await app.listen({ host: options.host, port: options.port }).catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigError(`CHECKOUT_PORT ${options.port} on ${options.host} is not available (${error.code ?? error.message})`)
+    })
+    const { port } = app.server.address() as { port: number }
+    const url = `https://${options.host}:${port}`
+    log.info('checkout engine listening (mutual TLS)', { url, chainId: options.chainId, contract: options.contract, confirmationBlocks: options.confirmationBlocks })
+    return {
+      url,
+      caCertificatePem: tls.ca,
+      reconcilerRole: () => reconciler.role(),
+      async stop() {
+        await stopAll()
+        log.info('checkout engine stopped')
+      },
+    }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
+}
+
+async function waitForReconciliationStart(db: Database, log: Logger): Promise<void> {
+  for (let waited = false; !(await readReconciliationCursor(db.pool)); waited = true) {
+    if (!waited) log.info('waiting for reconciliation to subscribe to the explorer before taking charges')
+    await sleep(CURSOR_POLL_MS)
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Composes the data service: checks the node serves CHAIN_ID, reads the directory from the chain once,
+ * keeps it current on admin events, and serves it from memory over uWebSockets.js.
+ */
+import uWS from 'uWebSockets.js'
+import type { PublicClient } from 'viem'
+import { watchDirectory } from '../../chain/directory/watch-directory.js'
+import type { Directory } from '../../chain/directory/read-directory.js'
+import { createChainClient } from '../../chain/create-chain-client.js'
+import type { DataServiceOptions } from '../../config/data-service-options.js'
+import { ConfigError } from '../../config/parse-env.js'
+import { createLogger, type Logger } from '../../platform/observability/logger.js'
+import { registerRoutes } from './register-routes.js'
+import { renderDirectory, type RenderedDirectory } from './render-directory.js'
+
+export interface RunningDataService {
+  url: string
+  port: number
+  stop(): Promise<void>
+}
+
+export async function startDataService(
+  options: DataServiceOptions,
+  logger: Logger = createLogger(options.logLevel, { service: 'data-service' }),
+): Promise<RunningDataService> {
+  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  await checkChainId(publicClient, options)
+
+  let rendered: RenderedDirectory
+  // A failing node fails every poll: one warning when it starts, one line when it ends.
+  let failing = false
+  const watch = await watchDirectory({
+    publicClient,
+    settlementContract: options.contract,
+    fromBlock: BigInt(options.startBlock),
+    pollIntervalMs: options.pollIntervalMs,
+    onChange(directory) {
+      rendered = renderDirectory(directory, options.urls)
+      logger.info('directory changed', summary(directory))
+    },
+    onError(error) {
+      const fields = { error: error.message.split('\n')[0] }
+      if (failing) return logger.debug('directory refresh failed again', fields)
+      failing = true
+      logger.warn('directory refresh failed; serving the last one read until it succeeds', fields)
+    },
+    onRecover() {
+      failing = false
+      logger.info('directory refresh recovered')
+    },
+  })
+  rendered = renderDirectory(watch.current(), options.urls)
+
+  const app = uWS.App()
+  registerRoutes(app, {
+    rendered: () => rendered,
+    health() {
+      const error = watch.lastError()
+      return {
+        status: 'ok',
+        chainId: options.chainId,
+        blockNumber: Number(watch.current().blockNumber),
+        ...(error && { lastError: error.message.split('\n')[0] }),
+      }
+    },
+  })
+  let listenSocket: uWS.us_listen_socket
+  try {
+    listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+      app.listen(options.host, options.port, (socket) =>
+        socket ? resolve(socket) : reject(new ConfigError(`DATA_SERVICE_PORT ${options.port} on ${options.host} is not available`)),
+      )
+    })
+  } catch (error) {
+    watch.stop()
+    throw error
+  }
+  const port = uWS.us_socket_local_port(listenSocket)
+  const url = `http://${options.host}:${port}`
+  logger.info('data service listening', { url, ...summary(watch.current()) })
+
+  return {
+    url,
+    port,
+    async stop() {
+      watch.stop()
+      uWS.us_listen_socket_close(listenSocket)
+      logger.info('data service stopped')
+    },
+  }
+}
+
+/** A wrong RPC_URL or CHAIN_ID would announce another chain's contract: refuse to start. */
+async function checkChainId(publicClient: PublicClient, options: DataServiceOptions): Promise<void> {
+  let served: number
+  try {
+    served = await publicClient.getChainId()
+  } catch (error) {
+    const message = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message
+    throw new ConfigError(`RPC_URL ${options.rpcUrl} does not answer: ${message.split('\n')[0]}`)
+  }
+  if (served !== options.chainId) throw new ConfigError(`CHAIN_ID is ${options.chainId} but RPC_URL ${options.rpcUrl} serves chain ${served}`)
+}
+
+function summary(directory: Directory) {
+  return {
+    chainId: directory.chainId,
+    settlementContract: directory.settlementContract,
+    blockNumber: directory.blockNumber,
+    baseFeeAmount: directory.baseFeeAmount,
+    maxAcquiringFee: directory.maxAcquiringFee,
+    feeRecipient: directory.feeRecipient,
+    tokens: directory.tokens.map((t) => t.symbol),
+  }
+}

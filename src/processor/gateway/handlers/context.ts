@@ -1,0 +1,32 @@
+/** What every message handler is given: the gateway's shared services and the caller's connection. */
+import type { Hex } from 'viem'
+import type { Database } from '../../db/open-database.js'
+import type { Logger } from '../../../platform/observability/logger.js'
+import type { ExplorerClient } from '../../../sdk/explorer-client.js'
+import type { GatewayChain } from '../chain/gateway-chain.js'
+import type { ConnectionRegistry } from '../connection/connection-registry.js'
+import type { GatewayConnection } from '../connection/gateway-connection.js'
+import type { ClientMessage } from '../input/read-client-message.js'
+import type { RelayerMonitor } from '../pushes/relayer-monitor.js'
+import type { ClientMessageType, ServerMessage } from '../../../wire/gateway-messages.js'
+
+export interface GatewayContext {
+  chainId: number
+  /** The settlement contract, lower case. */
+  contract: Hex
+  chain: GatewayChain
+  db: Database
+  explorer: ExplorerClient
+  registry: ConnectionRegistry
+  /** The relayer status the active submitter last wrote, kept current by its NOTIFY (and /health's too). */
+  relayer: RelayerMonitor
+  log: Logger
+}
+
+/** A connection that has been bound to its caller's address. */
+export type BoundConnection = GatewayConnection & { address: Hex }
+
+export type MessageOf<T extends ClientMessageType> = Extract<ClientMessage, { type: T }>
+
+/** Answers one message, or throws a `Refusal`. */
+export type Handler<T extends ClientMessageType> = (ctx: GatewayContext, conn: BoundConnection, message: MessageOf<T>) => Promise<ServerMessage>

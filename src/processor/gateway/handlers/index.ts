@@ -1,0 +1,28 @@
+/** The handler of every client message type. */
+import type { ClientMessage } from '../input/read-client-message.js'
+import type { ClientMessageType, ServerMessage } from '../../../wire/gateway-messages.js'
+import { acceptAcquiring, acceptPayment } from './accept-submission.js'
+import { answerHistory } from './answer-history.js'
+import { answerBalance, answerFees, answerNonce } from './answer-reads.js'
+import { answerSubmissionStatus } from './answer-submission-status.js'
+import type { BoundConnection, GatewayContext, Handler } from './context.js'
+import { subscribeBalance, subscribeTransfers, unsubscribe } from './manage-subscriptions.js'
+
+export const handlers: { [T in ClientMessageType]: Handler<T> } = {
+  GET_NONCE: answerNonce,
+  GET_FEES: answerFees,
+  GET_BALANCE: answerBalance,
+  GET_HISTORY: answerHistory,
+  SUBMIT_PAYMENT: acceptPayment,
+  SUBMIT_ACQUIRING: acceptAcquiring,
+  SUBSCRIBE_BALANCE: subscribeBalance,
+  SUBSCRIBE_TRANSFERS: subscribeTransfers,
+  UNSUBSCRIBE: unsubscribe,
+  GET_SUBMISSION_STATUS: answerSubmissionStatus,
+}
+
+/** Answers `message` with its type's handler (or throws a `Refusal`). */
+export function handle(ctx: GatewayContext, conn: BoundConnection, message: ClientMessage): Promise<ServerMessage> {
+  const handler = handlers[message.type] as unknown as Handler<ClientMessageType>
+  return handler(ctx, conn, message)
+}

@@ -1,0 +1,26 @@
+/**
+ * `GET /health` (PROCESSOR.md §2): 200 `{ status: "ok", connections, relayer }` while the relayer can pay
+ * for transactions (or no submitter has reported yet: `relayer: null`), 503 `{ status: "degraded",
+ * relayer: { address, balance, minimum } }` while the relayer guard holds new submissions back. Anything
+ * else is a 404 problem.
+ */
+import type { TemplatedApp } from 'uWebSockets.js'
+import { json, problemReply, reply } from '../../../platform/http/replies.js'
+import type { RelayerMonitor } from '../pushes/relayer-monitor.js'
+
+export function registerHealth(app: TemplatedApp, relayer: RelayerMonitor, connections: () => number): void {
+  app.get('/health', (res) => {
+    const status = relayer.current()
+    if (status && !status.available) {
+      const body = { status: 'degraded', connections: connections(), relayer: { address: status.relayer, balance: status.balance, minimum: status.minimum } }
+      return reply(res, json(JSON.stringify(body), 503))
+    }
+    const body = {
+      status: 'ok',
+      connections: connections(),
+      relayer: status ? { address: status.relayer, balance: status.balance, minimum: status.minimum, updatedAt: status.updatedAt } : null,
+    }
+    reply(res, json(JSON.stringify(body)))
+  })
+  app.any('/*', (res) => reply(res, problemReply(404, 'the wallet gateway serves the WebSocket /ws and GET /health')))
+}

@@ -1,0 +1,89 @@
+/**
+ * Composes the wallet gateway (PROCESSOR.md §2): the chain's directory and reads, the explorer (history
+ * over REST, one live subscription for transfer notifications), the shared database (submissions, status
+ * and relayer notifications, connection claims) and the uWebSockets.js server with `/ws` and `/health`.
+ * The database is handed in, so one process can share it with the submitter; `stop()` leaves it open.
+ */
+import { randomBytes } from 'node:crypto'
+import uWS from 'uWebSockets.js'
+import type { GatewayOptions } from '../../config/gateway-options.js'
+import { ConfigError } from '../../config/parse-env.js'
+import type { Database } from '../db/open-database.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { ExplorerClient } from '../../sdk/explorer-client.js'
+import { openGatewayChain } from './chain/gateway-chain.js'
+import { watchBalances } from './chain/watch-balances.js'
+import { ConnectionRegistry } from './connection/connection-registry.js'
+import { registerSocket } from './connection/register-socket.js'
+import { followTransfers } from './explorer/follow-transfers.js'
+import type { GatewayContext } from './handlers/context.js'
+import { registerHealth } from './health/register-health.js'
+import { listenNotifications } from './pushes/listen-notifications.js'
+import { monitorRelayer } from './pushes/relayer-monitor.js'
+import { closeCodes } from '../../wire/gateway-messages.js'
+
+export interface RunningGateway {
+  url: string
+  wsUrl: string
+  connections(): number
+  stop(): Promise<void>
+}
+
+export interface GatewayServices {
+  db: Database
+  log: Logger
+}
+
+export async function startGateway(options: GatewayOptions, { db, log }: GatewayServices): Promise<RunningGateway> {
+  const { limits } = options
+  const chain = await openGatewayChain({ ...options, log })
+  const registry = new ConnectionRegistry(randomBytes(8).toString('hex'))
+  const explorer = new ExplorerClient({ baseUrl: options.explorerUrl, onError: (error) => log.warn('explorer live feed', { error: error.message }) })
+  const stops: (() => Promise<void> | void)[] = [() => chain.stop()]
+  const stopAll = async () => {
+    while (stops.length > 0) await stops.pop()!()
+  }
+  try {
+    const relayer = await monitorRelayer(db.pool, options.relayerRefreshMs, log)
+    stops.push(() => relayer.stop())
+    const ctx: GatewayContext = { chainId: options.chainId, contract: options.contract, chain, db, explorer, registry, relayer, log }
+    const listener = await listenNotifications(db, registry, relayer, log)
+    stops.push(() => listener.close())
+    const transfers = followTransfers(explorer, registry, log)
+    stops.push(() => transfers.stop())
+    const balances = watchBalances(chain, registry, options.pollIntervalMs, log)
+    stops.push(() => balances.stop())
+
+    const app = uWS.App()
+    registerSocket(app, ctx, { chainId: options.chainId, maxMessageBytes: limits.maxMessageBytes, maxSeparators: limits.maxSeparators }, limits)
+    registerHealth(app, relayer, () => registry.all.size)
+    const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+      app.listen(options.host, options.port, (socket) =>
+        socket ? resolve(socket) : reject(new ConfigError(`GATEWAY_PORT ${options.port} on ${options.host} is not available`)),
+      )
+    })
+    stops.push(() => {
+      uWS.us_listen_socket_close(listenSocket)
+      registry.closeAll(closeCodes.shutdown, 'gateway shutting down')
+    })
+    const sweepMs = Math.min(1000, (Math.min(limits.firstMessageSeconds, limits.idleSeconds) * 1000) / 4)
+    const sweep = setInterval(() => registry.sweep(Date.now(), limits), sweepMs)
+    stops.push(() => clearInterval(sweep))
+
+    const url = `http://${options.host}:${uWS.us_socket_local_port(listenSocket)}`
+    const wsUrl = `${url.replace(/^http/, 'ws')}/ws`
+    log.info('wallet gateway listening', { wsUrl, chainId: options.chainId, contract: options.contract, tokens: chain.tokens().map((t) => t.symbol) })
+    return {
+      url,
+      wsUrl,
+      connections: () => registry.all.size,
+      async stop() {
+        await stopAll()
+        log.info('wallet gateway stopped')
+      },
+    }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * What one item of the explorer's feed does to charges, inside the reconciler's transaction. A settlement
+ * whose order reference names no charge is not ours and changes nothing. One that does is recorded on the
+ * charge whatever it is (charge_payments) and then:
+ * - pays a charge awaiting payment when token, recipient and `amount >= charge amount` agree (confirming,
+ *   and settled at once with CONFIRMATION_BLOCKS 0); a disagreement is recorded and settles nothing;
+ * - is reported as `charge.late_payment` on a charge expired, canceled or already paid;
+ * - is the same transaction as the charge's paying settlement seen at a new position (a reorg re-mined
+ *   it): the charge follows it, with no event.
+ * A removal (REMOVED, a reorg) marks the recorded settlement removed; when it was the one paying the
+ * charge, the charge goes back to awaiting payment (`charge.reverted`), and a second payment recorded
+ * meanwhile, if any, pays it instead.
+ */
+import { insertChargePayment, markChargePaymentRemoved, nextPayingPayment, setPaymentOutcome, type ChargePaymentRow, type Mismatch } from '../db/charge-payments.js'
+import { lockCharge, lockChargeByOrderReference, moveChargeSettlement, type ChargeRow, type SettlementPosition } from '../db/charges.js'
+import type { Sql } from '../db/open-database.js'
+import type { Settlement } from '../../wire/settlement.js'
+import { changeCharge, reportLatePayment } from './change-charge.js'
+
+export interface ReconcileContext {
+  confirmationBlocks: number
+  widgetBaseUrl: string
+  /** The chain head at the last poll, if there was one. */
+  head(): number | undefined
+}
+
+export async function applySettlement(sql: Sql, event: Settlement, ctx: ReconcileContext): Promise<void> {
+  const charge = await lockChargeByOrderReference(sql, event.orderReference)
+  if (!charge) return
+  const position: SettlementPosition = { txHash: event.txHash, blockNumber: event.blockNumber, logIndex: event.logIndex }
+  const mismatch = mismatchOf(charge, event)
+  const paying = charge.settlement
+  const moved = paying?.txHash === event.txHash && (paying.blockNumber !== event.blockNumber || paying.logIndex !== event.logIndex)
+  // The old position goes first: the same transaction may keep its log index in another block.
+  if (moved) await markChargePaymentRemoved(sql, paying.txHash, paying.logIndex)
+  const outcome = moved || charge.status === 'awaiting-payment' ? (mismatch.length > 0 ? 'mismatched' : 'matched') : charge.status === 'confirming' || charge.status === 'settled' ? 'second' : 'late'
+  const payment = await insertChargePayment(sql, {
+    chargeId: charge.id,
+    ...position,
+    blockTimestamp: new Date(event.timestamp * 1000),
+    token: event.token,
+    payer: event.payer,
+    recipient: event.recipient,
+    amount: event.amount,
+    fee: event.fee,
+    acquirerId: event.acquirerId,
+    outcome,
+    mismatch,
+    beforeDeadline: event.timestamp * 1000 <= charge.deadline.getTime(),
+  })
+  if (!payment) return
+  if (moved) await moveChargeSettlement(sql, charge.id, position)
+  else if (outcome === 'matched') await pay(sql, charge, position, ctx)
+  else if (outcome === 'late' || outcome === 'second') await reportLatePayment(sql, charge, payment, ctx.widgetBaseUrl)
+}
+
+/** Also used when the chain itself no longer has a confirming charge's settlement (see `confirm-charges.ts`). */
+export async function applyRemoval(sql: Sql, event: Pick<SettlementPosition, 'txHash' | 'logIndex'>, ctx: ReconcileContext): Promise<void> {
+  const removed = await markChargePaymentRemoved(sql, event.txHash, event.logIndex)
+  if (!removed) return
+  const charge = await lockCharge(sql, removed.chargeId)
+  if (!charge || !isPaidBy(charge, removed)) return
+  const reverted = await changeCharge(sql, charge, { to: 'awaiting-payment' }, ctx.widgetBaseUrl)
+  const next = await nextPayingPayment(sql, charge.id)
+  if (!next) return
+  await setPaymentOutcome(sql, next.id, 'matched')
+  await pay(sql, reverted, next, ctx)
+}
+
+/** awaiting-payment → confirming, and on to settled when no confirmations are asked for. */
+async function pay(sql: Sql, charge: ChargeRow, position: SettlementPosition, ctx: ReconcileContext): Promise<void> {
+  const settlement = { txHash: position.txHash, blockNumber: position.blockNumber, logIndex: position.logIndex }
+  const confirmations = confirmationsOf(settlement, ctx)
+  const confirming = await changeCharge(sql, charge, { to: 'confirming', settlement, confirmations }, ctx.widgetBaseUrl)
+  if (ctx.confirmationBlocks === 0) await changeCharge(sql, confirming, { to: 'settled', confirmations }, ctx.widgetBaseUrl)
+}
+
+function mismatchOf(charge: ChargeRow, event: Settlement): Mismatch[] {
+  const mismatch: Mismatch[] = []
+  if (event.token.toLowerCase() !== charge.token) mismatch.push('wrong-token')
+  if (event.recipient.toLowerCase() !== charge.beneficiary) mismatch.push('wrong-recipient')
+  if (BigInt(event.amount) < BigInt(charge.amount)) mismatch.push('underpaid')
+  return mismatch
+}
+
+function isPaidBy(charge: ChargeRow, payment: ChargePaymentRow): boolean {
+  const { settlement } = charge
+  return settlement !== null && settlement.txHash === payment.txHash && settlement.logIndex === payment.logIndex && settlement.blockNumber === payment.blockNumber
+}
+
+/** Blocks on top of the settlement's at the last head seen (never negative: the head may lag the explorer). */
+export function confirmationsOf(position: SettlementPosition, ctx: Pick<ReconcileContext, 'head'>): number {
+  const head = ctx.head()
+  return head === undefined ? 0 : Math.max(0, head - position.blockNumber)
+}

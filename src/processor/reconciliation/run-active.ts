@@ -1,0 +1,124 @@
+/**
+ * The active reconciler's work, run while this process holds the reconciler lock, all on the lock's own
+ * connection and one job at a time (so no two of them ever interleave transactions, and losing the
+ * connection — and with it the lock — stops them all):
+ * - the explorer feed: batches of settlements and removals applied in one transaction with the cursor
+ *   after them (exactly once across restarts); a failed batch reopens the feed from the stored cursor;
+ * - the head poll: confirmations and settling (`confirm-charges.ts`);
+ * - the expiry sweep (`expire-charges.ts`).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type pg from 'pg'
+import type { PublicClient } from 'viem'
+import type { CheckoutOptions } from '../../config/checkout-options.js'
+import { runTransaction } from '../db/open-database.js'
+import { lockReconciliationCursor, readReconciliationCursor, saveReconciliationCursor } from '../db/reconciliation-cursor.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { applyRemoval, applySettlement, type ReconcileContext } from './apply-feed-item.js'
+import { confirmCharges } from './confirm-charges.js'
+import { expireOverdueCharges } from './expire-charges.js'
+import { openSettlementFeed, type FeedItem, type SettlementFeed } from './settlement-feed.js'
+
+export type ReconcilerSettings = Pick<CheckoutOptions, 'contract' | 'explorerUrl' | 'widgetBaseUrl' | 'confirmationBlocks' | 'pollIntervalMs' | 'expirySweepMs'>
+
+/** What the active reconciler shows to `/health`. */
+export interface ReconcilerState {
+  head: number | undefined
+  feed: SettlementFeed | undefined
+}
+
+export interface RunActiveParams {
+  client: pg.PoolClient
+  publicClient: PublicClient
+  settings: ReconcilerSettings
+  state: ReconcilerState
+  log: Logger
+  signal: AbortSignal
+}
+
+/** Items applied per transaction. */
+const BATCH = 200
+/** Items queued from the feed before it is dropped and reopened from the stored cursor. */
+const MAX_QUEUED = 10_000
+const MAX_RETRY_MS = 10_000
+
+type Serial = <T>(job: () => Promise<T>) => Promise<T>
+
+export async function runActive(params: RunActiveParams): Promise<void> {
+  const { settings, state } = params
+  const ctx: ReconcileContext = { confirmationBlocks: settings.confirmationBlocks, widgetBaseUrl: settings.widgetBaseUrl, head: () => state.head }
+  let tail: Promise<unknown> = Promise.resolve()
+  const serial: Serial = (job) => {
+    const run = tail.then(job)
+    tail = run.catch(() => {})
+    return run
+  }
+  await Promise.all([followFeed(params, ctx, serial), pollHead(params, ctx, serial), sweepExpired(params, serial)])
+}
+
+async function followFeed({ client, settings, state, log, signal }: RunActiveParams, ctx: ReconcileContext, serial: Serial): Promise<void> {
+  for (let failures = 0; !signal.aborted; ) {
+    let feed: SettlementFeed | undefined
+    try {
+      const since = await serial(() => readReconciliationCursor(client))
+      feed = openSettlementFeed({ explorerUrl: settings.explorerUrl, since, maxQueued: MAX_QUEUED, log })
+      state.feed = feed
+      const start = await feed.open(signal)
+      if (since === undefined && start !== undefined) await serial(() => saveReconciliationCursor(client, start))
+      for (;;) {
+        const items = await feed.take(BATCH, signal)
+        if (items.length === 0 && (feed.overflowed || signal.aborted)) break
+        if (items.length > 0) await serial(() => applyItems(client, items, ctx))
+        failures = 0
+      }
+    } catch (error) {
+      if (signal.aborted) break
+      log.error('reconciliation stopped on an error; resuming from the stored cursor', { error: (error as Error).message })
+      await sleep(Math.min(250 * 2 ** failures++, MAX_RETRY_MS), undefined, { signal }).catch(() => {})
+    } finally {
+      state.feed = undefined
+      await feed?.close()
+    }
+  }
+}
+
+async function applyItems(client: pg.PoolClient, items: FeedItem[], ctx: ReconcileContext): Promise<void> {
+  await runTransaction(client, async (tx) => {
+    await lockReconciliationCursor(tx)
+    let cursor: string | undefined
+    for (const item of items) {
+      if (item.kind === 'settlement') await applySettlement(tx, item.event, ctx)
+      else await applyRemoval(tx, item.event, ctx)
+      cursor = item.cursor ?? cursor
+    }
+    if (cursor !== undefined) await saveReconciliationCursor(tx, cursor)
+  })
+}
+
+async function pollHead({ client, publicClient, settings, state, log, signal }: RunActiveParams, ctx: ReconcileContext, serial: Serial): Promise<void> {
+  let failing = false
+  while (!signal.aborted) {
+    try {
+      state.head = Number(await publicClient.getBlockNumber({ cacheTime: 0 }))
+      await serial(() => confirmCharges({ client, publicClient, contract: settings.contract, ctx }))
+      if (failing) log.info('confirmations: the node answers again')
+      failing = false
+    } catch (error) {
+      if (!failing && !signal.aborted) log.warn('confirmations: polling failed; retrying', { error: (error as Error).message.split('\n')[0] })
+      failing = true
+    }
+    await sleep(settings.pollIntervalMs, undefined, { signal }).catch(() => {})
+  }
+}
+
+async function sweepExpired({ client, settings, log, signal }: RunActiveParams, serial: Serial): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      const expired = await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl))
+      if (expired > 0) log.info('charges expired', { count: expired })
+    } catch (error) {
+      if (!signal.aborted) log.warn('expiry sweep failed; retrying', { error: (error as Error).message })
+    }
+    await sleep(settings.expirySweepMs, undefined, { signal }).catch(() => {})
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The relayer's transactions: its own nonce counter, signing, recording before sending, and fee-bumped
+ * replacement of a transaction stuck past a timeout. Each submission owns exactly one nonce; every
+ * transaction signed for it (the first and its replacements) reuses that nonce, so at most one of
+ * them can ever be mined — the submitter's "at most once", whatever crashes in between.
+ */
+import { createPublicClient, http, keccak256, parseTransaction, type Hex } from 'viem'
+import type { FeeCache } from '../../chain/tx/create-tx-sender.js'
+import type { RecordedTransaction } from '../db/submitter-queue.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { createTransactionSigner } from './sign-transaction.js'
+
+export interface SignedTx extends Omit<RecordedTransaction, 'sentAt'> {}
+
+export interface Broadcaster {
+  /** Takes the next relayer nonce. */
+  takeNonce(): number
+  /** Hands back nonces that were taken but never recorded (the recording transaction failed). */
+  returnNonces(first: number): void
+  sign(tx: { to: Hex; data: Hex; gas: bigint; nonce: number }): Promise<SignedTx>
+  /** A replacement of `previous`: same nonce and call, fees raised by at least 12.5 %. */
+  signReplacement(previous: RecordedTransaction): Promise<SignedTx>
+  /**
+   * Sends recorded bytes; "already known" and "nonce too low" mean the node has (or had) it. Sends
+   * started in the same tick travel as one JSON-RPC batch, in the order they were started.
+   */
+  send(raw: Hex): Promise<void>
+}
+
+export interface CreateBroadcasterParams {
+  /** Used only to send, with a client of its own (see below). */
+  rpcUrl: string
+  relayerKey: Hex
+  chainId: number
+  fees: FeeCache
+  /** The first nonce to hand out (after recovery). */
+  nextNonce: number
+  log: Logger
+}
+
+const benignSendError = /already known|nonce too low|known transaction|already imported|replacement transaction underpriced/i
+
+export function createBroadcaster(params: CreateBroadcasterParams): Broadcaster {
+  const { chainId, fees, log } = params
+  // Sends batch only with each other: sharing a batch with a step's eth_calls would hold them until the
+  // slowest call of that batch is answered.
+  const publicClient = createPublicClient({ transport: http(params.rpcUrl, { batch: { batchSize: 1000, wait: 0 }, retryCount: 2 }) })
+  const signTransaction = createTransactionSigner(params.relayerKey)
+  let nextNonce = params.nextNonce
+
+  const signWith = (tx: { to: Hex; data: Hex; gas: bigint; nonce: number }, price: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): SignedTx => {
+    const raw = signTransaction({ type: 'eip1559', chainId, nonce: tx.nonce, to: tx.to, data: tx.data, gas: tx.gas, value: 0n, ...price })
+    return { txHash: keccak256(raw), nonce: tx.nonce, raw, ...price }
+  }
+
+  return {
+    takeNonce: () => nextNonce++,
+    returnNonces(first) {
+      nextNonce = Math.min(nextNonce, first)
+    },
+    async sign(tx) {
+      return signWith(tx, await fees.get())
+    },
+    async signReplacement(previous) {
+      const { to, data, gas } = parseTransaction(previous.raw)
+      const current = await fees.get()
+      const bump = (old: bigint) => old + old / 8n + 1n
+      const maxPriorityFeePerGas = max(current.maxPriorityFeePerGas, bump(previous.maxPriorityFeePerGas))
+      const maxFeePerGas = max(current.maxFeePerGas, bump(previous.maxFeePerGas), maxPriorityFeePerGas)
+      return signWith({ to: to!, data: data ?? '0x', gas: gas!, nonce: previous.nonce }, { maxFeePerGas, maxPriorityFeePerGas })
+    },
+    async send(raw) {
+      try {
+        await publicClient.sendRawTransaction({ serializedTransaction: raw })
+      } catch (error) {
+        const message = (error as { details?: string; message?: string }).details ?? (error as Error).message
+        if (!benignSendError.test(message)) throw error
+        log.debug('node already had the transaction', { hash: keccak256(raw), message })
+      }
+    },
+  }
+}
+
+const max = (...values: bigint[]) => values.reduce((a, b) => (a > b ? a : b))

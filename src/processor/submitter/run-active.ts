@@ -1,0 +1,200 @@
+/**
+ * The active submitter's loop, run while this process holds its relayer's advisory lock:
+ * 1. recovery — re-send every recorded transaction still in flight (a crash may have come between
+ *    recording and sending) and continue nonces after both the chain's and the records';
+ * 2. each step — settle in-flight submissions from their receipts, replace transactions stuck past the
+ *    timeout, and, while the relayer guard allows, validate waiting submissions, sign them with fresh
+ *    nonces and record them in one transaction; then queue them for sending.
+ * Sending runs beside the steps: each recorded batch goes to the node as one JSON-RPC batch request in
+ * nonce order, after the previous batch was answered, so the next batch is validated and recorded, and
+ * mined transactions settled, while the last one is sent. (One request per transaction, each waiting for
+ * the last, costs a round trip per transaction — on anvil's automine also a block per transaction.)
+ * A step that took work is followed at once by the next; otherwise the loop sleeps until a NOTIFY of
+ * new work or the poll interval (receipts are looked for every `pollIntervalMs` while any are due).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { encodeFunctionData, type Hex, type PublicClient } from 'viem'
+import type { PrivateKeyAccount } from 'viem/accounts'
+import { intentOfAcquiring, intentOfPayment, type BuyAcquiringPackRequest, type PaymentIntent, type TransferRequest } from '../../wire/payment-request.js'
+import { createPermitTracker } from '../../chain/payments/permit-tracker.js'
+import { PAYMENT_GAS } from '../../chain/payments/send-payment.js'
+import { createFeeCache } from '../../chain/tx/create-tx-sender.js'
+import type { Database } from '../db/open-database.js'
+import {
+  deferSubmission,
+  highestRecordedNonce,
+  inFlightSubmissions,
+  markFailed,
+  markPending,
+  markSucceeded,
+  recordTransactions,
+  waitingSubmissions,
+  type InFlight,
+} from '../db/submitter-queue.js'
+import type { SubmissionRow } from '../db/submissions.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { createBroadcaster, type SignedTx } from './broadcaster.js'
+import type { Doorbell } from './doorbell.js'
+import { createRelayerGuard } from './relayer-guard.js'
+import type { SubmitterSettings } from './settings.js'
+import { validateSubmission, type ValidationContext } from './validate-submission.js'
+
+export interface ActiveContext {
+  settings: SubmitterSettings
+  publicClient: PublicClient
+  account: PrivateKeyAccount
+  db: Database
+  log: Logger
+  signal: AbortSignal
+  /** Rung when there may be new work (a NOTIFY) or the lock is lost. */
+  doorbell: Doorbell
+}
+
+/**
+ * A nonce the chain reports consumed can come before its receipt can be read (a node updates its state
+ * before it stores the block; the steps run while transactions are being mined), so a submission is only
+ * called DROPPED when none of its transactions has a receipt for this long after its nonce was used.
+ */
+const DROPPED_AFTER_MS = 5_000
+
+/** buyAcquiringPack is rare and its gas varies with the acquirer table: estimated, with headroom. */
+const ACQUIRING_GAS_HEADROOM = 5n
+
+export async function runActive(ctx: ActiveContext): Promise<void> {
+  const { settings, publicClient, account, db, log, signal } = ctx
+  const relayer = account.address.toLowerCase() as Hex
+  const fees = createFeeCache(publicClient)
+  const guard = createRelayerGuard({ publicClient, sql: db.pool, relayer, fees, minimum: settings.minBalance, checkIntervalMs: settings.balanceCheckMs, heartbeatMs: 5_000, log })
+  const validation: ValidationContext = {
+    publicClient,
+    permits: createPermitTracker(publicClient),
+    chainId: settings.chainId,
+    settlementContract: settings.settlementContract,
+    relayer,
+    deadlineMarginSeconds: settings.deadlineMarginSeconds,
+  }
+
+  const inFlight = new Map<string, InFlight>()
+  /** In-flight payload ids whose nonce was consumed with no receipt found yet → when that was first seen. */
+  const receiptMissingSince = new Map<string, number>()
+  for (const entry of await inFlightSubmissions(db.pool, relayer)) inFlight.set(entry.payloadId, entry)
+  const broadcaster = createBroadcaster({
+    rpcUrl: settings.rpcUrl,
+    relayerKey: settings.relayerKey,
+    chainId: settings.chainId,
+    fees,
+    nextNonce: Math.max(await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), (await highestRecordedNonce(db.pool, relayer)) + 1),
+    log,
+  })
+  for (const entry of inFlight.values()) await broadcaster.send(entry.transactions.at(-1)!.raw).catch((error) => log.warn('re-send failed', { payloadId: entry.payloadId, error: String(error) }))
+  if (inFlight.size > 0) log.info('recovered in-flight submissions', { count: inFlight.size })
+
+  /** The queue of batches to send, in nonce order; each link settles whether its sends worked or not. */
+  let sending: Promise<unknown> = Promise.resolve()
+  const queueSend = (txs: SignedTx[]) => {
+    // A refused send leaves the transaction recorded: the stuck timer re-signs and re-sends it.
+    const sendOne = (tx: SignedTx) => broadcaster.send(tx.raw).catch((error) => log.warn('send failed; will retry as a replacement', { txHash: tx.txHash, error: String(error) }))
+    // Answered sends are often mined already (automine): look for their receipts now, not a poll later.
+    sending = sending.then(() => Promise.all(txs.map(sendOne))).then(() => ctx.doorbell.ring())
+  }
+
+  while (!signal.aborted) {
+    let busy = false
+    try {
+      await settleInFlight()
+      if (await guard.available()) busy = await takeWork()
+    } catch (error) {
+      log.warn('submitter step failed', { error: (error as Error).message })
+      await sleep(settings.pollIntervalMs * 5, undefined, { signal }).catch(() => {})
+    }
+    if (!signal.aborted && !busy) await ctx.doorbell.wait(inFlight.size > 0 ? settings.pollIntervalMs : settings.idlePollMs)
+  }
+  await sending
+
+  /** In-flight submissions whose nonce the chain has consumed get their outcome from the receipts. */
+  async function settleInFlight(): Promise<void> {
+    if (inFlight.size === 0) return
+    const consumed = await publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' })
+    const due = [...inFlight.values()].filter((entry) => entry.nonce < consumed)
+    const outcomes = await Promise.all(due.map(async (entry) => ({ entry, ...(await outcomeOf(entry)) })))
+    const mined = outcomes.filter((o) => o.status === 'success')
+    await markSucceeded(db.pool, mined.map(({ entry, txHash }) => ({ payloadId: entry.payloadId, txHash: txHash! })))
+    for (const { entry, status, txHash } of outcomes) {
+      if (status === 'reverted') await markFailed(db.pool, entry.payloadId, 'REVERTED', 'the transaction was mined but reverted', txHash)
+      else if (status === 'missing') {
+        const since = receiptMissingSince.get(entry.payloadId) ?? Date.now()
+        receiptMissingSince.set(entry.payloadId, since)
+        if (Date.now() - since < DROPPED_AFTER_MS) continue
+        await markFailed(db.pool, entry.payloadId, 'DROPPED', `relayer nonce ${entry.nonce} was used by a transaction the submitter did not sign`)
+      }
+      receiptMissingSince.delete(entry.payloadId)
+      inFlight.delete(entry.payloadId)
+    }
+    for (const entry of inFlight.values()) {
+      if (entry.nonce >= consumed && Date.now() - entry.transactions.at(-1)!.sentAt.getTime() > settings.stuckTimeoutMs) await replace(entry)
+    }
+  }
+
+  /** Which of the entry's transactions took its nonce, newest first; none of them (yet) = `missing`. */
+  async function outcomeOf(entry: InFlight): Promise<{ status: 'success' | 'reverted' | 'missing'; txHash?: Hex }> {
+    for (const tx of [...entry.transactions].reverse()) {
+      const receipt = await publicClient.getTransactionReceipt({ hash: tx.txHash }).catch(() => undefined)
+      if (receipt) return { status: receipt.status, txHash: tx.txHash }
+    }
+    return { status: 'missing' }
+  }
+
+  async function replace(entry: InFlight): Promise<void> {
+    const replacement = await broadcaster.signReplacement(entry.transactions.at(-1)!)
+    await recordTransactions(db.pool, relayer, [{ payloadId: entry.payloadId, tx: replacement }])
+    entry.transactions.push({ ...replacement, sentAt: new Date() })
+    log.info('replacing a stuck transaction', { payloadId: entry.payloadId, nonce: entry.nonce, txHash: replacement.txHash, maxFeePerGas: replacement.maxFeePerGas })
+    queueSend([replacement])
+  }
+
+  async function takeWork(): Promise<boolean> {
+    const rows = await waitingSubmissions(db.pool, settings.batchSize)
+    if (rows.length === 0) return false
+    const checked = await Promise.all(
+      rows.map(async (row) => {
+        const intent = intentOf(row)
+        return { row, intent, verdict: await validateSubmission(validation, intent) }
+      }),
+    )
+    const ready: { row: SubmissionRow; intent: PaymentIntent; data: Hex }[] = []
+    for (const { row, intent, verdict } of checked) {
+      if (verdict.ok) ready.push({ row, intent, data: verdict.data })
+      else if (verdict.defer) await deferSubmission(db.pool, row.payloadId, settings.deferMs)
+      else await markFailed(db.pool, row.payloadId, verdict.category, verdict.reason)
+    }
+    if (ready.length === 0) return true
+    await markPending(db.pool, ready.filter((r) => r.row.status === 'ENQUEUING').map((r) => r.row.payloadId))
+
+    const gas = await Promise.all(ready.map((r) => gasFor(r.intent, r.data)))
+    // Nonces are taken in queue order, before any await, so recording and sending keep that order.
+    const nonces = ready.map(() => broadcaster.takeNonce())
+    const signed = await Promise.all(ready.map((r, i) => broadcaster.sign({ to: settings.settlementContract, data: r.data, gas: gas[i]!, nonce: nonces[i]! })))
+    try {
+      await db.transaction((client) => recordTransactions(client, relayer, signed.map((tx, i) => ({ payloadId: ready[i]!.row.payloadId, tx }))))
+    } catch (error) {
+      broadcaster.returnNonces(signed[0]!.nonce)
+      throw error
+    }
+    for (const [i, tx] of signed.entries()) {
+      inFlight.set(ready[i]!.row.payloadId, { payloadId: ready[i]!.row.payloadId, nonce: tx.nonce, transactions: [{ ...tx, sentAt: new Date() }] })
+    }
+    queueSend(signed)
+    log.debug('recorded and queued for sending', { count: signed.length, firstNonce: signed[0]!.nonce })
+    return true
+  }
+
+  async function gasFor(intent: PaymentIntent, data: Hex): Promise<bigint> {
+    if (intent.kind === 'PAYMENT') return PAYMENT_GAS
+    const estimate = await publicClient.estimateGas({ account: relayer, to: settings.settlementContract, data })
+    return estimate + estimate / ACQUIRING_GAS_HEADROOM
+  }
+}
+
+function intentOf(row: SubmissionRow): PaymentIntent {
+  return row.kind === 'PAYMENT' ? intentOfPayment(row.request as TransferRequest) : intentOfAcquiring(row.request as BuyAcquiringPackRequest)
+}

@@ -1,0 +1,12 @@
+/**
+ * Webhook delivery for the checkout engine (PROCESSOR.md §4): the delivery worker every replica runs,
+ * the merchant API routes, signing-secret rotation and each merchant's secrets, and the verifying
+ * receiver the demo store and the tests use.
+ */
+export { startWebhookDelivery, type WebhookDelivery } from './start-webhook-delivery.js'
+export { webhookRoutes, type WebhookRoutesOptions } from './routes.js'
+export { verifyWebhook, type WebhookRequestHeaders } from './verify-webhook.js'
+export { deriveMerchantSecret } from '../../wire/webhook-secret.js'
+export { merchantWebhookSecrets, type MerchantWebhookSecret } from './merchant-webhook-secrets.js'
+export { localSecretKeyPath, readLocalSecretKey } from './local-secret-key.js'
+export { rotateWebhookSecret, type Rotation } from '../db/webhook-secrets.js'

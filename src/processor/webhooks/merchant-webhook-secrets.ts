@@ -1,0 +1,18 @@
+/**
+ * What a merchant installs to verify its webhooks right now: its secret under each live master secret,
+ * newest first, with the time each stops signing (null for the newest). For the admin command and the
+ * demo store.
+ */
+import type { Sql } from '../db/open-database.js'
+import { liveWebhookSecrets } from '../db/webhook-secrets.js'
+import { deriveMerchantSecret } from '../../wire/webhook-secret.js'
+
+export interface MerchantWebhookSecret {
+  secret: string
+  expiresAt: Date | null
+}
+
+export async function merchantWebhookSecrets(sql: Sql, merchantId: string): Promise<MerchantWebhookSecret[]> {
+  const { secrets } = await liveWebhookSecrets(sql)
+  return secrets.map((master) => ({ secret: deriveMerchantSecret(master.secret, merchantId), expiresAt: master.expiresAt }))
+}

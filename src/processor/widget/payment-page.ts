@@ -1,0 +1,83 @@
+/**
+ * The payment page (PROCESSOR.md §5) as HTML: who is paid, how much in the token's display units, the
+ * order, the time left, the QR code of the payment link with the link itself as its text alternative,
+ * and the status, which the inline script keeps live. Everything but the live parts reads without
+ * JavaScript; the layout is one column that fits a 320 px screen.
+ */
+import type { ChargeRow } from '../db/charges.js'
+import { escapeHtml } from '../../platform/html/escape-html.js'
+import type { Page } from '../../platform/html/page-shell.js'
+import { displayAmount } from './display-amount.js'
+import { isClosed, liveStatus } from './live-status.js'
+import { pageScript } from './page-script.js'
+
+export interface PaymentPageView {
+  charge: ChargeRow
+  merchantName: string
+  /** The paying settlement links to its page there. */
+  explorerUrl: string
+  /** The token's symbol and decimals from the contract's directory; absent if it left the directory. */
+  token?: { symbol: string; decimals: number }
+  /** While the charge awaits payment: the payment link, its QR code (a PNG data URL) and its token's end. */
+  payment?: { link: string; qrDataUrl: string; qrSize: number; tokenExpiresAt: Date }
+}
+
+const style = `
+.amount { font-size: 2.25rem; font-weight: 700; line-height: 1.1; margin: .25rem 0 .75rem }
+.amount .unit { font-size: 1.25rem; color: var(--muted) }
+.qr { text-align: center }
+.qr img { display: block; margin: .5rem auto; max-width: 100%; height: auto; image-rendering: pixelated }
+.qr a { display: inline-block; margin-top: .25rem }
+main:not([data-status="awaiting-payment"]) .qr { display: none }
+.closed { font-weight: 600 }
+`
+
+export function paymentPage({ charge, merchantName, explorerUrl, token, payment }: PaymentPageView): Page {
+  const amount = (units: string) => (token ? `${displayAmount(units, token.decimals)} ${token.symbol}` : `${units} (smallest units of ${charge.currency})`)
+  const status = liveStatus(charge)
+  const deadline = charge.deadline.toISOString()
+  const closedNote = isClosed(charge.status)
+    ? `<p class="closed">${charge.status === 'expired' ? 'This payment request has expired' : 'The merchant canceled this payment request'}: it can no longer be paid. Nothing was charged.</p>`
+    : ''
+  const qr = payment
+    ? `<section class="qr card" aria-labelledby="qr-heading">
+  <h2 id="qr-heading">Scan with your wallet</h2>
+  <img src="${payment.qrDataUrl}" width="${payment.qrSize}" height="${payment.qrSize}" alt="${escapeHtml(payment.link)}">
+  <p>or open the payment link in your wallet:<br><a class="mono" id="payment-link" href="${escapeHtml(payment.link)}">${escapeHtml(payment.link)}</a></p>
+</section>`
+    : ''
+  const body = `<main id="payment" data-status="${status.status}" data-deadline="${deadline}" data-explorer="${escapeHtml(explorerUrl)}"${payment ? ` data-token-expires="${payment.tokenExpiresAt.toISOString()}"` : ''}>
+<p class="muted">Payment to</p>
+<h1 id="merchant">${escapeHtml(merchantName)}</h1>
+<p class="amount" id="amount">${amountHtml(charge.totalToPay, token, charge.currency)}</p>
+<p><span id="status" class="status" role="status" aria-live="polite" data-status="${status.status}">${escapeHtml(status.label)}</span></p>
+${closedNote}
+${qr}
+<section class="card" aria-labelledby="details-heading">
+<h2 id="details-heading">Details</h2>
+<dl>
+<dt>Order</dt><dd id="order-id">${escapeHtml(charge.orderId)}</dd>
+<dt>Merchant receives</dt><dd>${escapeHtml(amount(charge.amount))}</dd>
+<dt>Fees</dt><dd>${escapeHtml(amount(charge.fees))}</dd>
+<dt>Time left</dt><dd><time id="countdown" datetime="${deadline}">until ${escapeHtml(deadline.replace('T', ' ').slice(0, 19))} UTC</time></dd>
+<dt>Settlement</dt><dd id="settlement" class="mono">${status.txHash ? `<a href="${escapeHtml(`${explorerUrl}/events/${status.txHash}`)}">${status.txHash}</a>` : 'none yet'}</dd>
+</dl>
+</section>
+</main>`
+  return { title: `Pay ${merchantName}`, body, style, script: isClosed(charge.status) ? undefined : pageScript }
+}
+
+function amountHtml(units: string, token: PaymentPageView['token'], currency: string): string {
+  if (!token) return `${escapeHtml(units)} <span class="unit">${escapeHtml(currency)} units</span>`
+  return `${escapeHtml(displayAmount(units, token.decimals))} <span class="unit">${escapeHtml(token.symbol)}</span>`
+}
+
+export function missingChargePage(id: string): Page {
+  return {
+    title: 'Payment request not found',
+    body: `<main>
+<h1>Payment request not found</h1>
+<p>There is no payment request <span class="mono">${escapeHtml(id)}</span>. Check the link you were given, or ask the merchant for a new one.</p>
+</main>`,
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `GET /s/:chargeId/api/session` (PROCESSOR.md §5): what a wallet needs to sign a payment of the charge,
+ * for the bearer of the page's ephemeral token. The token is used up by this call (one wallet, one
+ * session) whatever the answer; refusals are problems: 401 for a missing, unknown, expired or used token
+ * (`WWW-Authenticate: Bearer`), 404 for an unknown charge, 410 for an expired or canceled one, 409 for one
+ * already paid. Browser wallets call it from other origins, so CORS is open (the token is the credential,
+ * never a cookie).
+ */
+import type { ServerResponse } from 'node:http'
+import type { Hex } from 'viem'
+import { hashEphemeralToken } from '../checkout/api/ephemeral-token.js'
+import { consumeEphemeralToken, findChargeById, type ChargeRow } from '../db/charges.js'
+import type { Sql } from '../db/open-database.js'
+import { sendJson, sendProblem } from '../../platform/http/respond.js'
+import type { PaymentSession } from '../../sdk/wallet/payment-session.js'
+import { isClosed } from './live-status.js'
+
+export interface SessionSettings {
+  chainId: number
+  settlementContract: Hex
+  walletGatewayUrl: string
+}
+
+export const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'Authorization',
+  'access-control-allow-methods': 'GET, OPTIONS',
+  'access-control-max-age': '86400',
+}
+
+const BEARER = /^Bearer +(\S+)\s*$/i
+
+export function sessionOf(charge: ChargeRow, settings: SessionSettings): PaymentSession {
+  return {
+    token: charge.token,
+    beneficiary: charge.beneficiary,
+    principal: charge.amount,
+    orderReference: charge.orderReference,
+    acquirerId: charge.acquirerId,
+    deadline: Math.floor(charge.deadline.getTime() / 1000),
+    chainId: settings.chainId,
+    settlementContract: settings.settlementContract,
+    walletGatewayUrl: settings.walletGatewayUrl,
+  }
+}
+
+export async function answerSession(sql: Sql, settings: SessionSettings, chargeId: string, authorization: string | undefined, res: ServerResponse): Promise<void> {
+  const refuse = (status: number, detail: string) =>
+    sendProblem(res, status, detail, { ...corsHeaders, ...(status === 401 && { 'www-authenticate': 'Bearer realm="payment session"' }) })
+  const token = BEARER.exec(authorization ?? '')?.[1]
+  if (!token) return refuse(401, 'an Authorization: Bearer <ephemeral token> header is required (the t parameter of the payment link)')
+  const charge = await consumeEphemeralToken(sql, chargeId, hashEphemeralToken(token))
+  if (!charge) {
+    const known = await findChargeById(sql, chargeId)
+    if (!known) return refuse(404, `no charge ${chargeId}`)
+    if (isClosed(known.status)) return refuse(410, `charge ${chargeId} is ${known.status}`)
+    return refuse(401, 'the token is unknown, expired or already used: load the payment page again for a fresh payment link')
+  }
+  if (charge.status !== 'awaiting-payment') return refuse(isClosed(charge.status) ? 410 : 409, `charge ${chargeId} is ${charge.status}`)
+  sendJson(res, 200, sessionOf(charge, settings), corsHeaders)
+}

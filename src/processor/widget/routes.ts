@@ -1,0 +1,107 @@
+/**
+ * The widget's routes: the payment page (a fresh payment link and its QR code on every load while the
+ * charge awaits payment), the wallet's session call, the page's live status as server-sent events, and
+ * `/health`. Charges are read from PostgreSQL through the db layer on every request: any number of widget
+ * replicas serve the same pages.
+ */
+import QRCode from 'qrcode'
+import type { Hex } from 'viem'
+import { issueEphemeralToken } from '../checkout/api/ephemeral-token.js'
+import { widgetUrlOf } from '../checkout/api/render-charge.js'
+import type { DirectoryToken } from '../../chain/directory/read-directory.js'
+import { findChargeById, setEphemeralToken, type ChargeRow } from '../db/charges.js'
+import { findMerchant } from '../db/merchants.js'
+import type { Database } from '../db/open-database.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { escapeHtml } from '../../platform/html/escape-html.js'
+import { openEventStream } from '../../platform/http/event-stream.js'
+import { sendJson, sendPage, sendProblem } from '../../platform/http/respond.js'
+import type { PageRequest, PageRoute } from '../../platform/http/serve-routes.js'
+import type { ChargeWatch } from './charge-watch.js'
+import { isClosed, liveStatus } from './live-status.js'
+import { missingChargePage, paymentPage, type PaymentPageView } from './payment-page.js'
+import { answerSession, corsHeaders, type SessionSettings } from './payment-session.js'
+
+export interface WidgetContext {
+  db: Database
+  log: Logger
+  charges: ChargeWatch
+  /** A supported token by its lower-case address. */
+  token(address: Hex): DirectoryToken | undefined
+  session: SessionSettings
+  explorerUrl: string
+  /** Where payers reach the pages: the payment link's base. */
+  publicUrl(): string
+}
+
+const CHARGE = '(ch_[0-9a-f]{24})'
+const QR = { errorCorrectionLevel: 'M', margin: 4, scale: 5 } as const
+
+export function widgetRoutes(context: WidgetContext): PageRoute[] {
+  const { db } = context
+  return [
+    { method: 'GET', path: new RegExp(`^/s/${CHARGE}/?$`), handle: (request) => showPaymentPage(context, request) },
+    {
+      method: 'GET',
+      path: new RegExp(`^/s/${CHARGE}/api/session$`),
+      handle: ({ req, res, params: [id] }) => answerSession(db.pool, context.session, id!, req.headers.authorization, res),
+    },
+    { method: 'OPTIONS', path: new RegExp(`^/s/${CHARGE}/api/session$`), handle: ({ res }) => void res.writeHead(204, corsHeaders).end() },
+    { method: 'GET', path: new RegExp(`^/s/${CHARGE}/events$`), handle: (request) => streamStatus(context, request) },
+    {
+      method: 'GET',
+      path: /^\/health$/,
+      async handle({ res }) {
+        const ok = await db.pool.query('SELECT 1').then(() => true, () => false)
+        sendJson(res, ok ? 200 : 503, ok ? { status: 'ok' } : { status: 'degraded', database: 'unreachable' })
+      },
+    },
+  ]
+}
+
+/** Unknown paths: under /s/ a payment request that does not exist, anything else a plain 404 page. */
+export function widgetNotFound({ res, url }: PageRequest): void {
+  const id = /^\/s\/([^/]+)/.exec(url.pathname)?.[1]
+  if (id) return sendPage(res, 404, missingChargePage(id.slice(0, 100)))
+  sendPage(res, 404, { title: 'Not found', body: `<main><h1>Not found</h1><p>Nothing is served at <span class="mono">${escapeHtml(url.pathname.slice(0, 200))}</span>.</p></main>` })
+}
+
+async function showPaymentPage(context: WidgetContext, { res, params: [id] }: PageRequest): Promise<void> {
+  const charge = await findChargeById(context.db.pool, id!)
+  if (!charge) return sendPage(res, 404, missingChargePage(id!))
+  const merchant = await findMerchant(context.db.pool, charge.merchantId)
+  const view: PaymentPageView = { charge, merchantName: merchant?.name ?? charge.merchantId, explorerUrl: context.explorerUrl, token: context.token(charge.token) }
+  if (charge.status === 'awaiting-payment') view.payment = await issuePaymentLink(context, charge)
+  sendPage(res, isClosed(charge.status) ? 410 : 200, paymentPage(view))
+}
+
+/** A fresh ephemeral token replaces the charge's previous one: the link in the last page's QR code stops working. */
+async function issuePaymentLink(context: WidgetContext, charge: ChargeRow): Promise<PaymentPageView['payment']> {
+  const issued = issueEphemeralToken(charge.deadline)
+  await setEphemeralToken(context.db.pool, charge.id, issued.hash, issued.expiresAt)
+  const link = `${widgetUrlOf(context.publicUrl(), charge.id)}?t=${issued.token}`
+  const modules = QRCode.create(link, QR).modules.size
+  return { link, qrDataUrl: await QRCode.toDataURL(link, QR), qrSize: (modules + 2 * QR.margin) * QR.scale, tokenExpiresAt: issued.expiresAt }
+}
+
+/** The charge's status now and after every change, each change once and in order. */
+async function streamStatus(context: WidgetContext, { res, params: [id] }: PageRequest): Promise<void> {
+  if (!(await findChargeById(context.db.pool, id!))) return sendProblem(res, 404, `no charge ${id}`)
+  const stream = openEventStream(res)
+  let sent = ''
+  let queue = Promise.resolve()
+  const push = () => {
+    queue = queue
+      .then(async () => {
+        const charge = await findChargeById(context.db.pool, id!)
+        const status = charge && liveStatus(charge)
+        if (!status || JSON.stringify(status) === sent) return
+        sent = JSON.stringify(status)
+        stream.send('status', status)
+      })
+      .catch((error: Error) => context.log.warn('live status read failed', { chargeId: id, error: error.message }))
+  }
+  // Watch first, then read: a change between the two is sent, never missed.
+  stream.onClose(context.charges.watch(id!, push))
+  push()
+}

@@ -1,0 +1,62 @@
+/**
+ * Composes the checkout widget (PROCESSOR.md §5): the supported tokens from the settlement contract (for
+ * display units; the chain must be CHAIN_ID), the LISTEN connection for live status, and the payment
+ * pages on node:http. The database is handed in and left open on `stop()`, so `npm start` can share one.
+ */
+import { createChainClient } from '../../chain/create-chain-client.js'
+import { openChargeTerms } from '../checkout/api/charge-terms.js'
+import type { WidgetOptions } from '../../config/widget-options.js'
+import type { Database } from '../db/open-database.js'
+import type { Logger } from '../../platform/observability/logger.js'
+import { servePages } from '../../platform/http/serve-routes.js'
+import { watchCharges } from './charge-watch.js'
+import { widgetNotFound, widgetRoutes } from './routes.js'
+
+export interface WidgetServices {
+  db: Database
+  log: Logger
+}
+
+export interface RunningWidget {
+  /** `http://host:port` as bound. */
+  url: string
+  /** The base of the payment links it hands out (WidgetOptions.publicUrl, else `url`). */
+  publicUrl: string
+  stop(): Promise<void>
+}
+
+export async function startWidget(options: WidgetOptions, { db, log }: WidgetServices): Promise<RunningWidget> {
+  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  const terms = await openChargeTerms(options, publicClient, log)
+  const charges = await watchCharges(db).catch((error: unknown) => {
+    terms.stop()
+    throw error
+  })
+  let publicUrl = options.publicUrl ?? ''
+  const routes = widgetRoutes({
+    db,
+    log,
+    charges,
+    token: (address) => terms.token(address),
+    session: { chainId: options.chainId, settlementContract: options.contract, walletGatewayUrl: options.walletGatewayUrl },
+    explorerUrl: options.explorerUrl,
+    publicUrl: () => publicUrl,
+  })
+  const server = await servePages({ host: options.host, port: options.port, portSetting: 'WIDGET_PORT', routes, notFound: widgetNotFound, log }).catch(async (error: unknown) => {
+    terms.stop()
+    await charges.close()
+    throw error
+  })
+  publicUrl ||= server.url
+  log.info('checkout widget listening', { url: server.url, publicUrl, chainId: options.chainId })
+  return {
+    url: server.url,
+    publicUrl,
+    async stop() {
+      await server.close()
+      await charges.close()
+      terms.stop()
+      log.info('checkout widget stopped')
+    },
+  }
+}
