@@ -5,17 +5,18 @@
  * rotation, which need no deployment.
  */
 import { encodeFunctionData, type Hex } from 'viem'
-import { settlementAbi } from '../src/chain/abi/settlement-abi.js'
-import { createChainClient } from '../src/chain/create-chain-client.js'
-import { DEFAULT_DEPLOYMENT_PATH, readDeployment, type Deployment } from '../src/wire/deployment.js'
-import { createTxSender } from '../src/chain/tx/create-tx-sender.js'
-import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../src/devnet/cli/ca-commands.js'
-import { amountFlag } from '../src/devnet/cli/flags.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/devnet/cli/webhook-commands.js'
-import { privateKeySetting } from '../src/config/key-setting.js'
-import { localDeployerKey } from '../src/config/local-keys.js'
-import { ConfigError, urlSetting } from '../src/config/parse-env.js'
+import { settlementAbi } from '../src/chain/index.js'
+import { createChainClient } from '../src/chain/index.js'
+import { type Deployment } from '../src/wire/index.js'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/devnet/local-devnet/index.js'
+import { createTxSender } from '../src/chain/index.js'
+import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../src/devnet/cli/index.js'
+import { amountFlag } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/devnet/cli/index.js'
+import { privateKeySetting } from '../src/config/index.js'
+import { localDeployerKey } from '../src/config/index.js'
+import { ConfigError, urlSetting } from '../src/config/index.js'
 
 runCli(
   {

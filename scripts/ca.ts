@@ -2,13 +2,13 @@
  * `npm run ca`: the certificate authority alone — its admin API on 127.0.0.1:CA_PORT and the processor
  * database (DATABASE_URL, or the embedded one). Settings: see the README.
  */
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { caOptionsFromEnv } from '../src/config/ca-options.js'
-import { databaseOptionsFromEnv } from '../src/config/database-options.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { caOptionsFromEnv } from '../src/config/index.js'
+import { databaseOptionsFromEnv } from '../src/config/index.js'
 import { startCa } from '../src/processor/ca/index.js'
-import { openDatabase } from '../src/processor/db/open-database.js'
-import { createLogger } from '../src/platform/observability/logger.js'
+import { openDatabase } from '../src/processor/db/index.js'
+import { createLogger } from '../src/platform/observability/index.js'
 
 runCli(
   {

@@ -5,16 +5,16 @@
  * explorer at EXPLORER_URL and the processor database, with this replica's webhook delivery worker.
  * Settings: see the README.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/local-deployment.js'
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { checkoutOptionsFromEnv } from '../src/config/checkout-options.js'
-import { databaseOptionsFromEnv } from '../src/config/database-options.js'
-import { webhookOptionsFromEnv } from '../src/config/webhook-options.js'
+import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { checkoutOptionsFromEnv } from '../src/config/index.js'
+import { databaseOptionsFromEnv } from '../src/config/index.js'
+import { webhookOptionsFromEnv } from '../src/config/index.js'
 import { startCheckout } from '../src/processor/checkout/index.js'
 import { startWebhookDelivery } from '../src/processor/webhooks/index.js'
-import { openDatabase } from '../src/processor/db/open-database.js'
-import { createLogger } from '../src/platform/observability/logger.js'
+import { openDatabase } from '../src/processor/db/index.js'
+import { createLogger } from '../src/platform/observability/index.js'
 
 runCli(
   {

@@ -4,8 +4,8 @@
  */
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { compileContracts, type ContractName } from '../src/devnet/compile/compile-contracts.js'
-import { artifactModules, renderArtifact } from '../src/devnet/compile/render-artifacts.js'
+import { compileContracts, type ContractName } from '../src/devnet/compile/index.js'
+import { artifactModules, renderArtifact } from '../src/devnet/compile/index.js'
 
 const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } })
 if (values.help) {

@@ -2,10 +2,10 @@
  * `npm run data-service`: the public configuration directory alone, against RPC_URL /
  * SETTLEMENT_CONTRACT (or the local devnet's deployment file on chain 31337). Settings: see the README.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/local-deployment.js'
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { dataServiceOptionsFromEnv } from '../src/config/data-service-options.js'
+import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { dataServiceOptionsFromEnv } from '../src/config/index.js'
 import { startDataService } from '../src/processor/data-service/index.js'
 
 runCli(

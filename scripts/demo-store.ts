@@ -3,11 +3,11 @@
  * engine's merchant API (CHECKOUT_URL) with the demo merchant in DEMO_MERCHANT_DIR, which `npm start`
  * sets up. Settings: see the README.
  */
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { demoStoreOptionsFromEnv } from '../src/config/demo-store-options.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { demoStoreOptionsFromEnv } from '../src/config/index.js'
 import { startDemoStore } from '../src/devnet/demo-store/index.js'
-import { createLogger } from '../src/platform/observability/logger.js'
+import { createLogger } from '../src/platform/observability/index.js'
 
 runCli(
   {

@@ -2,15 +2,15 @@
  * `npm run deploy`: deploys the settlement contract (and optional test stablecoins) to any network from
  * a config file plus RPC_URL, CHAIN_ID and DEPLOYER_PRIVATE_KEY; writes a deployment file without keys.
  */
-import { createChainClient } from '../src/chain/create-chain-client.js'
-import { deployContracts } from '../src/devnet/deploy/deploy-contracts.js'
-import { readDeployConfig } from '../src/devnet/deploy/deploy-config.js'
-import { DEFAULT_DEPLOYMENT_PATH, writeDeployment } from '../src/wire/deployment.js'
-import { createTxSender } from '../src/chain/tx/create-tx-sender.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { privateKeySetting } from '../src/config/key-setting.js'
-import { localDeployerKey } from '../src/config/local-keys.js'
-import { ConfigError } from '../src/config/parse-env.js'
+import { createChainClient } from '../src/chain/index.js'
+import { deployContracts } from '../src/devnet/deploy/index.js'
+import { readDeployConfig } from '../src/devnet/deploy/index.js'
+import { DEFAULT_DEPLOYMENT_PATH, writeDeployment } from '../src/devnet/local-devnet/index.js'
+import { createTxSender } from '../src/chain/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { privateKeySetting } from '../src/config/index.js'
+import { localDeployerKey } from '../src/config/index.js'
+import { ConfigError } from '../src/config/index.js'
 
 runCli(
   {

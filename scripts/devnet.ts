@@ -2,10 +2,10 @@
  * `npm run devnet`: anvil on 127.0.0.1:8545 (chain 31337) with the test stablecoins, the settlement
  * contract, funded payers and registered acquirers; writes .data/deployment.json and runs until Ctrl-C.
  */
-import { devnetOptions, devnetOptionsFromFlags, devnetUsage } from '../src/devnet/cli/devnet-flags.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { startDevnet } from '../src/devnet/local-devnet/start-devnet.js'
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
+import { devnetOptions, devnetOptionsFromFlags, devnetUsage } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { startDevnet } from '../src/devnet/local-devnet/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
 
 runCli(
   {

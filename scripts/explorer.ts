@@ -3,10 +3,10 @@
  * devnet's deployment file). Settings are read from the environment; see the README.
  */
 import { existsSync } from 'node:fs'
-import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/wire/deployment.js'
-import { explorerOptionsFromEnv } from '../src/config/explorer-options.js'
-import { ConfigError } from '../src/config/parse-env.js'
-import { startExplorer } from '../src/explorer/start-explorer.js'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/devnet/local-devnet/index.js'
+import { explorerOptionsFromEnv } from '../src/config/index.js'
+import { ConfigError } from '../src/config/index.js'
+import { startExplorer } from '../src/explorer/index.js'
 
 if (process.argv.includes('--help')) {
   console.log(`npm run explorer — index settlements and serve the explorer API

@@ -4,17 +4,17 @@
  * deployment file on chain 31337) and the processor database (DATABASE_URL, or the embedded one).
  * `SUBMITTER=off` runs the gateway alone. Settings: see the README.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/local-deployment.js'
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { databaseOptionsFromEnv } from '../src/config/database-options.js'
-import { gatewayOptionsFromEnv } from '../src/config/gateway-options.js'
-import { oneOfSetting } from '../src/config/parse-env.js'
-import { submitterSettingsFromEnv } from '../src/config/submitter-options.js'
-import { openDatabase } from '../src/processor/db/open-database.js'
+import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { databaseOptionsFromEnv } from '../src/config/index.js'
+import { gatewayOptionsFromEnv } from '../src/config/index.js'
+import { oneOfSetting } from '../src/config/index.js'
+import { submitterSettingsFromEnv } from '../src/config/index.js'
+import { openDatabase } from '../src/processor/db/index.js'
 import { startGateway } from '../src/processor/gateway/index.js'
-import { createLogger } from '../src/platform/observability/logger.js'
-import { startSubmitter } from '../src/processor/submitter/start-submitter.js'
+import { createLogger } from '../src/platform/observability/index.js'
+import { startSubmitter } from '../src/processor/submitter/index.js'
 
 runCli(
   {

@@ -2,15 +2,15 @@
  * `npm run submitter`: a broadcast submitter alone (active, or standby behind another holding the same
  * relayer's lock). `npm run gateway` runs one beside the gateway; this runs extra standbys.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/local-deployment.js'
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { databaseOptionsFromEnv } from '../src/config/database-options.js'
-import { logLevelSetting } from '../src/config/parse-env.js'
-import { submitterSettingsFromEnv } from '../src/config/submitter-options.js'
-import { openDatabase } from '../src/processor/db/open-database.js'
-import { createLogger } from '../src/platform/observability/logger.js'
-import { startSubmitter } from '../src/processor/submitter/start-submitter.js'
+import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { databaseOptionsFromEnv } from '../src/config/index.js'
+import { logLevelSetting } from '../src/config/index.js'
+import { submitterSettingsFromEnv } from '../src/config/index.js'
+import { openDatabase } from '../src/processor/db/index.js'
+import { createLogger } from '../src/platform/observability/index.js'
+import { startSubmitter } from '../src/processor/submitter/index.js'
 
 runCli(
   {

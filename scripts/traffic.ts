@@ -4,17 +4,17 @@
  * gateway (WalletClient → gateway → submitter → chain), the path the product serves; `--direct` signs
  * and submits straight to the contract with the relayer key, the baseline the gateway is compared with.
  */
-import { createChainClient } from '../src/chain/create-chain-client.js'
-import { readDirectory } from '../src/chain/directory/read-directory.js'
-import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/wire/deployment.js'
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { trafficOptions, trafficSettingsFromFlags, trafficUsage } from '../src/devnet/cli/traffic-flags.js'
-import { privateKeySetting } from '../src/config/key-setting.js'
-import { urlSetting } from '../src/config/parse-env.js'
-import { formatProgress } from '../src/devnet/traffic/print-progress.js'
-import { runTraffic } from '../src/devnet/traffic/run-traffic.js'
-import { runWalletTraffic } from '../src/devnet/traffic/run-wallet-traffic.js'
+import { createChainClient } from '../src/chain/index.js'
+import { readDirectory } from '../src/chain/index.js'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/devnet/local-devnet/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { trafficOptions, trafficSettingsFromFlags, trafficUsage } from '../src/devnet/cli/index.js'
+import { privateKeySetting } from '../src/config/index.js'
+import { urlSetting } from '../src/config/index.js'
+import { formatProgress } from '../src/devnet/traffic/index.js'
+import { runTraffic } from '../src/devnet/traffic/index.js'
+import { runWalletTraffic } from '../src/devnet/traffic/index.js'
 
 runCli(
   {

@@ -3,13 +3,13 @@
  * against the processor database (where the checkout engine keeps charges) and the chain's token list.
  * Settings: see the README.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/local-deployment.js'
-import { onShutdown } from '../src/platform/shutdown/on-shutdown.js'
-import { runCli } from '../src/devnet/cli/run-cli.js'
-import { databaseOptionsFromEnv } from '../src/config/database-options.js'
-import { widgetOptionsFromEnv } from '../src/config/widget-options.js'
-import { openDatabase } from '../src/processor/db/open-database.js'
-import { createLogger } from '../src/platform/observability/logger.js'
+import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
+import { runCli } from '../src/devnet/cli/index.js'
+import { databaseOptionsFromEnv } from '../src/config/index.js'
+import { widgetOptionsFromEnv } from '../src/config/index.js'
+import { openDatabase } from '../src/processor/db/index.js'
+import { createLogger } from '../src/platform/observability/index.js'
 import { startWidget } from '../src/processor/widget/index.js'
 
 runCli(

@@ -4,7 +4,7 @@
  * once means: in the end, each settlement the chain holds (that matches the subscriber's filter) nets to
  * one, everything else to zero, and no identity ever went above one.
  */
-import type { Settlement } from '../../src/wire/settlement.js'
+import type { Settlement } from '../../src/wire/index.js'
 
 export const identity = (s: Pick<Settlement, 'blockNumber' | 'logIndex' | 'txHash'>) => `${s.blockNumber}:${s.logIndex}:${s.txHash}`
 

@@ -6,8 +6,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Deployment } from '../../src/wire/deployment.js'
-import type { EventPage, Settlement } from '../../src/wire/settlement.js'
+import type { Deployment } from '../../src/wire/index.js'
+import type { EventPage, Settlement } from '../../src/wire/index.js'
 
 export interface RestStats {
   requests: number

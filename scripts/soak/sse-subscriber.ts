@@ -5,7 +5,7 @@
  */
 import { request, type ClientRequest } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Settlement } from '../../src/wire/settlement.js'
+import type { Settlement } from '../../src/wire/index.js'
 import { FeedTally } from './feed-tally.js'
 
 export interface SseSubscriberStats {

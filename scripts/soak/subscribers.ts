@@ -4,10 +4,10 @@
  * a filter — everything, one recipient, one token, one acquirer — and all starting from the chain's first
  * position, so that each must end up holding exactly the chain's matching settlements.
  */
-import type { Deployment } from '../../src/wire/deployment.js'
+import type { Deployment } from '../../src/wire/index.js'
 import { ExplorerClient } from '../../src/sdk/index.js'
-import { encodeCursor } from '../../src/explorer/store/cursor.js'
-import type { Hex, Settlement, SettlementFilter } from '../../src/wire/settlement.js'
+import { encodeCursor } from '../../src/explorer/store/index.js'
+import type { Hex, Settlement, SettlementFilter } from '../../src/wire/index.js'
 import { FeedTally } from './feed-tally.js'
 import { SseSubscriber } from './sse-subscriber.js'
 

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Hex } from 'viem'
-import type { Settlement } from '../../src/wire/settlement.js'
+import type { Settlement } from '../../src/wire/index.js'
 import { pageThrough, settlementsOnChain } from '../../test/helpers/explorer.js'
 import { explorerReady, until } from './chaos.js'
 import { chainRpc as rpc } from '../../test/helpers/local-chain.js'

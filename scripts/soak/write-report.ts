@@ -3,7 +3,7 @@
  * behind them — requests, live messages, faults, payments, RSS over time.
  */
 import type { Machine } from '../../bench/lib/machine.js'
-import type { TrafficProgress } from '../../src/devnet/traffic/run-traffic.js'
+import type { TrafficProgress } from '../../src/devnet/traffic/index.js'
 import type { FaultRecord } from './chaos.js'
 import type { RestStats } from './rest-load.js'
 import type { RssSampler } from './rss-sampler.js'

@@ -4,7 +4,7 @@
  * because a local CA (and its token) is only ever created for the devnet.
  */
 import { isIPv4 } from 'node:net'
-import type { LogLevel } from '../platform/observability/logger.js'
+import type { LogLevel } from './parse-env.js'
 import { chainIdSetting } from './chain-settings.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'

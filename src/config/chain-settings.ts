@@ -2,8 +2,8 @@
  * The chain a piece works against (CHAIN_ID, SETTLEMENT_CONTRACT, RPC_URL, START_BLOCK), with a fixed
  * precedence: environment first, then the local devnet's deployment (only on chain 31337), then defaults.
  */
-import type { Deployment } from '../wire/deployment.js'
-import type { Hex } from '../wire/settlement.js'
+import type { Deployment } from '../wire/index.js'
+import type { Hex } from '../wire/index.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, addressSetting, intSetting, urlSetting, type Env } from './parse-env.js'
 

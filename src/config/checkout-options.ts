@@ -8,8 +8,8 @@
  * Clients are verified against the processor CA's certificate, CA_CERT_PATH (on 31337 without it, the
  * local CA in CA_DATA_DIR, created if absent, exactly as `npm run ca` does).
  */
-import type { Deployment } from '../wire/deployment.js'
-import type { LogLevel } from '../platform/observability/logger.js'
+import type { Deployment } from '../wire/index.js'
+import type { LogLevel } from './parse-env.js'
 import { DEFAULT_CA_DATA_DIR } from './ca-options.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'

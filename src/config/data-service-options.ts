@@ -2,8 +2,8 @@
  * The data service's options (PROCESSOR.md §1), built once from the environment: the chain it reads
  * (the devnet's deployment fills in on chain 31337), where it listens, and the public URLs it announces.
  */
-import type { Deployment } from '../wire/deployment.js'
-import type { LogLevel } from '../platform/observability/logger.js'
+import type { Deployment } from '../wire/index.js'
+import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
 import { publicUrlsFromEnv, type PublicUrls } from './public-urls.js'

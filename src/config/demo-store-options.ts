@@ -5,7 +5,7 @@
  */
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Hex } from 'viem'
-import type { LogLevel } from '../platform/observability/logger.js'
+import type { LogLevel } from './parse-env.js'
 import { chainIdSetting } from './chain-settings.js'
 import { deriveLocalKey, LOCAL_CHAIN_ID } from './local-keys.js'
 import { addressSetting, intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'

@@ -2,8 +2,8 @@
  * The explorer's options, built once from the environment (SPEC §6) with a fixed precedence:
  * environment first, then the local devnet's deployment (only on chain 31337), then defaults.
  */
-import type { Deployment } from '../wire/deployment.js'
-import type { LogLevel } from '../platform/observability/logger.js'
+import type { Deployment } from '../wire/index.js'
+import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
 

@@ -3,8 +3,8 @@
  * (the devnet's deployment fills in on chain 31337), where it listens, the explorer it follows, and the
  * per-connection limits that keep a bad client from costing others anything.
  */
-import type { Deployment } from '../wire/deployment.js'
-import type { LogLevel } from '../platform/observability/logger.js'
+import type { Deployment } from '../wire/index.js'
+import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
 

@@ -2,8 +2,7 @@
  * Reading settings from the environment with one clear line per missing or malformed value. Each
  * piece builds its own typed options from these; the error names the variable.
  */
-import type { LogLevel } from '../platform/observability/logger.js'
-import type { Hex } from '../wire/settlement.js'
+import type { Hex } from '../wire/index.js'
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -53,6 +52,9 @@ export function oneOfSetting<T extends string>(env: Env, name: string, choices: 
   if (!choices.includes(value as T)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${value}"`)
   return value as T
 }
+
+/** How much a piece logs: `info` by default, `debug` for every step, `silent` for none. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
 export function logLevelSetting(env: Env, fallback: LogLevel = 'info'): LogLevel {
   return oneOfSetting(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'], fallback)

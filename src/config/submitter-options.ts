@@ -2,12 +2,35 @@
  * The broadcast submitter's settings from the environment (RELAYER_PRIVATE_KEY and the chain, with the
  * devnet deployment's values on chain 31337), one ConfigError line per bad value.
  */
-import type { Deployment } from '../wire/deployment.js'
-import type { SubmitterSettings } from '../processor/submitter/settings.js'
+import type { Hex } from 'viem'
+import type { Deployment } from '../wire/index.js'
 import { chainSettingsFromEnv } from './chain-settings.js'
 import { privateKeySetting } from './key-setting.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, intSetting, type Env } from './parse-env.js'
+
+export interface SubmitterSettings {
+  chainId: number
+  rpcUrl: string
+  settlementContract: Hex
+  relayerKey: Hex
+  /** Wei; undefined = the cost of 10 payments at current gas prices. */
+  minBalance?: bigint
+  /** A transaction unmined this long is replaced with a higher fee. */
+  stuckTimeoutMs: number
+  /** Between steps while there is work in flight. */
+  pollIntervalMs: number
+  /** Between steps while idle (a NOTIFY wakes the submitter sooner). */
+  idlePollMs: number
+  /** How often a standby tries to take over the relayer's lock. */
+  standbyPollMs: number
+  balanceCheckMs: number
+  /** Submissions validated and sent per step. */
+  batchSize: number
+  /** How long a payment whose permit nonce is ahead waits before it is checked again. */
+  deferMs: number
+  deadlineMarginSeconds: number
+}
 
 export function submitterSettingsFromEnv(env: Env = process.env, deployment?: Deployment): SubmitterSettings {
   const { chainId, rpcUrl, contract } = chainSettingsFromEnv(env, deployment)

@@ -2,7 +2,7 @@
  * The webhook delivery worker's options (PROCESSOR.md §4), built once from the environment. Off chain
  * 31337 WEBHOOK_SECRET_KEY is required; on 31337 a local one is created when it is unset.
  */
-import { formatSecret, MIN_SECRET_BYTES, secretKeyBytes } from '../wire/webhook-secret.js'
+import { formatSecret, MIN_SECRET_BYTES, secretKeyBytes } from './webhook-secret.js'
 import { chainIdSetting } from './chain-settings.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, intSetting, stringSetting, type Env } from './parse-env.js'

@@ -3,8 +3,8 @@
  * session names (the devnet's deployment fills in on chain 31337), where the payment pages listen, and
  * the public URLs they hand out (the payment link's base, the wallet gateway).
  */
-import type { Deployment } from '../wire/deployment.js'
-import type { LogLevel } from '../platform/observability/logger.js'
+import type { Deployment } from '../wire/index.js'
+import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
 import { publicUrlsFromEnv } from './public-urls.js'

@@ -25,4 +25,4 @@ export type {
 export { WalletClient, type FinalStatus, type WalletClientOptions } from './wallet/wallet-client.js'
 export { GatewayError } from './wallet/gateway-error.js'
 export type { PaymentSession, SessionToken } from './wallet/payment-session.js'
-export type { ServerMessage as GatewayServerMessage, SubmissionStatusPush, Transfer } from '../wire/gateway-messages.js'
+export type { ServerMessage as GatewayServerMessage, SubmissionStatusPush, Transfer } from '../wire/index.js'

@@ -3,10 +3,10 @@
  * from `src/types` so that server and client can never drift apart; the request shapes are the wire
  * parameters of SPEC §3.1 and §3.3.
  */
-import type { Hex, Settlement, SettlementFilter } from '../wire/settlement.js'
+import type { Hex, Settlement, SettlementFilter } from '../wire/index.js'
 
 /** `SettlementFilter` keys accept hex in any case. */
-export type { AmountsBySymbol, EventPage, Hex, Settlement, SettlementFilter, Stats, TokenStats } from '../wire/settlement.js'
+export type { AmountsBySymbol, EventPage, Hex, Settlement, SettlementFilter, Stats, TokenStats } from '../wire/index.js'
 
 /** The query parameters of `GET /events`. Omitted keys take the server defaults. */
 export interface EventsQuery extends SettlementFilter {

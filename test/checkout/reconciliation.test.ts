@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Hex } from 'viem'
-import type { ChargeJson, PaymentJson } from '../../src/processor/checkout/index.js'
+import type { ChargeJson, PaymentJson } from '../../src/processor/charges/index.js'
 import { waitFor } from '../helpers/explorer.js'
 import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, test } from 'node:test'
 import { startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
-import { deriveMerchantSecret } from '../../src/wire/webhook-secret.js'
+import { deriveMerchantSecret } from '../../src/processor/webhooks/index.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'

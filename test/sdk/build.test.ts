@@ -45,9 +45,10 @@ test('the SDK builds to the paths its package export names, and loads from there
   assert.equal(typeof sdk.WalletClient, 'function')
 })
 
-test('no emitted module imports a Node built-in or undici statically', () => {
+test('the SDK is built from sdk/ and wire/ alone, and no emitted module imports a Node built-in or undici statically', () => {
   const modules = filesUnder(outDir).filter((file) => file.endsWith('.js'))
   assert.ok(modules.length > 5)
+  assert.deepEqual([...new Set(modules.map((file) => relative(outDir, file).split('/')[0]))].sort(), ['sdk', 'wire'])
   for (const file of modules) {
     const staticImports = [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]!)
     for (const specifier of staticImports) {

@@ -7,8 +7,8 @@ import { encodeFunctionData, parseEventLogs, type Hex, type LocalAccount, type P
 import { settlementAbi } from '../abi/settlement-abi.js'
 import type { TxSender } from '../tx/create-tx-sender.js'
 import { createPermitTracker, type PermitTracker } from './permit-tracker.js'
-import { signPermitPair } from '../../wire/sign-permit-pair.js'
-import { buyAcquiringPackTypes } from '../../wire/typed-data.js'
+import { signPermitPair } from '../../wire/index.js'
+import { buyAcquiringPackTypes } from '../../wire/index.js'
 
 export interface BuyAcquiringPackParams {
   publicClient: PublicClient

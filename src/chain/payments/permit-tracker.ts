@@ -6,7 +6,7 @@
  */
 import type { Hex, PublicClient } from 'viem'
 import { stablecoinAbi } from '../abi/stablecoin-abi.js'
-import type { TokenDomain } from '../../wire/typed-data.js'
+import type { TokenDomain } from '../../wire/index.js'
 
 export interface PermitTracker {
   tokenDomain(token: Hex): Promise<TokenDomain>

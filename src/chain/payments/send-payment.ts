@@ -7,9 +7,9 @@
 import { encodeFunctionData, type Hex, type LocalAccount, type PublicClient } from 'viem'
 import { settlementAbi } from '../abi/settlement-abi.js'
 import type { TxSender } from '../tx/create-tx-sender.js'
-import { ZERO_BYTES16 } from '../../wire/order-reference.js'
+import { ZERO_BYTES16 } from '../../wire/index.js'
 import { createPermitTracker, type PermitTracker } from './permit-tracker.js'
-import { signPayment, type SignedPayment } from '../../wire/sign-payment.js'
+import { signPayment, type SignedPayment } from '../../wire/index.js'
 
 /** Measured at ~145k (~160k with an acquirer); the margin covers first writes to empty balance slots. */
 export const PAYMENT_GAS = 250_000n

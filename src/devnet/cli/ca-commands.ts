@@ -6,9 +6,9 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CaClient, credentialFiles, generateMerchantCredentials, localTokenPath, readLocalAdminToken, writeMerchantCredentials } from '../../processor/ca/index.js'
-import { DEFAULT_CA_DATA_DIR } from '../../config/ca-options.js'
-import { ConfigError, stringSetting, urlSetting, type Env } from '../../config/parse-env.js'
-import type { RevocationReason } from '../../processor/db/certificates.js'
+import { DEFAULT_CA_DATA_DIR } from '../../config/index.js'
+import { ConfigError, stringSetting, urlSetting, type Env } from '../../config/index.js'
+import type { RevocationReason } from '../../processor/db/index.js'
 import { numberFlag } from './flags.js'
 
 export const caCommandNames = ['create-merchant', 'show-merchant', 'issue-certificate', 'revoke-certificate', 'crl'] as const

@@ -1,6 +1,6 @@
 /** The devnet flags shared by `npm run devnet` and `npm start`. */
-import { DEFAULT_DEPLOYMENT_PATH } from '../../wire/deployment.js'
-import type { StartDevnetOptions } from '../local-devnet/start-devnet.js'
+import { DEFAULT_DEPLOYMENT_PATH } from '../local-devnet/index.js'
+import type { StartDevnetOptions } from '../local-devnet/index.js'
 import { numberFlag } from './flags.js'
 
 export const devnetOptions = {

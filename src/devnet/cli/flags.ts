@@ -1,5 +1,5 @@
 /** Typed reading of command-line flag values, with one-line errors naming the flag. */
-import { ConfigError } from '../../config/parse-env.js'
+import { ConfigError } from '../../config/index.js'
 
 export function numberFlag(value: string | undefined, flag: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback

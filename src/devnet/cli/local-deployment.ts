@@ -4,8 +4,9 @@
  * chain settings when it exists.
  */
 import { existsSync } from 'node:fs'
-import { DEFAULT_DEPLOYMENT_PATH, readDeployment, type Deployment } from '../../wire/deployment.js'
-import type { Env } from '../../config/parse-env.js'
+import { type Deployment } from '../../wire/index.js'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../local-devnet/index.js'
+import type { Env } from '../../config/index.js'
 
 export async function localDeploymentFromEnv(env: Env = process.env): Promise<Deployment | undefined> {
   const path = env.DEPLOYMENT_FILE ?? DEFAULT_DEPLOYMENT_PATH

@@ -3,14 +3,14 @@
  * directly (DATABASE_URL, or the embedded one in EMBEDDED_POSTGRES_DIR when no other process runs it)
  * and need no chain or deployment file. Every delivery worker sees a rotation at once (NOTIFY).
  */
-import { merchantWebhookSecrets } from '../../processor/webhooks/merchant-webhook-secrets.js'
-import { deriveMerchantSecret } from '../../wire/webhook-secret.js'
-import { databaseOptionsFromEnv } from '../../config/database-options.js'
-import { ConfigError, type Env } from '../../config/parse-env.js'
-import { findMerchant, listMerchants } from '../../processor/db/merchants.js'
-import { openDatabase, type Database } from '../../processor/db/open-database.js'
-import { rotateWebhookSecret } from '../../processor/db/webhook-secrets.js'
-import { createLogger } from '../../platform/observability/logger.js'
+import { merchantWebhookSecrets } from '../../processor/webhooks/index.js'
+import { deriveMerchantSecret } from '../../processor/webhooks/index.js'
+import { databaseOptionsFromEnv } from '../../config/index.js'
+import { ConfigError, type Env } from '../../config/index.js'
+import { findMerchant, listMerchants } from '../../processor/db/index.js'
+import { openDatabase, type Database } from '../../processor/db/index.js'
+import { rotateWebhookSecret } from '../../processor/db/index.js'
+import { createLogger } from '../../platform/observability/index.js'
 import { numberFlag } from './flags.js'
 
 export const webhookCommandNames = ['rotate-webhook-secret', 'webhook-secret'] as const

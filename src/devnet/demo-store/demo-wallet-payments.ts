@@ -5,7 +5,7 @@
  * paid. One payment at a time: the gateway keeps one connection per payer address.
  */
 import { payAsDemoPayer } from '../demo-wallet/index.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import type { Logger } from '../../platform/observability/index.js'
 import type { MerchantApi } from './merchant-api.js'
 import type { OrderBook } from './order-book.js'
 

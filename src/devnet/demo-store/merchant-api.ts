@@ -5,7 +5,7 @@
  * `setUpDemoMerchant` is used without a restart.
  */
 import { Agent, fetch } from 'undici'
-import type { ChargeJson } from '../../processor/checkout/api/render-charge.js'
+import type { ChargeJson } from '../../processor/charges/index.js'
 import { readClientCredentials } from './merchant-files.js'
 
 export interface ChargeRequest {

@@ -7,7 +7,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { credentialFiles } from '../../processor/ca/index.js'
-import { ConfigError } from '../../config/parse-env.js'
+import { ConfigError } from '../../config/index.js'
 
 export const merchantFiles = { ...credentialFiles, webhookSecret: 'webhook-secret', merchant: 'merchant.json' } as const
 

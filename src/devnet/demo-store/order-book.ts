@@ -2,7 +2,7 @@
  * The store's orders, in memory (PROCESSOR.md §6: a demo keeps no state across restarts): each order is
  * one charge, moved by the verified webhooks it receives, and watched by its open order pages.
  */
-import { createWatchers } from '../../platform/html/watchers.js'
+import { createWatchers } from '../../platform/html/index.js'
 import type { Product } from './catalog.js'
 import type { ChargeRequest } from './merchant-api.js'
 

@@ -4,9 +4,9 @@
  * event moves its order — `charge.settled` makes it paid. Each event is applied once (deduplicated on
  * `webhook-id`, since delivery is at least once) and answered 2xx only after it is applied.
  */
-import type { ChargeJson } from '../../processor/checkout/api/render-charge.js'
+import type { ChargeJson } from '../../processor/charges/index.js'
 import { verifyWebhook, type WebhookRequestHeaders } from '../../processor/webhooks/index.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import type { Logger } from '../../platform/observability/index.js'
 import type { OrderBook, OrderStatus } from './order-book.js'
 
 export interface WebhookAnswer {

@@ -9,7 +9,7 @@
 import { mkdir } from 'node:fs/promises'
 import { CaApiError, generateMerchantCredentials, writeMerchantCredentials, type CaClient } from '../../processor/ca/index.js'
 import { merchantWebhookSecrets } from '../../processor/webhooks/index.js'
-import type { Database } from '../../processor/db/open-database.js'
+import type { Database } from '../../processor/db/index.js'
 import { readMerchantRecord, writeMerchantRecord, writeWebhookSecrets } from './merchant-files.js'
 
 export interface SetUpDemoMerchantParams {

@@ -4,11 +4,11 @@
  * store may start before `setUpDemoMerchant` writes them), the in-memory orders, the demo wallet on the
  * devnet, and the pages on node:http.
  */
-import type { DemoStoreOptions } from '../../config/demo-store-options.js'
-import { ConfigError } from '../../config/parse-env.js'
+import type { DemoStoreOptions } from '../../config/index.js'
+import { ConfigError } from '../../config/index.js'
 import { fetchConfig } from '../demo-wallet/index.js'
-import type { Logger } from '../../platform/observability/logger.js'
-import { servePages } from '../../platform/http/serve-routes.js'
+import type { Logger } from '../../platform/observability/index.js'
+import { servePages } from '../../platform/http/index.js'
 import { demoWalletPayments } from './demo-wallet-payments.js'
 import { merchantApi } from './merchant-api.js'
 import { createOrderBook, type Order } from './order-book.js'

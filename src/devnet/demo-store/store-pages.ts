@@ -3,8 +3,8 @@
  * an order with its live status (kept current by the inline script from the order's event stream), the
  * verified webhooks it received, a link back to its payment page and, on the devnet, the demo wallet.
  */
-import { escapeHtml } from '../../platform/html/escape-html.js'
-import type { Page } from '../../platform/html/page-shell.js'
+import { escapeHtml } from '../../platform/html/index.js'
+import type { Page } from '../../platform/html/index.js'
 import { catalog } from './catalog.js'
 import type { Order, OrderStatus } from './order-book.js'
 

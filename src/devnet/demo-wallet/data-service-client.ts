@@ -3,7 +3,7 @@
  * supported tokens (`GET /tokens`) and the public configuration (`GET /config`).
  */
 import type { Hex } from 'viem'
-import type { DirectoryToken } from '../../chain/directory/read-directory.js'
+import type { DirectoryToken } from '../../chain/index.js'
 
 /** A token as `/tokens` and `/config` list it: the directory's fields. */
 export type ListedToken = DirectoryToken

@@ -7,9 +7,9 @@
  */
 import { encodeFunctionData, erc20Abi, type Hex, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createChainClient } from '../../chain/create-chain-client.js'
-import { createTxSender } from '../../chain/tx/create-tx-sender.js'
-import { deriveLocalKey, LOCAL_CHAIN_ID } from '../../config/local-keys.js'
+import { createChainClient } from '../../chain/index.js'
+import { createTxSender } from '../../chain/index.js'
+import { deriveLocalKey, LOCAL_CHAIN_ID } from '../../config/index.js'
 
 /** Payments a top-up covers. */
 const TOP_UP_PAYMENTS = 100n

@@ -2,8 +2,8 @@
  * The demo wallet: a payment link paid by demo payer `index` on the devnet, topped up first when its
  * balance is short. The demo store's button and `npm run wallet -- pay <link>` both come here.
  */
-import type { FinalStatus } from '../../sdk/wallet/wallet-client.js'
-import type { PaymentSession } from '../../sdk/wallet/payment-session.js'
+import type { FinalStatus } from '../../sdk/index.js'
+import type { PaymentSession } from '../../sdk/index.js'
 import { assertDemoChain, demoPayerAccount, topUpDemoPayer } from './demo-payer.js'
 import { fetchPaymentSession, paySession, type PaySessionParams } from './pay-payment-link.js'
 

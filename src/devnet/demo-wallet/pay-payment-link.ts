@@ -5,9 +5,9 @@
  * names and follows it to SUCCESS or FAILURE.
  */
 import type { Hex, LocalAccount } from 'viem'
-import { WalletClient, type FinalStatus } from '../../sdk/wallet/wallet-client.js'
-import type { PaymentSession, SessionToken } from '../../sdk/wallet/payment-session.js'
-import type { SubmissionStatusPush } from '../../wire/gateway-messages.js'
+import { WalletClient, type FinalStatus } from '../../sdk/index.js'
+import type { PaymentSession, SessionToken } from '../../sdk/index.js'
+import type { SubmissionStatusPush } from '../../wire/index.js'
 import { fetchTokens } from './data-service-client.js'
 
 export class PaymentLinkError extends Error {

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { Hex } from 'viem'
-import { ConfigError, intSetting, urlSetting, type Env } from '../../config/parse-env.js'
+import { ConfigError, intSetting, urlSetting, type Env } from '../../config/index.js'
 import type { SettlementParams } from './deploy-settlement.js'
 
 export interface DeployConfig {

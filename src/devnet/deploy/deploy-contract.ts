@@ -1,6 +1,6 @@
 /** Deploys one contract from its committed bytecode and waits for the address. */
 import { encodeDeployData, type Abi, type ContractConstructorArgs, type Hex, type PublicClient } from 'viem'
-import type { TxSender } from '../../chain/tx/create-tx-sender.js'
+import type { TxSender } from '../../chain/index.js'
 
 export interface DeployContractParams<abi extends Abi> {
   publicClient: PublicClient

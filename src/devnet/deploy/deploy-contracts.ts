@@ -3,9 +3,10 @@
  * contract accepting those plus any existing tokens for acquiring packs.
  */
 import type { Hex, PublicClient } from 'viem'
-import type { TxSender } from '../../chain/tx/create-tx-sender.js'
+import type { TxSender } from '../../chain/index.js'
 import { deploySettlement, type SettlementParams } from './deploy-settlement.js'
-import { deployStablecoin, type TokenInfo } from './deploy-stablecoin.js'
+import type { TokenInfo } from '../../wire/index.js'
+import { deployStablecoin } from './deploy-stablecoin.js'
 import { readTokenInfo } from './read-token-info.js'
 
 export interface DeployContractsParams {

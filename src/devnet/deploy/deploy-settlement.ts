@@ -1,7 +1,7 @@
 /** Deploys the settlement contract with its deployment parameters (SPEC §1); the sender becomes its owner. */
 import type { Hex, PublicClient } from 'viem'
-import { settlementAbi, settlementBytecode } from '../../chain/abi/settlement-abi.js'
-import type { TxSender } from '../../chain/tx/create-tx-sender.js'
+import { settlementAbi, settlementBytecode } from '../../chain/index.js'
+import type { TxSender } from '../../chain/index.js'
 import { deployContract } from './deploy-contract.js'
 
 export interface SettlementParams {

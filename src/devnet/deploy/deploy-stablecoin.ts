@@ -1,15 +1,9 @@
 /** Deploys a TestStablecoin (6 decimals, ERC-2612, owner-mintable); the sender becomes its owner. */
 import type { Hex, PublicClient } from 'viem'
-import { stablecoinAbi, stablecoinBytecode } from '../../chain/abi/stablecoin-abi.js'
-import type { TxSender } from '../../chain/tx/create-tx-sender.js'
+import { stablecoinAbi, stablecoinBytecode } from '../../chain/index.js'
+import type { TxSender } from '../../chain/index.js'
 import { deployContract } from './deploy-contract.js'
-
-export interface TokenInfo {
-  address: Hex
-  symbol: string
-  name: string
-  decimals: number
-}
+import type { TokenInfo } from '../../wire/index.js'
 
 export async function deployStablecoin(params: {
   publicClient: PublicClient

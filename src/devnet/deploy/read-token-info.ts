@@ -1,6 +1,6 @@
 /** Reads an existing ERC-20's symbol, name and decimals, for deployment files. */
 import { erc20Abi, type Hex, type PublicClient } from 'viem'
-import type { TokenInfo } from './deploy-stablecoin.js'
+import type { TokenInfo } from '../../wire/index.js'
 
 export async function readTokenInfo(publicClient: PublicClient, address: Hex): Promise<TokenInfo> {
   const [symbol, name, decimals] = await Promise.all(

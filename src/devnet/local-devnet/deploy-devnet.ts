@@ -5,14 +5,14 @@
  */
 import { createTestClient, encodeFunctionData, http, parseEther, type Hex, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { stablecoinAbi } from '../../chain/abi/stablecoin-abi.js'
-import { createChainClient } from '../../chain/create-chain-client.js'
-import { deployContracts } from '../deploy/deploy-contracts.js'
-import { DEFAULT_BASE_FEE_AMOUNT } from '../deploy/deploy-settlement.js'
-import { buyAcquiringPack } from '../../chain/payments/buy-acquiring-pack.js'
-import { createTxSender, type TxSender } from '../../chain/tx/create-tx-sender.js'
-import { deriveLocalKey, localDeployerKey, localRelayerKey } from '../../config/local-keys.js'
-import type { DeployedAcquirer, Deployment } from '../../wire/deployment.js'
+import { stablecoinAbi } from '../../chain/index.js'
+import { createChainClient } from '../../chain/index.js'
+import { deployContracts } from '../deploy/index.js'
+import { DEFAULT_BASE_FEE_AMOUNT } from '../deploy/index.js'
+import { buyAcquiringPack } from '../../chain/index.js'
+import { createTxSender, type TxSender } from '../../chain/index.js'
+import { deriveLocalKey, localDeployerKey, localRelayerKey } from '../../config/index.js'
+import type { DeployedAcquirer, Deployment } from '../../wire/index.js'
 
 export interface DeployDevnetParams {
   rpcUrl: string

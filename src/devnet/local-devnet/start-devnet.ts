@@ -4,10 +4,11 @@
  * Used by `npm run devnet` and `npm start`.
  */
 import { createTestClient, http } from 'viem'
-import { startAnvil, type AnvilInstance } from '../anvil/start-anvil.js'
-import { LOCAL_CHAIN_ID } from '../../config/local-keys.js'
+import { startAnvil, type AnvilInstance } from '../anvil/index.js'
+import { LOCAL_CHAIN_ID } from '../../config/index.js'
 import { deployDevnet } from './deploy-devnet.js'
-import { writeDeployment, type Deployment } from '../../wire/deployment.js'
+import { type Deployment } from '../../wire/index.js'
+import { writeDeployment } from './deployment-file.js'
 
 export interface StartDevnetOptions {
   host: string

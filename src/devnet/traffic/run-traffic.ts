@@ -6,11 +6,11 @@
  */
 import { parseAbiItem, type Hex, type LocalAccount, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Deployment } from '../../wire/deployment.js'
-import { randomBytes16 } from '../../wire/order-reference.js'
-import { createPermitTracker } from '../../chain/payments/permit-tracker.js'
-import { sendPayment } from '../../chain/payments/send-payment.js'
-import { createTxSender } from '../../chain/tx/create-tx-sender.js'
+import type { Deployment } from '../../wire/index.js'
+import { randomBytes16 } from '../../wire/index.js'
+import { createPermitTracker } from '../../chain/index.js'
+import { sendPayment } from '../../chain/index.js'
+import { createTxSender } from '../../chain/index.js'
 
 export interface TrafficOptions {
   publicClient: PublicClient

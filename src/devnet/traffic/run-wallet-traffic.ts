@@ -6,10 +6,10 @@
  */
 import type { Hex, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Directory } from '../../chain/directory/read-directory.js'
-import type { Deployment } from '../../wire/deployment.js'
-import { randomBytes16, ZERO_BYTES16 } from '../../wire/order-reference.js'
-import { WalletClient } from '../../sdk/wallet/wallet-client.js'
+import type { Directory } from '../../chain/index.js'
+import type { Deployment } from '../../wire/index.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../wire/index.js'
+import { WalletClient } from '../../sdk/index.js'
 import type { TrafficProgress } from './run-traffic.js'
 
 export interface WalletTrafficOptions {

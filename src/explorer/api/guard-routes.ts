@@ -4,8 +4,8 @@
  * the guarded app answer 503 and close the connection instead.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocketBehavior } from 'uWebSockets.js'
-import { PROBLEM_TYPE } from '../../platform/http/replies.js'
-import { problem } from '../../wire/problem.js'
+import { PROBLEM_TYPE } from '../../platform/http/index.js'
+import { problem } from '../../wire/index.js'
 
 type Handler = (res: HttpResponse, req: HttpRequest) => void
 

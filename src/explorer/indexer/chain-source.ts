@@ -4,8 +4,8 @@
  * shrinks its block range on "too many results" and backs off on everything else.
  */
 import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, erc20Abi, http, numberToHex, type PublicClient } from 'viem'
-import type { TokenInfo } from '../store/record.js'
-import type { Hex } from '../../wire/settlement.js'
+import type { TokenInfo } from '../store/index.js'
+import type { Hex } from '../../wire/index.js'
 import { PERMITTED_TRANSFER_TOPIC, type RawLog } from './decode-settlement-log.js'
 
 export interface BlockHeader {

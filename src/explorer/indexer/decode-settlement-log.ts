@@ -3,8 +3,8 @@
  * layout is fixed (three indexed words, four data words) and this runs once per settlement.
  */
 import { toEventSelector } from 'viem'
-import type { SettlementRecord } from '../store/record.js'
-import type { Hex } from '../../wire/settlement.js'
+import type { SettlementRecord } from '../store/index.js'
+import type { Hex } from '../../wire/index.js'
 
 export const PERMITTED_TRANSFER =
   'event PermittedTransfer(bytes32 indexed domainSeparator, address indexed token, address indexed payer, address recipient, uint256 value, uint256 fee, bytes32 orderReference)'

@@ -4,13 +4,13 @@
  * and encoded for the store. Pure work on a chain source, so that it runs in an indexing worker
  * (range-worker.ts) or, without one, on the indexer's thread.
  */
-import { encodeBatch, encodeSettlements, type EncodedBatch } from '../store/encoded-batch.js'
-import type { IndexedHead } from '../store/meta.js'
-import type { SettlementRecord } from '../store/record.js'
+import { encodeBatch, encodeSettlements, type EncodedBatch } from '../store/index.js'
+import type { IndexedHead } from '../store/index.js'
+import type { SettlementRecord } from '../store/index.js'
 import type { BlockHeader, ChainSource } from './chain-source.js'
 import { decodeSettlementLog, type DecodedSettlementLog } from './decode-settlement-log.js'
 import { ScannedLogs } from './scan-logs.js'
-import type { Hex } from '../../wire/settlement.js'
+import type { Hex } from '../../wire/index.js'
 
 export async function fetchRange(source: ChainSource, from: number, to: number): Promise<EncodedBatch> {
   if (source.settlementLogsBody) return fetchScannedRange(source, source.settlementLogsBody(from, to), from, to)

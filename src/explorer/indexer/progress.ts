@@ -1,7 +1,7 @@
 /**
  * Backfill progress: position, rate and ETA, logged at most every `everyMs` while far from the head.
  */
-import type { Logger } from '../../platform/observability/logger.js'
+import type { Logger } from '../../platform/observability/index.js'
 
 export class Progress {
   #startedAt = performance.now()

@@ -4,8 +4,8 @@
  * the node while another is parsed.
  */
 import { Piscina } from 'piscina'
-import type { EncodedBatch } from '../store/encoded-batch.js'
-import type { Hex } from '../../wire/settlement.js'
+import type { EncodedBatch } from '../store/index.js'
+import type { Hex } from '../../wire/index.js'
 import type { RangeTask } from './range-worker.js'
 
 export interface RangePool {

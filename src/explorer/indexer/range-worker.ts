@@ -5,8 +5,8 @@
  */
 import { createChainSource, describeError, type ChainSource } from './chain-source.js'
 import { fetchRange } from './fetch-range.js'
-import type { EncodedBatch } from '../store/encoded-batch.js'
-import type { Hex } from '../../wire/settlement.js'
+import type { EncodedBatch } from '../store/index.js'
+import type { Hex } from '../../wire/index.js'
 
 export interface RangeTask {
   rpcUrl: string

@@ -4,8 +4,8 @@
  * are then decoded from the hex text into a batch's bytes (encoded-batch.ts). JSON.parse of a 5,000-log
  * response, the strings it makes and the garbage they leave were most of the indexing pool's time.
  */
-import { FIXED_BYTES } from '../store/record.js'
-import type { SettlementSource } from '../store/encoded-batch.js'
+import { FIXED_BYTES } from '../store/index.js'
+import type { SettlementSource } from '../store/index.js'
 import { PERMITTED_TRANSFER_TOPIC } from './decode-settlement-log.js'
 
 /** Per log, where each field's text starts and ends (inside the quotes, 0x included). */

@@ -2,8 +2,8 @@
  * Turns block and timestamp bounds into one range of primary keys, [low, high). Timestamps never
  * decrease with block number, so a timestamp bound is a block bound found in the time index.
  */
-import { blockEndPk, blockStartPk, decodeTimeKey, encodeTimeKey } from '../store/keys.js'
-import type { Store } from '../store/open-store.js'
+import { blockEndPk, blockStartPk, decodeTimeKey, encodeTimeKey } from '../store/index.js'
+import type { Store } from '../store/index.js'
 import type { EventsQuery } from './events-query.js'
 
 export interface KeyRange {

@@ -2,8 +2,8 @@
  * A validated `GET /events` request (or a live filter), as the query engine takes it. Only the edge
  * (REST query string, WebSocket message) builds these; hex values are already lowercase.
  */
-import type { Position } from '../store/keys.js'
-import type { SettlementFilter } from '../../wire/settlement.js'
+import type { Position } from '../store/index.js'
+import type { SettlementFilter } from '../../wire/index.js'
 
 export type { SettlementFilter }
 

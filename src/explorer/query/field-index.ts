@@ -4,9 +4,9 @@
  * payer and the recipient entries of that address, merged by primary key, where a self-payment (in
  * both) comes out once; its count is payer + recipient − self-payments (`idx:selfPayment`), six seeks.
  */
-import { PK_BYTES, encodeHexKey, indexValueOrdinal, indexValuePk } from '../store/keys.js'
-import { hasOrdinals, type IndexedField, type Store } from '../store/open-store.js'
-import { addressesOf, decodeRecord, fieldHex, type StoredSettlement } from '../store/record.js'
+import { PK_BYTES, encodeHexKey, indexValueOrdinal, indexValuePk } from '../store/index.js'
+import { hasOrdinals, type IndexedField, type Store } from '../store/index.js'
+import { addressesOf, decodeRecord, fieldHex, type StoredSettlement } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
 import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
 

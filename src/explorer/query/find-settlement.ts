@@ -2,10 +2,10 @@
  * Single-settlement lookups: by transaction hash (lowest log index) and by order reference (earliest).
  * Both are the first value of a dupsort index, whose values sort in chain order.
  */
-import { encodeHexKey, indexValuePk } from '../store/keys.js'
-import type { IndexedField, Store } from '../store/open-store.js'
-import { recordJson } from '../store/record-json.js'
-import type { Hex } from '../../wire/settlement.js'
+import { encodeHexKey, indexValuePk } from '../store/index.js'
+import type { IndexedField, Store } from '../store/index.js'
+import { recordJson } from '../store/index.js'
+import type { Hex } from '../../wire/index.js'
 import type { TokenCache } from './token-cache.js'
 
 /** The settlement's JSON bytes, or `undefined` when none is indexed under that value. */

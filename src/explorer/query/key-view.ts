@@ -4,7 +4,7 @@
  * new settlement is always newer than all before it (primary keys only grow), so it goes into that
  * room and nothing else moves; a run of consecutive settlements, newest first, is one range of bytes.
  */
-import type { Position } from '../store/keys.js'
+import type { Position } from '../store/index.js'
 
 const INITIAL_ROOM = 16 * 1024
 

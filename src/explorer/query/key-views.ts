@@ -16,13 +16,13 @@
  * rollback drops the views of the values it touched, and while a settlement write is in flight no
  * view answers. `address` filters (two indexes merged) have no views.
  */
-import type { IndexerListener } from '../indexer/indexer.js'
-import type { Metrics } from '../../platform/observability/metrics.js'
-import { PK_BYTES, decodePk, indexValuePk } from '../store/keys.js'
-import type { Store } from '../store/open-store.js'
-import { recordJson } from '../store/record-json.js'
-import { fieldHex, settlementJson, type StoredSettlement } from '../store/record.js'
-import { settlementWrites, type WriteCounts } from '../store/settlement-writes.js'
+import type { IndexerListener } from '../indexer/index.js'
+import type { Metrics } from '../../platform/observability/index.js'
+import { PK_BYTES, decodePk, indexValuePk } from '../store/index.js'
+import type { Store } from '../store/index.js'
+import { recordJson } from '../store/index.js'
+import { fieldHex, settlementJson, type StoredSettlement } from '../store/index.js'
+import { settlementWrites, type WriteCounts } from '../store/index.js'
 import { keyRange } from './block-range.js'
 import type { EventsQuery } from './events-query.js'
 import { fieldFilters, indexWalk, type FieldFilter } from './field-index.js'

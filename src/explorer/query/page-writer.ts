@@ -8,10 +8,10 @@
  * be an ArrayBuffer of its own (about 1.6 µs per query with its garbage collection). Pages never share
  * bytes; a slab is freed once no page of it is held (the page cache keeps copies).
  */
-import { encodeCursor } from '../store/cursor.js'
-import { decodePk, type Position } from '../store/keys.js'
-import type { Store } from '../store/open-store.js'
-import { writeRecordJson } from '../store/record-json.js'
+import { encodeCursor } from '../store/index.js'
+import { decodePk, type Position } from '../store/index.js'
+import type { Store } from '../store/index.js'
+import { writeRecordJson } from '../store/index.js'
 import { SettlementJsonCache } from './settlement-json-cache.js'
 import type { TokenCache } from './token-cache.js'
 

@@ -5,7 +5,7 @@
  * whose predecessor is still pending. Only intersections whose smallest candidate set is large go
  * to the pool, where a long walk cannot stall other requests.
  */
-import type { Store } from '../store/open-store.js'
+import type { Store } from '../store/index.js'
 import { keyRange } from './block-range.js'
 import type { QueryTask } from './query-task.js'
 import { fieldFilters, indexCount } from './field-index.js'

@@ -5,7 +5,7 @@
  * time, ~25k/s with 32 in flight).
  */
 import { Piscina } from 'piscina'
-import type { Store } from '../store/open-store.js'
+import type { Store } from '../store/index.js'
 import { isCheap } from './query-cost.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
 import { TokenCache } from './token-cache.js'

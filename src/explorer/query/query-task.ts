@@ -2,8 +2,8 @@
  * A read the query engine answers with JSON text: a page of `/events`, or one settlement by a field.
  * Tasks are plain data so they cross to worker threads unchanged.
  */
-import type { Store } from '../store/open-store.js'
-import type { Hex } from '../../wire/settlement.js'
+import type { Store } from '../store/index.js'
+import type { Hex } from '../../wire/index.js'
 import type { EventsQuery } from './events-query.js'
 import { findFirstSettlement } from './find-settlement.js'
 import { runEventsQuery } from './run-events-query.js'

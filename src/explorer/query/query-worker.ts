@@ -3,7 +3,7 @@
  * answers query tasks with JSON text, which crosses back as one string.
  */
 import { workerData } from 'node:worker_threads'
-import { openStore } from '../store/open-store.js'
+import { openStore } from '../store/index.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
 import { TokenCache } from './token-cache.js'
 

@@ -3,9 +3,9 @@
  * order, a chunk at a time. The live layer calls it on the main thread so that the last chunk and the
  * switch to live delivery happen in one synchronous turn (no settlement can be published in between).
  */
-import type { Position } from '../store/keys.js'
-import type { Store } from '../store/open-store.js'
-import type { StoredSettlement } from '../store/record.js'
+import type { Position } from '../store/index.js'
+import type { Store } from '../store/index.js'
+import type { StoredSettlement } from '../store/index.js'
 import type { SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
 import { primaryWalk } from './run-events-query.js'

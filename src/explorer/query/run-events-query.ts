@@ -5,10 +5,10 @@
  * filter; with several, the smallest candidate set is walked once, which bounds the cost by the most
  * selective filter.
  */
-import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/keys.js'
-import { readCount } from '../store/meta.js'
-import type { Store } from '../store/open-store.js'
-import { decodeRecord, type StoredSettlement } from '../store/record.js'
+import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/index.js'
+import { readCount } from '../store/index.js'
+import type { Store } from '../store/index.js'
+import { decodeRecord, type StoredSettlement } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import type { EventsQuery } from './events-query.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'

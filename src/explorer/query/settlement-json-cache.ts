@@ -10,8 +10,8 @@
  * evictions cost 13 % of the query (86 → 75 µs without the cache). A slot holds the last position
  * hashed to it; an entry is live while its segment has not been reused since (segment epochs).
  */
-import { readGeneration } from '../store/meta.js'
-import type { Store } from '../store/open-store.js'
+import { readGeneration } from '../store/index.js'
+import type { Store } from '../store/index.js'
 
 const SEGMENT_BITS = 20
 const SEGMENT_BYTES = 1 << SEGMENT_BITS

@@ -3,10 +3,10 @@
  * this thread loaded the cache) re-reads the store rather than rendering an unknown token. Also each
  * token's rendered JSON members, by its raw bytes, for pages written straight from stored records.
  */
-import { readTokens } from '../store/meta.js'
-import type { Store } from '../store/open-store.js'
-import { tokenFieldsJson, type TokenSource } from '../store/record-json.js'
-import type { TokenInfo } from '../store/record.js'
+import { readTokens } from '../store/index.js'
+import type { Store } from '../store/index.js'
+import { tokenFieldsJson, type TokenSource } from '../store/index.js'
+import type { TokenInfo } from '../store/index.js'
 
 const ADDRESS_BYTES = 20
 

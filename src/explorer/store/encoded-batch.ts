@@ -10,7 +10,7 @@ import { PK_BYTES } from './keys.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, RECORD_HEAD_ROOM, recordTailBytes, writeRecordTail, type SettlementRecord } from './record.js'
 import { addToStatsChange, emptyStatsChange, type StatsChange } from './stats.js'
-import type { Hex } from '../../wire/settlement.js'
+import type { Hex } from '../../wire/index.js'
 
 export interface BlockHeader {
   blockNumber: number

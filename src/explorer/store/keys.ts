@@ -10,7 +10,7 @@
  * - Time key: timestamp (4 bytes) ‖ block (6 bytes), one entry per block that holds settlements.
  * - Hour key: hour since epoch (4 bytes) ‖ token (20 bytes), for the rolling 24-hour figures.
  */
-import type { Hex } from '../../wire/settlement.js'
+import type { Hex } from '../../wire/index.js'
 
 export const PK_BYTES = 10
 export const ORDINAL_BYTES = 4

@@ -2,7 +2,7 @@
  * Small named values: the indexed position (written in the same transaction as the settlements it
  * covers), the settlement count, the identity of the indexed contract, the store layout, and token metadata.
  */
-import type { Hex } from '../../wire/settlement.js'
+import type { Hex } from '../../wire/index.js'
 import type { Store } from './open-store.js'
 import type { TokenInfo } from './record.js'
 

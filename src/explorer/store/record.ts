@@ -5,7 +5,7 @@
  * Block number and log index are not stored in the value: the primary key holds them.
  */
 import { Packr } from 'msgpackr'
-import type { Hex } from '../../wire/settlement.js'
+import type { Hex } from '../../wire/index.js'
 import { decodePk } from './keys.js'
 
 /** A settlement as the indexer hands it to the store: lowercase hex, amounts as bigints. */

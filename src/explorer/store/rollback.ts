@@ -3,7 +3,7 @@
  * settlements, their index entries, block hashes and times, and their share of the stats. Removed
  * settlements are always the newest of every key, so ordinals stay dense.
  */
-import type { Hex } from '../../wire/settlement.js'
+import type { Hex } from '../../wire/index.js'
 import { blockEndPk, decodeBlockKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
 import { forgetOrdinals } from './commit-batch.js'
 import { readCount, readGeneration } from './meta.js'

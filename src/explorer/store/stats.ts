@@ -3,7 +3,7 @@
  * instead of aggregating settlements: per-token totals, and per-(hour, token) buckets for the last 24 h.
  * `last24h` sums the 24 hour buckets ending with the current one, so it covers between 23 and 24 hours.
  */
-import type { Hex, Stats } from '../../wire/settlement.js'
+import type { Hex, Stats } from '../../wire/index.js'
 import { HOUR_SECONDS, decodeHourKey, encodeHourKey } from './keys.js'
 import type { Store } from './open-store.js'
 import { fieldHex, type StoredSettlement, type TokenInfo } from './record.js'

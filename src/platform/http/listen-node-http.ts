@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ConfigError } from '../../config/parse-env.js'
+import { ConfigError } from '../../config/index.js'
 
 export interface ListeningServer {
   /** `http://host:port` as bound. */

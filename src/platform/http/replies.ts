@@ -3,8 +3,8 @@
  * and wants writes after an await corked; every handler goes through `reply`/`replyLater` for that.
  */
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import type { Logger } from '../observability/logger.js'
-import { ProblemError, problem } from '../../wire/problem.js'
+import type { Logger } from '../observability/index.js'
+import { ProblemError, problem } from '../../wire/index.js'
 
 export interface Reply {
   status: number

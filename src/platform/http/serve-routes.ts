@@ -6,7 +6,7 @@
  * with another method a 405 with `Allow`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Logger } from '../observability/logger.js'
+import type { Logger } from '../observability/index.js'
 import { listenNodeHttp, type ListeningServer } from './listen-node-http.js'
 
 export interface PageRequest {

@@ -2,7 +2,9 @@
  * Structured logs: one JSON object per line on stderr. Quiet by default (`info` shows start-up,
  * backfill progress, reorgs and failures; `debug` shows every indexing step).
  */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+import type { LogLevel } from '../../config/index.js'
+
+export type { LogLevel }
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 }
 

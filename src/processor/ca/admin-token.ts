@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { CaOptions } from '../../config/ca-options.js'
+import type { CaOptions } from '../../config/index.js'
 
 export interface AdminToken {
   token: string

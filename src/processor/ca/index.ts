@@ -10,3 +10,4 @@ export { loadAuthority, type CertificateAuthority } from './authority/load-autho
 export { localAuthorityPaths, openAuthority } from './authority/open-authority.js'
 export { issueClientCertificate, issueServerCertificate, merchantUri } from './issue/issue-certificate.js'
 export { localTokenPath, readLocalAdminToken } from './admin-token.js'
+export * from './x509.js'

@@ -3,10 +3,10 @@
  * or the devnet's local one), the admin token, a current CRL in the database, and the admin API on a
  * loopback address. The database is handed in, so `npm start` can share one; `stop()` leaves it open.
  */
-import type { CaOptions } from '../../config/ca-options.js'
-import { LOCAL_CHAIN_ID } from '../../config/local-keys.js'
-import type { Database } from '../db/open-database.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import type { CaOptions } from '../../config/index.js'
+import { LOCAL_CHAIN_ID } from '../../config/index.js'
+import type { Database } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import { adminRoutes } from './admin-api/admin-routes.js'
 import { serveAdminApi } from './admin-api/serve-admin-api.js'
 import { resolveAdminToken } from './admin-token.js'

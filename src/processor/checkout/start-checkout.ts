@@ -9,16 +9,16 @@
  * reconciliation could miss a payment of.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createChainClient } from '../../chain/create-chain-client.js'
-import type { CheckoutOptions } from '../../config/checkout-options.js'
-import { ConfigError } from '../../config/parse-env.js'
-import type { Database } from '../db/open-database.js'
-import { readReconciliationCursor } from '../db/reconciliation-cursor.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import { createChainClient } from '../../chain/index.js'
+import type { CheckoutOptions } from '../../config/index.js'
+import { ConfigError } from '../../config/index.js'
+import type { Database } from '../db/index.js'
+import { readReconciliationCursor } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import { buildCheckoutApp } from './api/build-app.js'
 import { openChargeTerms } from './api/charge-terms.js'
 import { chargeService } from './api/charge-service.js'
-import { startReconciler } from '../reconciliation/start-reconciler.js'
+import { startReconciler } from '../reconciliation/index.js'
 import { loadTlsMaterial } from './tls/load-tls-material.js'
 import { watchRevocations } from './tls/watch-revocations.js'
 

@@ -4,7 +4,7 @@
  * CORS open to every origin, and problem+json for unknown routes (404) and other methods (405).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js'
-import { json, problemReply, reply, type Reply } from '../../platform/http/replies.js'
+import { json, problemReply, reply, type Reply } from '../../platform/http/index.js'
 import type { RenderedBody, RenderedDirectory } from './render-directory.js'
 
 export interface DataServiceRoutes {

@@ -4,8 +4,8 @@
  * Amounts are decimal strings of integers, like every amount this project publishes.
  */
 import { createHash } from 'node:crypto'
-import type { Directory, DirectoryToken } from '../../chain/directory/read-directory.js'
-import type { PublicUrls } from '../../config/public-urls.js'
+import type { Directory, DirectoryToken } from '../../chain/index.js'
+import type { PublicUrls } from '../../config/index.js'
 
 export interface RenderedBody {
   body: string

@@ -4,12 +4,12 @@
  */
 import uWS from 'uWebSockets.js'
 import type { PublicClient } from 'viem'
-import { watchDirectory } from '../../chain/directory/watch-directory.js'
-import type { Directory } from '../../chain/directory/read-directory.js'
-import { createChainClient } from '../../chain/create-chain-client.js'
-import type { DataServiceOptions } from '../../config/data-service-options.js'
-import { ConfigError } from '../../config/parse-env.js'
-import { createLogger, type Logger } from '../../platform/observability/logger.js'
+import { watchDirectory } from '../../chain/index.js'
+import type { Directory } from '../../chain/index.js'
+import { createChainClient } from '../../chain/index.js'
+import type { DataServiceOptions } from '../../config/index.js'
+import { ConfigError } from '../../config/index.js'
+import { createLogger, type Logger } from '../../platform/observability/index.js'
 import { registerRoutes } from './register-routes.js'
 import { renderDirectory, type RenderedDirectory } from './render-directory.js'
 

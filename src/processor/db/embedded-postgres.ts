@@ -10,7 +10,7 @@ import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { findFreePort } from '../../platform/net/find-free-port.js'
+import { findFreePort } from '../../platform/net/index.js'
 
 export interface EmbeddedDatabase {
   url: string

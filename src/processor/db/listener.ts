@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import type { Logger } from '../../platform/observability/logger.js'
+import type { Logger } from '../../platform/observability/index.js'
 
 export interface Listener {
   close(): Promise<void>

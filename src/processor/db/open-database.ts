@@ -4,22 +4,14 @@
  * processor piece opens it the same way; none keeps state of its own elsewhere.
  */
 import pg from 'pg'
-import { ConfigError } from '../../config/parse-env.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import type { DatabaseOptions } from '../../config/index.js'
+import { ConfigError } from '../../config/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js'
 import { createListener, type Listener } from './listener.js'
 import { migrate } from './migrate.js'
 
 export type Sql = pg.Pool | pg.PoolClient
-
-export interface DatabaseOptions {
-  /** A managed server; when absent an embedded one is started in `embeddedDir`. */
-  url?: string
-  embeddedDir: string
-  /** Keep the embedded server's data on stop. */
-  persistent?: boolean
-  poolSize?: number
-}
 
 export interface Database {
   pool: pg.Pool

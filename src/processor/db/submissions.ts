@@ -4,8 +4,8 @@
  * gateway never pushes a status the database does not hold.
  */
 import type { Hex } from 'viem'
-import type { PaymentIntent, SubmissionKind } from '../../wire/payment-request.js'
-import type { FailureCategory, SubmissionStatus, SubmissionStatusPush } from '../../wire/gateway-messages.js'
+import type { PaymentIntent, SubmissionKind } from '../../wire/index.js'
+import type { FailureCategory, SubmissionStatus, SubmissionStatusPush } from '../../wire/index.js'
 import type { Sql } from './open-database.js'
 
 /** NOTIFY channels. */

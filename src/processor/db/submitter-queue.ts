@@ -5,7 +5,7 @@
  * and recording harmless: the next active submitter re-sends the recorded bytes, never a new signature.
  */
 import type { Hex } from 'viem'
-import type { FailureCategory, SubmissionStatus } from '../../wire/gateway-messages.js'
+import type { FailureCategory, SubmissionStatus } from '../../wire/index.js'
 import type { Sql } from './open-database.js'
 import { channels, rowColumns, type SubmissionRow } from './submissions.js'
 

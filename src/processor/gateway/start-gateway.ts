@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import uWS from 'uWebSockets.js'
-import type { GatewayOptions } from '../../config/gateway-options.js'
-import { ConfigError } from '../../config/parse-env.js'
-import type { Database } from '../db/open-database.js'
-import type { Logger } from '../../platform/observability/logger.js'
-import { ExplorerClient } from '../../sdk/explorer-client.js'
+import type { GatewayOptions } from '../../config/index.js'
+import { ConfigError } from '../../config/index.js'
+import type { Database } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
+import { ExplorerClient } from '../../sdk/index.js'
 import { openGatewayChain } from './chain/gateway-chain.js'
 import { watchBalances } from './chain/watch-balances.js'
 import { ConnectionRegistry } from './connection/connection-registry.js'
@@ -20,7 +20,7 @@ import type { GatewayContext } from './handlers/context.js'
 import { registerHealth } from './health/register-health.js'
 import { listenNotifications } from './pushes/listen-notifications.js'
 import { monitorRelayer } from './pushes/relayer-monitor.js'
-import { closeCodes } from '../../wire/gateway-messages.js'
+import { closeCodes } from '../../wire/index.js'
 
 export interface RunningGateway {
   url: string

@@ -11,11 +11,11 @@
  * charge, the charge goes back to awaiting payment (`charge.reverted`), and a second payment recorded
  * meanwhile, if any, pays it instead.
  */
-import { insertChargePayment, markChargePaymentRemoved, nextPayingPayment, setPaymentOutcome, type ChargePaymentRow, type Mismatch } from '../db/charge-payments.js'
-import { lockCharge, lockChargeByOrderReference, moveChargeSettlement, type ChargeRow, type SettlementPosition } from '../db/charges.js'
-import type { Sql } from '../db/open-database.js'
-import type { Settlement } from '../../wire/settlement.js'
-import { changeCharge, reportLatePayment } from './change-charge.js'
+import { insertChargePayment, markChargePaymentRemoved, nextPayingPayment, setPaymentOutcome, type ChargePaymentRow, type Mismatch } from '../db/index.js'
+import { lockCharge, lockChargeByOrderReference, moveChargeSettlement, type ChargeRow, type SettlementPosition } from '../db/index.js'
+import type { Sql } from '../db/index.js'
+import type { Settlement } from '../../wire/index.js'
+import { changeCharge, reportLatePayment } from '../charges/index.js'
 
 export interface ReconcileContext {
   confirmationBlocks: number

@@ -7,12 +7,12 @@
  * awaiting payment exactly as on a REMOVED.
  */
 import { parseEventLogs, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem'
-import { settlementAbi } from '../../chain/abi/settlement-abi.js'
-import { confirmingCharges, lockCharge, moveChargeSettlement, setConfirmations, type ChargeRow, type SettlementPosition } from '../db/charges.js'
-import { runTransaction } from '../db/open-database.js'
+import { settlementAbi } from '../../chain/index.js'
+import { confirmingCharges, lockCharge, moveChargeSettlement, setConfirmations, type ChargeRow, type SettlementPosition } from '../db/index.js'
+import { runTransaction } from '../db/index.js'
 import type pg from 'pg'
 import { applyRemoval, confirmationsOf, type ReconcileContext } from './apply-feed-item.js'
-import { changeCharge } from './change-charge.js'
+import { changeCharge } from '../charges/index.js'
 
 export interface ConfirmChargesParams {
   client: pg.PoolClient

@@ -5,9 +5,9 @@
  * payment record says so: `beforeDeadline`).
  */
 import type pg from 'pg'
-import { lockOverdueCharges } from '../db/charges.js'
-import { runTransaction } from '../db/open-database.js'
-import { changeCharge } from './change-charge.js'
+import { lockOverdueCharges } from '../db/index.js'
+import { runTransaction } from '../db/index.js'
+import { changeCharge } from '../charges/index.js'
 
 const BATCH = 100
 

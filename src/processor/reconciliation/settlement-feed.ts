@@ -7,9 +7,9 @@
  * items the same way, so memory stays bounded.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Logger } from '../../platform/observability/logger.js'
-import { ExplorerClient } from '../../sdk/explorer-client.js'
-import type { Settlement } from '../../wire/settlement.js'
+import type { Logger } from '../../platform/observability/index.js'
+import { ExplorerClient } from '../../sdk/index.js'
+import type { Settlement } from '../../wire/index.js'
 
 export interface FeedItem {
   kind: 'settlement' | 'removed'

@@ -8,9 +8,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { PublicClient } from 'viem'
-import type { Database } from '../db/open-database.js'
-import { tryReconcilerLock } from '../db/reconciliation-cursor.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import type { Database } from '../db/index.js'
+import { tryReconcilerLock } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import { runActive, type ReconcilerSettings, type ReconcilerState } from './run-active.js'
 
 export interface Reconciler {

@@ -5,11 +5,11 @@
  * without a restart. Changes are announced at once; the row is refreshed as a heartbeat otherwise.
  */
 import type { Hex, PublicClient } from 'viem'
-import { PAYMENT_GAS } from '../../chain/payments/send-payment.js'
-import type { FeeCache } from '../../chain/tx/create-tx-sender.js'
-import type { Sql } from '../db/open-database.js'
-import { writeRelayerStatus } from '../db/relayer-status.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import { PAYMENT_GAS } from '../../chain/index.js'
+import type { FeeCache } from '../../chain/index.js'
+import type { Sql } from '../db/index.js'
+import { writeRelayerStatus } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 
 export interface RelayerGuard {
   /** Whether new work may be taken now (reads the chain at most every `checkIntervalMs`). */

@@ -15,11 +15,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFunctionData, type Hex, type PublicClient } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
-import { intentOfAcquiring, intentOfPayment, type BuyAcquiringPackRequest, type PaymentIntent, type TransferRequest } from '../../wire/payment-request.js'
-import { createPermitTracker } from '../../chain/payments/permit-tracker.js'
-import { PAYMENT_GAS } from '../../chain/payments/send-payment.js'
-import { createFeeCache } from '../../chain/tx/create-tx-sender.js'
-import type { Database } from '../db/open-database.js'
+import { intentOfAcquiring, intentOfPayment, type BuyAcquiringPackRequest, type PaymentIntent, type TransferRequest } from '../../wire/index.js'
+import { createPermitTracker } from '../../chain/index.js'
+import { PAYMENT_GAS } from '../../chain/index.js'
+import { createFeeCache } from '../../chain/index.js'
+import type { Database } from '../db/index.js'
 import {
   deferSubmission,
   highestRecordedNonce,
@@ -30,13 +30,13 @@ import {
   recordTransactions,
   waitingSubmissions,
   type InFlight,
-} from '../db/submitter-queue.js'
-import type { SubmissionRow } from '../db/submissions.js'
-import type { Logger } from '../../platform/observability/logger.js'
+} from '../db/index.js'
+import type { SubmissionRow } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import { createBroadcaster, type SignedTx } from './broadcaster.js'
 import type { Doorbell } from './doorbell.js'
 import { createRelayerGuard } from './relayer-guard.js'
-import type { SubmitterSettings } from './settings.js'
+import type { SubmitterSettings } from '../../config/index.js'
 import { validateSubmission, type ValidationContext } from './validate-submission.js'
 
 export interface ActiveContext {

@@ -7,13 +7,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createChainClient } from '../../chain/create-chain-client.js'
-import type { Database } from '../db/open-database.js'
-import { channels } from '../db/submissions.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import { createChainClient } from '../../chain/index.js'
+import type { Database } from '../db/index.js'
+import { channels } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import { createDoorbell } from './doorbell.js'
 import { runActive } from './run-active.js'
-import type { SubmitterSettings } from './settings.js'
+import type { SubmitterSettings } from '../../config/index.js'
 
 export interface RunningSubmitter {
   relayer: string

@@ -14,12 +14,12 @@
  * no signature recovery and no reads for the payments that go through.
  */
 import { BaseError, decodeErrorResult, encodeFunctionData, erc20Abi, type Hex, type PublicClient, ExecutionRevertedError } from 'viem'
-import { settlementAbi } from '../../chain/abi/settlement-abi.js'
-import { stablecoinAbi } from '../../chain/abi/stablecoin-abi.js'
-import { bindingDigest, buyAcquiringPackArgs, permitDigest, transferWithPermitArgs, type PaymentIntent } from '../../wire/payment-request.js'
-import type { PermitTracker } from '../../chain/payments/permit-tracker.js'
-import { recoverSigner } from '../gateway/input/recover-signer.js'
-import type { FailureCategory } from '../../wire/gateway-messages.js'
+import { settlementAbi } from '../../chain/index.js'
+import { stablecoinAbi } from '../../chain/index.js'
+import { bindingDigest, buyAcquiringPackArgs, permitDigest, transferWithPermitArgs, type PaymentIntent } from '../../wire/index.js'
+import type { PermitTracker } from '../../chain/index.js'
+import { recoverSigner } from '../gateway/index.js'
+import type { FailureCategory } from '../../wire/index.js'
 
 export type Verdict = { ok: true; data: Hex } | { ok: false; defer: true; reason: string } | { ok: false; defer?: false; category: FailureCategory; reason: string }
 

@@ -4,9 +4,9 @@
  * receiver the demo store and the tests use.
  */
 export { startWebhookDelivery, type WebhookDelivery } from './start-webhook-delivery.js'
-export { webhookRoutes, type WebhookRoutesOptions } from './routes.js'
+export { eventParams, listQuery, webhookRoutes, type WebhookRoutesOptions } from './routes.js'
 export { verifyWebhook, type WebhookRequestHeaders } from './verify-webhook.js'
-export { deriveMerchantSecret } from '../../wire/webhook-secret.js'
+export { deriveMerchantSecret } from './merchant-secret.js'
 export { merchantWebhookSecrets, type MerchantWebhookSecret } from './merchant-webhook-secrets.js'
 export { localSecretKeyPath, readLocalSecretKey } from './local-secret-key.js'
-export { rotateWebhookSecret, type Rotation } from '../db/webhook-secrets.js'
+export { rotateWebhookSecret, type Rotation } from '../db/index.js'

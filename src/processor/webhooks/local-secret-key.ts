@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { WebhookOptions } from '../../config/webhook-options.js'
-import { generateWebhookSecret } from '../db/webhook-secrets.js'
+import type { WebhookOptions } from '../../config/index.js'
+import { generateWebhookSecret } from '../db/index.js'
 
 export const localSecretKeyPath = (dataDir: string) => join(dataDir, 'secret-key')
 

@@ -3,9 +3,9 @@
  * newest first, with the time each stops signing (null for the newest). For the admin command and the
  * demo store.
  */
-import type { Sql } from '../db/open-database.js'
-import { liveWebhookSecrets } from '../db/webhook-secrets.js'
-import { deriveMerchantSecret } from '../../wire/webhook-secret.js'
+import type { Sql } from '../db/index.js'
+import { liveWebhookSecrets } from '../db/index.js'
+import { deriveMerchantSecret } from './merchant-secret.js'
 
 export interface MerchantWebhookSecret {
   secret: string

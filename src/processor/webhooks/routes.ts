@@ -14,9 +14,9 @@
  * `application/problem+json` with `param` naming the offending parameter.
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import type { Database } from '../db/open-database.js'
-import { findWebhookDelivery, listWebhookDeliveries, requeueWebhook, type WebhookDelivery, type WebhookStatus } from '../db/webhook-deliveries.js'
-import { problem } from '../../wire/problem.js'
+import type { Database } from '../db/index.js'
+import { findWebhookDelivery, listWebhookDeliveries, requeueWebhook, type WebhookDelivery, type WebhookStatus } from '../db/index.js'
+import { problem } from '../../wire/index.js'
 
 export interface WebhookRoutesOptions {
   db: Database

@@ -4,8 +4,8 @@
  * rotation committed — whenever a claimed event shows a newer secret than the copy holds. Expiry is
  * checked against the database's clock at every signature, so an expired secret never signs.
  */
-import type { Sql } from '../db/open-database.js'
-import { liveWebhookSecrets, type WebhookSecret } from '../db/webhook-secrets.js'
+import type { Sql } from '../db/index.js'
+import { liveWebhookSecrets, type WebhookSecret } from '../db/index.js'
 
 export interface SecretCache {
   /** Master secrets live now, newest first. */

@@ -4,7 +4,7 @@
  * (a 3xx is a failed attempt: the merchant should register the final URL), and the response body is
  * not read.
  */
-import type { AttemptOutcome } from '../db/webhook-deliveries.js'
+import type { AttemptOutcome } from '../db/index.js'
 
 export interface WebhookRequest {
   url: string

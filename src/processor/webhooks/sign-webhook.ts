@@ -3,7 +3,7 @@
  * space-separated, so a receiver holding any one of them verifies the request.
  */
 import { createHmac } from 'node:crypto'
-import { merchantKey } from '../../wire/webhook-secret.js'
+import { merchantKey } from './merchant-secret.js'
 
 export interface SignedWebhook {
   id: string

@@ -7,12 +7,12 @@
  * retries, and the end of each attempt looks again (the charge's next event may be free now).
  */
 import { randomUUID } from 'node:crypto'
-import type { WebhookOptions } from '../../config/webhook-options.js'
-import type { Database } from '../db/open-database.js'
-import { claimDueWebhooks, recordWebhookAttempt, type AttemptOutcome, type ClaimedWebhook, type Verdict } from '../db/webhook-deliveries.js'
-import { webhookChannel } from '../db/webhook-outbox.js'
-import { seedWebhookSecret, webhookSecretsChannel } from '../db/webhook-secrets.js'
-import type { Logger } from '../../platform/observability/logger.js'
+import type { WebhookOptions } from '../../config/index.js'
+import type { Database } from '../db/index.js'
+import { claimDueWebhooks, recordWebhookAttempt, type AttemptOutcome, type ClaimedWebhook, type Verdict } from '../db/index.js'
+import { webhookChannel } from '../db/index.js'
+import { seedWebhookSecret, webhookSecretsChannel } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import { retryDelayMs } from './backoff.js'
 import { resolveWebhookSecretKey } from './local-secret-key.js'
 import { createSecretCache } from './secret-cache.js'

@@ -4,9 +4,9 @@
  * watchers of that charge. After the listener reconnects every watcher is told, since changes announced
  * while it was away are gone: each re-reads its charge.
  */
-import { chargeChangedChannel } from '../db/charges.js'
-import type { Database } from '../db/open-database.js'
-import { createWatchers } from '../../platform/html/watchers.js'
+import { chargeChangedChannel } from '../db/index.js'
+import type { Database } from '../db/index.js'
+import { createWatchers } from '../../platform/html/index.js'
 
 export interface ChargeWatch {
   /** Calls `onChange` whenever the charge may have changed; returns the remover. */

@@ -2,7 +2,7 @@
  * What a payment page says about a charge's state, in one place for the first render and the live
  * updates (server-sent events): the state, the words shown for it, and the paying transaction.
  */
-import type { ChargeRow, ChargeStatus } from '../db/charges.js'
+import type { ChargeRow, ChargeStatus } from '../db/index.js'
 
 export interface LiveStatus {
   status: ChargeStatus

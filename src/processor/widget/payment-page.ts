@@ -4,9 +4,9 @@
  * and the status, which the inline script keeps live. Everything but the live parts reads without
  * JavaScript; the layout is one column that fits a 320 px screen.
  */
-import type { ChargeRow } from '../db/charges.js'
-import { escapeHtml } from '../../platform/html/escape-html.js'
-import type { Page } from '../../platform/html/page-shell.js'
+import type { ChargeRow } from '../db/index.js'
+import { escapeHtml } from '../../platform/html/index.js'
+import type { Page } from '../../platform/html/index.js'
 import { displayAmount } from './display-amount.js'
 import { isClosed, liveStatus } from './live-status.js'
 import { pageScript } from './page-script.js'

@@ -8,11 +8,11 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { Hex } from 'viem'
-import { hashEphemeralToken } from '../checkout/api/ephemeral-token.js'
-import { consumeEphemeralToken, findChargeById, type ChargeRow } from '../db/charges.js'
-import type { Sql } from '../db/open-database.js'
-import { sendJson, sendProblem } from '../../platform/http/respond.js'
-import type { PaymentSession } from '../../sdk/wallet/payment-session.js'
+import { hashEphemeralToken } from '../checkout/index.js'
+import { consumeEphemeralToken, findChargeById, type ChargeRow } from '../db/index.js'
+import type { Sql } from '../db/index.js'
+import { sendJson, sendProblem } from '../../platform/http/index.js'
+import type { PaymentSession } from '../../sdk/index.js'
 import { isClosed } from './live-status.js'
 
 export interface SessionSettings {

@@ -3,12 +3,12 @@
  * display units; the chain must be CHAIN_ID), the LISTEN connection for live status, and the payment
  * pages on node:http. The database is handed in and left open on `stop()`, so `npm start` can share one.
  */
-import { createChainClient } from '../../chain/create-chain-client.js'
-import { openChargeTerms } from '../checkout/api/charge-terms.js'
-import type { WidgetOptions } from '../../config/widget-options.js'
-import type { Database } from '../db/open-database.js'
-import type { Logger } from '../../platform/observability/logger.js'
-import { servePages } from '../../platform/http/serve-routes.js'
+import { createChainClient } from '../../chain/index.js'
+import { openChargeTerms } from '../checkout/index.js'
+import type { WidgetOptions } from '../../config/index.js'
+import type { Database } from '../db/index.js'
+import type { Logger } from '../../platform/observability/index.js'
+import { servePages } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
 import { widgetNotFound, widgetRoutes } from './routes.js'
 

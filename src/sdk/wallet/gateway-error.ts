@@ -1,5 +1,5 @@
 /** An `ERROR` answer of the wallet gateway, or the connection failing under a request. */
-import type { ErrorCategory, ErrorCode } from '../../wire/gateway-messages.js'
+import type { ErrorCategory, ErrorCode } from '../../wire/index.js'
 
 export class GatewayError extends Error {
   override name = 'GatewayError'

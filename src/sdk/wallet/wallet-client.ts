@@ -6,10 +6,10 @@
  * Browser-safe.
  */
 import type { Hex, LocalAccount } from 'viem'
-import { transferRequestOf, type BuyAcquiringPackRequest, type TransferRequest } from '../../wire/payment-request.js'
-import { signPayment } from '../../wire/sign-payment.js'
-import { signEnvelope } from '../../wire/envelope.js'
-import { closeCodes, type Channel, type ClientMessageType, type ClientPayloads, type ServerMessage, type SubmissionStatusPush, type Transfer } from '../../wire/gateway-messages.js'
+import { transferRequestOf, type BuyAcquiringPackRequest, type TransferRequest } from '../../wire/index.js'
+import { signPayment } from '../../wire/index.js'
+import { signEnvelope } from '../../wire/index.js'
+import { closeCodes, type Channel, type ClientMessageType, type ClientPayloads, type ServerMessage, type SubmissionStatusPush, type Transfer } from '../../wire/index.js'
 import { DEFAULT_RECONNECT, reconnectDelay } from '../live/backoff.js'
 import { WS_OPEN, resolveWebSocket, type WebSocketLike } from '../live/resolve-web-socket.js'
 import type { ReconnectOptions } from '../types.js'

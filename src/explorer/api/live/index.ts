@@ -3,11 +3,11 @@
  * Register before the REST fallbacks.
  */
 import type { TemplatedApp } from 'uWebSockets.js'
-import type { LiveLimits } from '../../../config/explorer-options.js'
-import type { Logger } from '../../../platform/observability/logger.js'
-import type { Metrics } from '../../../platform/observability/metrics.js'
-import type { TokenCache } from '../../query/token-cache.js'
-import type { Store } from '../../store/open-store.js'
+import type { LiveLimits } from '../../../config/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
+import type { Metrics } from '../../../platform/observability/index.js'
+import type { TokenCache } from '../../query/index.js'
+import type { Store } from '../../store/index.js'
 import { LiveHub } from './live-hub.js'
 import { registerSse } from './register-sse.js'
 import { registerWebSocket } from './register-websocket.js'

@@ -5,7 +5,7 @@
  * `cursor` in a message is always where a resume should start after: the settlement itself for
  * SETTLEMENT, the position just before the removed settlement for REMOVED.
  */
-import type { SettlementFilter } from '../../query/events-query.js'
+import type { SettlementFilter } from '../../query/index.js'
 
 export type EventKind = 'SETTLEMENT' | 'REMOVED'
 

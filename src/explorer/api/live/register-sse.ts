@@ -9,10 +9,10 @@
  * `onWritable` is set uWS drains only when written to, so the handler writes an empty comment.
  */
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js'
-import type { LiveLimits } from '../../../config/explorer-options.js'
-import type { Logger } from '../../../platform/observability/logger.js'
-import { FILTER_FIELDS } from '../../query/events-query.js'
-import { errorReply, reply } from '../../../platform/http/replies.js'
+import type { LiveLimits } from '../../../config/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
+import { FILTER_FIELDS } from '../../query/index.js'
+import { errorReply, reply } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter, readParams } from '../rest/parse-query.js'
 import type { LiveConnection, LiveHub, Subscription } from './live-hub.js'
 import { sseErrorFrame } from './messages.js'

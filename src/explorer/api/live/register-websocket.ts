@@ -8,9 +8,9 @@
  * A connection over WS_MAX_CONNECTIONS is refused before the upgrade: HTTP 503 with a problem body.
  */
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js'
-import type { LiveLimits } from '../../../config/explorer-options.js'
-import type { Metrics } from '../../../platform/observability/metrics.js'
-import { problemReply, reply } from '../../../platform/http/replies.js'
+import type { LiveLimits } from '../../../config/index.js'
+import type { Metrics } from '../../../platform/observability/index.js'
+import { problemReply, reply } from '../../../platform/http/index.js'
 import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
 import { errorMessage, subscribedMessage, unsubscribedMessage, type LiveError } from './messages.js'
 import { parseClientMessage, type ClientMessage } from './parse-client-message.js'

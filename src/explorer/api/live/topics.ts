@@ -6,8 +6,8 @@
  * topic) gets a settlement at most once, and publishing to the topics of the shapes in use (64 in all)
  * reaches every matching subscriber with hash lookups, never a loop over subscribers.
  */
-import { FILTER_FIELDS, type SettlementFilter } from '../../query/events-query.js'
-import { addressesOf, fieldHex, type StoredSettlement } from '../../store/record.js'
+import { FILTER_FIELDS, type SettlementFilter } from '../../query/index.js'
+import { addressesOf, fieldHex, type StoredSettlement } from '../../store/index.js'
 
 export const SHAPE_COUNT = 1 << FILTER_FIELDS.length
 

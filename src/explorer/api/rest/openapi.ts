@@ -8,11 +8,11 @@
  * test/openapi/explorer.test.ts validates the document and checks real answers against its schemas.
  * It is one long literal on purpose: the whole API description in one place, in the order it is read.
  */
-import { DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT } from '../../query/events-query.js'
+import { DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT } from '../../query/index.js'
 import type { LiveErrorCode } from '../live/messages.js'
 import type { STREAM_PARAMS } from '../live/register-sse.js'
-import { MAX_TARGET_BYTES } from '../../../platform/http/replies.js'
-import { problemSchema } from '../../../wire/problem.js'
+import { MAX_TARGET_BYTES } from '../../../platform/http/index.js'
+import { problemSchema } from '../../../wire/index.js'
 import { BYTES32, FILTER_SHAPES, RANGE_PARAMS, type EVENTS_PARAMS } from './parse-query.js'
 
 type Schema = Record<string, unknown>

@@ -21,12 +21,12 @@
  * would otherwise push out the hot ones), and pages are evicted least recently used past `maxBytes`.
  * The key is the query string as sent: the same query spelled differently is another entry, exact too.
  */
-import type { IndexerListener } from '../../indexer/indexer.js'
-import type { Metrics } from '../../../platform/observability/metrics.js'
-import type { EventsQuery } from '../../query/events-query.js'
-import type { Store } from '../../store/open-store.js'
-import type { StoredSettlement } from '../../store/record.js'
-import { settlementWrites, type WriteCounts } from '../../store/settlement-writes.js'
+import type { IndexerListener } from '../../indexer/index.js'
+import type { Metrics } from '../../../platform/observability/index.js'
+import type { EventsQuery } from '../../query/index.js'
+import type { Store } from '../../store/index.js'
+import type { StoredSettlement } from '../../store/index.js'
+import { settlementWrites, type WriteCounts } from '../../store/index.js'
 import { ShapeCounts, fieldValues, filterTopic, topicsOf } from '../live/topics.js'
 
 interface Entry {

@@ -2,11 +2,11 @@
  * The one place that validates HTTP query strings, for `/events`, the lookups and `/events/stream`.
  * Input hex is accepted in any case and lowercased; every problem names its parameter.
  */
-import { decodeCursor } from '../../store/cursor.js'
-import type { Position } from '../../store/keys.js'
-import { DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type SettlementFilter } from '../../query/events-query.js'
-import type { Hex } from '../../../wire/settlement.js'
-import { badParam } from '../../../wire/problem.js'
+import { decodeCursor } from '../../store/index.js'
+import type { Position } from '../../store/index.js'
+import { DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type SettlementFilter } from '../../query/index.js'
+import type { Hex } from '../../../wire/index.js'
+import { badParam } from '../../../wire/index.js'
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const BYTES16 = /^0x[0-9a-fA-F]{32}$/

@@ -2,12 +2,12 @@
  * The admin API's routes (PROCESSOR.md §3). Every change is logged at info with who it concerns, as
  * the CA's audit trail; bodies are validated by `parse-bodies.ts` before anything is read or signed.
  */
-import { certificatesOfMerchant, insertCertificate, latestRevocationList, type CertificateRecord } from '../../db/certificates.js'
-import { findMerchant, insertMerchant, type Merchant } from '../../db/merchants.js'
-import type { Database } from '../../db/open-database.js'
-import type { Logger } from '../../../platform/observability/logger.js'
-import { json, problemReply, type Reply } from '../../../platform/http/replies.js'
-import { badParam, ProblemError } from '../../../wire/problem.js'
+import { certificatesOfMerchant, insertCertificate, latestRevocationList, type CertificateRecord } from '../../db/index.js'
+import { findMerchant, insertMerchant, type Merchant } from '../../db/index.js'
+import type { Database } from '../../db/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
+import { json, problemReply, type Reply } from '../../../platform/http/index.js'
+import { badParam, ProblemError } from '../../../wire/index.js'
 import type { CertificateAuthority } from '../authority/load-authority.js'
 import { issueClientCertificate } from '../issue/issue-certificate.js'
 import { CsrError, readCsr } from '../issue/read-csr.js'

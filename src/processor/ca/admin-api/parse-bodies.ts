@@ -4,9 +4,9 @@
  * rather than ignored, so a misspelt `validityDay` does not silently issue a 90-day certificate.
  */
 import type { Hex } from 'viem'
-import { revocationReasons, type RevocationReason } from '../../db/certificates.js'
-import type { NewMerchant } from '../../db/merchants.js'
-import { badParam, ProblemError } from '../../../wire/problem.js'
+import { revocationReasons, type RevocationReason } from '../../db/index.js'
+import type { NewMerchant } from '../../db/index.js'
+import { badParam, ProblemError } from '../../../wire/index.js'
 
 export const DEFAULT_VALIDITY_DAYS = 90
 /** The CA/Browser Forum's old ceiling, which clients still enforce for TLS certificates. */

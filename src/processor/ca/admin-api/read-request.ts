@@ -3,7 +3,7 @@
  * refused from Content-Length before reading when it is declared), and valid JSON (400).
  */
 import type { IncomingMessage } from 'node:http'
-import { ProblemError } from '../../../wire/problem.js'
+import { ProblemError } from '../../../wire/index.js'
 
 export const MAX_BODY_BYTES = 16 * 1024
 

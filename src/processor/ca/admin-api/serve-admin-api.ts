@@ -5,9 +5,9 @@
  * a body is refused half-read, and closes every connection on stop. Throughput buys nothing here.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Logger } from '../../../platform/observability/logger.js'
-import { errorReply, JSON_TYPE, problemReply, type Reply } from '../../../platform/http/replies.js'
-import { listenNodeHttp, type ListeningServer } from '../../../platform/http/listen-node-http.js'
+import type { Logger } from '../../../platform/observability/index.js'
+import { errorReply, JSON_TYPE, problemReply, type Reply } from '../../../platform/http/index.js'
+import { listenNodeHttp, type ListeningServer } from '../../../platform/http/index.js'
 import { bearerMatches } from '../admin-token.js'
 import { readJsonBody } from './read-request.js'
 

@@ -6,7 +6,7 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import { ConfigError } from '../../../config/parse-env.js'
+import { ConfigError } from '../../../config/index.js'
 import { x509 } from '../x509.js'
 
 export interface CertificateAuthority {

@@ -3,7 +3,7 @@
  * answer becomes a CaApiError carrying the status and the server's one-line detail.
  */
 import type { Hex } from 'viem'
-import type { RevocationReason } from '../../db/certificates.js'
+import type { RevocationReason } from '../../db/index.js'
 
 export interface MerchantView {
   id: string

@@ -19,8 +19,8 @@ import {
   type RevocationNotice,
   type RevocationReason,
   type RevokedEntry,
-} from '../../db/certificates.js'
-import type { Database } from '../../db/open-database.js'
+} from '../../db/index.js'
+import type { Database } from '../../db/index.js'
 import type { CertificateAuthority } from '../authority/load-authority.js'
 import { BACKDATE_MS, crlToPem, x509 } from '../x509.js'
 

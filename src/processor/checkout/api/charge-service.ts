@@ -6,17 +6,17 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { maxUint256, type Hex } from 'viem'
-import { randomBytes16, ZERO_BYTES16 } from '../../../wire/order-reference.js'
-import { paymentsOfCharge } from '../../db/charge-payments.js'
-import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setEphemeralToken, type ChargeRow, type ChargeStatus } from '../../db/charges.js'
-import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from '../../db/idempotency-keys.js'
-import type { Merchant } from '../../db/merchants.js'
-import type { Database, Sql } from '../../db/open-database.js'
-import { badParam, ProblemError, type Problem } from '../../../wire/problem.js'
-import { canTransition, changeCharge } from '../../reconciliation/change-charge.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../../wire/index.js'
+import { paymentsOfCharge } from '../../db/index.js'
+import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setEphemeralToken, type ChargeRow, type ChargeStatus } from '../../db/index.js'
+import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from '../../db/index.js'
+import type { Merchant } from '../../db/index.js'
+import type { Database, Sql } from '../../db/index.js'
+import { badParam, ProblemError, type Problem } from '../../../wire/index.js'
+import { canTransition, changeCharge } from '../../charges/index.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { issueEphemeralToken } from './ephemeral-token.js'
-import { renderCharge, renderPayment, type ChargeJson, type PaymentJson } from './render-charge.js'
+import { renderCharge, renderPayment, type ChargeJson, type PaymentJson } from '../../charges/index.js'
 
 export interface CreateChargeRequest {
   amount: string

@@ -4,12 +4,12 @@
  * calculation, so `totalToPay` is exactly what a wallet will be asked to sign for.
  */
 import type { Hex, PublicClient } from 'viem'
-import { settlementAbi } from '../../../chain/abi/settlement-abi.js'
-import type { DirectoryToken } from '../../../chain/directory/read-directory.js'
-import { watchDirectory } from '../../../chain/directory/watch-directory.js'
-import type { ChainSettings } from '../../../config/chain-settings.js'
-import { ConfigError } from '../../../config/parse-env.js'
-import type { Logger } from '../../../platform/observability/logger.js'
+import { settlementAbi } from '../../../chain/index.js'
+import type { DirectoryToken } from '../../../chain/index.js'
+import { watchDirectory } from '../../../chain/index.js'
+import type { ChainSettings } from '../../../config/index.js'
+import { ConfigError } from '../../../config/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
 
 export interface ChargeTerms {
   /** The supported token at this address (lower case), if it is one. */

@@ -7,12 +7,12 @@
  * test/openapi/checkout.test.ts validates the document and checks real answers over mutual TLS against it.
  */
 import packageJson from '../../../../package.json' with { type: 'json' }
-import type { Mismatch, PaymentOutcome } from '../../db/charge-payments.js'
-import type { ChargeStatus } from '../../db/charges.js'
-import type { WebhookStatus } from '../../db/webhook-deliveries.js'
-import type { WebhookType } from '../../db/webhook-outbox.js'
-import { problemSchema } from '../../../wire/problem.js'
-import { eventParams, listQuery } from '../../webhooks/routes.js'
+import type { Mismatch, PaymentOutcome } from '../../db/index.js'
+import type { ChargeStatus } from '../../db/index.js'
+import type { WebhookStatus } from '../../db/index.js'
+import type { WebhookType } from '../../db/index.js'
+import { problemSchema } from '../../../wire/index.js'
+import { eventParams, listQuery } from '../../webhooks/index.js'
 import { MAX_BODY_BYTES } from './problem-responses.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
 

@@ -4,8 +4,8 @@
  * Anything else is a 500 whose detail says nothing about the cause, which is logged instead.
  */
 import type { FastifyError, FastifyReply } from 'fastify'
-import type { Logger } from '../../../platform/observability/logger.js'
-import { problem, ProblemError, type Problem } from '../../../wire/problem.js'
+import type { Logger } from '../../../platform/observability/index.js'
+import { problem, ProblemError, type Problem } from '../../../wire/index.js'
 import { meaningOf } from './schemas.js'
 
 export const MAX_BODY_BYTES = 16 * 1024

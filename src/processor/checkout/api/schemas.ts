@@ -3,7 +3,7 @@
  * no coercion, no defaults, and an unknown field is an error rather than dropped. `meaning` is what a
  * refusal's detail says a field must be.
  */
-import { chargeStatuses } from '../../db/charges.js'
+import { chargeStatuses } from '../../db/index.js'
 
 const ADDRESS = '^0x[0-9a-fA-F]{40}$'
 

@@ -6,10 +6,10 @@
  * before a revocation cannot outlive it.
  */
 import type { TLSSocket } from 'node:tls'
-import { findCertificate } from '../../db/certificates.js'
-import { findMerchant, type Merchant } from '../../db/merchants.js'
-import type { Sql } from '../../db/open-database.js'
-import { ProblemError } from '../../../wire/problem.js'
+import { findCertificate } from '../../db/index.js'
+import { findMerchant, type Merchant } from '../../db/index.js'
+import type { Sql } from '../../db/index.js'
+import { ProblemError } from '../../../wire/index.js'
 
 const MERCHANT_SAN = /(?:^|, )URI:urn:merchant:(m_[0-9a-f]{24})(?:,|$)/
 

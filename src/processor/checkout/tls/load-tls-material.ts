@@ -7,10 +7,10 @@
 import { readFile } from 'node:fs/promises'
 import { createSecureContext } from 'node:tls'
 import { issueServerCertificate, openAuthority } from '../../ca/index.js'
-import { BACKDATE_MS, generateKeyPair, privateKeyToPem, x509 } from '../../ca/x509.js'
-import type { CheckoutOptions } from '../../../config/checkout-options.js'
-import { ConfigError } from '../../../config/parse-env.js'
-import type { Logger } from '../../../platform/observability/logger.js'
+import { BACKDATE_MS, generateKeyPair, privateKeyToPem, x509 } from '../../ca/index.js'
+import type { CheckoutOptions } from '../../../config/index.js'
+import { ConfigError } from '../../../config/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
 
 export interface TlsMaterial {
   key: string

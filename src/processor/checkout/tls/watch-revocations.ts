@@ -4,10 +4,10 @@
  * the listener reconnects (announcements sent meanwhile are gone). New handshakes use it at once; a
  * connection opened before the revocation is refused at its next request (see `identify-merchant.ts`).
  */
-import { certificateChannels, latestRevocationList } from '../../db/certificates.js'
-import type { Database } from '../../db/open-database.js'
-import type { Listener } from '../../db/listener.js'
-import type { Logger } from '../../../platform/observability/logger.js'
+import { certificateChannels, latestRevocationList } from '../../db/index.js'
+import type { Database } from '../../db/index.js'
+import type { Listener } from '../../db/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
 
 export interface RevocationWatch {
   /** The number of the CRL in the live context, if any. */

@@ -4,14 +4,14 @@
  * EIP-712 domains, and the reads its answers need (balances, permit nonces, fees).
  */
 import { erc20Abi, type Hex, type PublicClient } from 'viem'
-import { settlementAbi } from '../../../chain/abi/settlement-abi.js'
-import { stablecoinAbi } from '../../../chain/abi/stablecoin-abi.js'
-import { createChainClient } from '../../../chain/create-chain-client.js'
-import type { Directory, DirectoryToken } from '../../../chain/directory/read-directory.js'
-import { watchDirectory } from '../../../chain/directory/watch-directory.js'
-import type { TokenDomain } from '../../../wire/typed-data.js'
-import { ConfigError } from '../../../config/parse-env.js'
-import type { Logger } from '../../../platform/observability/logger.js'
+import { settlementAbi } from '../../../chain/index.js'
+import { stablecoinAbi } from '../../../chain/index.js'
+import { createChainClient } from '../../../chain/index.js'
+import type { Directory, DirectoryToken } from '../../../chain/index.js'
+import { watchDirectory } from '../../../chain/index.js'
+import type { TokenDomain } from '../../../wire/index.js'
+import { ConfigError } from '../../../config/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
 import { Refusal } from '../input/refusal.js'
 
 export interface GatewayChain {

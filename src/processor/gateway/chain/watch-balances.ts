@@ -6,7 +6,7 @@
  * subscribed balance is re-read instead.
  */
 import { parseAbiItem, type Hex } from 'viem'
-import type { Logger } from '../../../platform/observability/logger.js'
+import type { Logger } from '../../../platform/observability/index.js'
 import type { ConnectionRegistry } from '../connection/connection-registry.js'
 import type { GatewayConnection } from '../connection/gateway-connection.js'
 import type { GatewayChain } from './gateway-chain.js'

@@ -5,7 +5,7 @@
  * or nothing at all for too long (4003).
  */
 import type { Hex } from 'viem'
-import { closeCodes } from '../../../wire/gateway-messages.js'
+import { closeCodes } from '../../../wire/index.js'
 import type { GatewayConnection } from './gateway-connection.js'
 
 export interface ConnectionTimeouts {

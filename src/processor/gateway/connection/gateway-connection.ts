@@ -5,7 +5,7 @@
  */
 import type { WebSocket } from 'uWebSockets.js'
 import type { Hex } from 'viem'
-import type { ServerMessage } from '../../../wire/gateway-messages.js'
+import type { ServerMessage } from '../../../wire/index.js'
 import { RateLimiter, type RateLimits } from './rate-limiter.js'
 
 export interface SocketData {

@@ -4,7 +4,7 @@
  * own close code). A wallet that stops reading while 1 MiB of answers pile up is disconnected by uWS.
  */
 import uWS, { type TemplatedApp } from 'uWebSockets.js'
-import type { GatewayLimits } from '../../../config/gateway-options.js'
+import type { GatewayLimits } from '../../../config/index.js'
 import type { GatewayContext } from '../handlers/context.js'
 import { createMessageReader, type ReadSettings } from '../input/read-client-message.js'
 import { GatewayConnection, type SocketData } from './gateway-connection.js'

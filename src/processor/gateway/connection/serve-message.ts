@@ -5,12 +5,12 @@
  * ADDRESS_MISMATCH; binding supersedes the address's older connection, here and on other gateways), then
  * the type's handler. Every refusal is one ERROR answer and the connection stays open.
  */
-import { announceClaim } from '../../db/connection-claims.js'
+import { announceClaim } from '../../db/index.js'
 import type { BoundConnection, GatewayContext } from '../handlers/context.js'
 import { handle } from '../handlers/index.js'
 import type { ClientMessage, MessageReader } from '../input/read-client-message.js'
 import { Refusal, errorMessage } from '../input/refusal.js'
-import { closeCodes } from '../../../wire/gateway-messages.js'
+import { closeCodes } from '../../../wire/index.js'
 import type { GatewayConnection } from './gateway-connection.js'
 
 /**

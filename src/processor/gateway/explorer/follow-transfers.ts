@@ -7,9 +7,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Hex } from 'viem'
-import type { Logger } from '../../../platform/observability/logger.js'
-import type { ExplorerClient } from '../../../sdk/explorer-client.js'
-import type { Settlement } from '../../../wire/settlement.js'
+import type { Logger } from '../../../platform/observability/index.js'
+import type { ExplorerClient } from '../../../sdk/index.js'
+import type { Settlement } from '../../../wire/index.js'
 import type { ConnectionRegistry } from '../connection/connection-registry.js'
 import { transferOf } from './transfer-of.js'
 

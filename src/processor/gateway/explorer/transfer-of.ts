@@ -1,7 +1,7 @@
 /** A settlement as the explorer serves it, seen from one wallet: the gateway's transfer record. */
 import type { Hex } from 'viem'
-import type { Settlement } from '../../../wire/settlement.js'
-import type { Transfer } from '../../../wire/gateway-messages.js'
+import type { Settlement } from '../../../wire/index.js'
+import type { Transfer } from '../../../wire/index.js'
 
 export function transferOf(settlement: Settlement, wallet: Hex): Transfer {
   return {

@@ -9,11 +9,11 @@
  * PostgreSQL, once per payload id and binding digest (ALREADY_SUBMITTED).
  */
 import type { Hex } from 'viem'
-import { bindingDigest, intentOfAcquiring, intentOfPayment, permitDigest, type PaymentIntent } from '../../../wire/payment-request.js'
-import { enqueueSubmission } from '../../db/submissions.js'
+import { bindingDigest, intentOfAcquiring, intentOfPayment, permitDigest, type PaymentIntent } from '../../../wire/index.js'
+import { enqueueSubmission } from '../../db/index.js'
 import { recoverSigner } from '../input/recover-signer.js'
 import { Refusal } from '../input/refusal.js'
-import type { ServerMessage } from '../../../wire/gateway-messages.js'
+import type { ServerMessage } from '../../../wire/index.js'
 import type { BoundConnection, GatewayContext, Handler } from './context.js'
 
 export const acceptPayment: Handler<'SUBMIT_PAYMENT'> = async (ctx, conn, { payload, signedPayload }) => {

@@ -6,11 +6,11 @@
  * MAX_PAGES pages: over sparse tokens an answer may hold fewer than `limit` transfers with a non-null
  * `nextCursor` (continue until it is null).
  */
-import { ExplorerApiError, ExplorerError } from '../../../sdk/errors.js'
-import type { EventPage } from '../../../sdk/types.js'
+import { ExplorerApiError, ExplorerError } from '../../../sdk/index.js'
+import type { EventPage } from '../../../sdk/index.js'
 import { transferOf } from '../explorer/transfer-of.js'
 import { Refusal } from '../input/refusal.js'
-import type { Transfer } from '../../../wire/gateway-messages.js'
+import type { Transfer } from '../../../wire/index.js'
 import type { GatewayContext, Handler } from './context.js'
 
 export const DEFAULT_HISTORY_LIMIT = 20

@@ -3,7 +3,7 @@
  * wallet asks instead of waiting for the next push). Another caller's payload id is as unknown as one
  * never submitted.
  */
-import { findSubmission, statusNoticeOf } from '../../db/submissions.js'
+import { findSubmission, statusNoticeOf } from '../../db/index.js'
 import { Refusal } from '../input/refusal.js'
 import type { Handler } from './context.js'
 

@@ -1,14 +1,14 @@
 /** What every message handler is given: the gateway's shared services and the caller's connection. */
 import type { Hex } from 'viem'
-import type { Database } from '../../db/open-database.js'
-import type { Logger } from '../../../platform/observability/logger.js'
-import type { ExplorerClient } from '../../../sdk/explorer-client.js'
+import type { Database } from '../../db/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
+import type { ExplorerClient } from '../../../sdk/index.js'
 import type { GatewayChain } from '../chain/gateway-chain.js'
 import type { ConnectionRegistry } from '../connection/connection-registry.js'
 import type { GatewayConnection } from '../connection/gateway-connection.js'
 import type { ClientMessage } from '../input/read-client-message.js'
 import type { RelayerMonitor } from '../pushes/relayer-monitor.js'
-import type { ClientMessageType, ServerMessage } from '../../../wire/gateway-messages.js'
+import type { ClientMessageType, ServerMessage } from '../../../wire/index.js'
 
 export interface GatewayContext {
   chainId: number

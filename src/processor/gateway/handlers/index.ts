@@ -1,6 +1,6 @@
 /** The handler of every client message type. */
 import type { ClientMessage } from '../input/read-client-message.js'
-import type { ClientMessageType, ServerMessage } from '../../../wire/gateway-messages.js'
+import type { ClientMessageType, ServerMessage } from '../../../wire/index.js'
 import { acceptAcquiring, acceptPayment } from './accept-submission.js'
 import { answerHistory } from './answer-history.js'
 import { answerBalance, answerFees, answerNonce } from './answer-reads.js'

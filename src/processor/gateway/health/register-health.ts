@@ -5,7 +5,7 @@
  * else is a 404 problem.
  */
 import type { TemplatedApp } from 'uWebSockets.js'
-import { json, problemReply, reply } from '../../../platform/http/replies.js'
+import { json, problemReply, reply } from '../../../platform/http/index.js'
 import type { RelayerMonitor } from '../pushes/relayer-monitor.js'
 
 export function registerHealth(app: TemplatedApp, relayer: RelayerMonitor, connections: () => number): void {

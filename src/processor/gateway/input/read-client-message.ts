@@ -7,8 +7,8 @@
  * libsecp256k1 (recover-signer.ts).
  */
 import type { Hex } from 'viem'
-import { envelopeDigest, type EnvelopeSignature } from '../../../wire/envelope.js'
-import type { ClientMessageType, ClientPayloads } from '../../../wire/gateway-messages.js'
+import { envelopeDigest, type EnvelopeSignature } from '../../../wire/index.js'
+import type { ClientMessageType, ClientPayloads } from '../../../wire/index.js'
 import { address, anyObject, bytes32, integer, isFields, oneOf, struct, type Fields } from './fields.js'
 import { MAX_ID_LENGTH, payloadReaders, type PayloadLimits } from './read-payload.js'
 import { recoverSigner } from './recover-signer.js'

@@ -3,7 +3,7 @@
  * it must and may carry, and their forms. Semantic checks (is the token supported, does the nonce fit)
  * belong to the handlers.
  */
-import type { ClientMessageType, ClientPayloads } from '../../../wire/gateway-messages.js'
+import type { ClientMessageType, ClientPayloads } from '../../../wire/index.js'
 import { address, bytes32, hexBytes, integer, listOf, oneOf, optional, struct, text, uint256, type Read } from './fields.js'
 
 export interface PayloadLimits {

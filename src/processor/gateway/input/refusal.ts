@@ -2,7 +2,7 @@
  * A refused client message: the error code (its category follows from it) and a message for the wallet
  * developer. Thrown by validation and by the handlers' semantic checks, turned into one `ERROR` answer.
  */
-import { errorCategories, type ErrorCode, type ServerMessage } from '../../../wire/gateway-messages.js'
+import { errorCategories, type ErrorCode, type ServerMessage } from '../../../wire/index.js'
 
 export class Refusal extends Error {
   override name = 'Refusal'

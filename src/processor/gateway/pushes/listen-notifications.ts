@@ -4,11 +4,11 @@
  * status changes, and connections other gateways bound (one connection per address).
  */
 import type { Hex } from 'viem'
-import { claimChannel, type ConnectionClaim } from '../../db/connection-claims.js'
-import type { Database } from '../../db/open-database.js'
-import type { Listener } from '../../db/listener.js'
-import { channels, type StatusNotice } from '../../db/submissions.js'
-import type { Logger } from '../../../platform/observability/logger.js'
+import { claimChannel, type ConnectionClaim } from '../../db/index.js'
+import type { Database } from '../../db/index.js'
+import type { Listener } from '../../db/index.js'
+import { channels, type StatusNotice } from '../../db/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
 import type { ConnectionRegistry } from '../connection/connection-registry.js'
 import type { RelayerMonitor } from './relayer-monitor.js'
 

@@ -3,9 +3,9 @@
  * and a periodic re-read (a notification lost while the listener reconnected, or a submitter that
  * died, still shows within one period). `/health` answers from it without touching the database.
  */
-import type { Sql } from '../../db/open-database.js'
-import { readRelayerStatus, type RelayerStatus } from '../../db/relayer-status.js'
-import type { Logger } from '../../../platform/observability/logger.js'
+import type { Sql } from '../../db/index.js'
+import { readRelayerStatus, type RelayerStatus } from '../../db/index.js'
+import type { Logger } from '../../../platform/observability/index.js'
 
 export interface RelayerMonitor {
   current(): RelayerStatus | undefined

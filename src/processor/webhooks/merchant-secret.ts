@@ -6,23 +6,7 @@
  * own secret cannot sign a webhook another merchant would accept. A master never leaves the processor.
  */
 import { createHmac } from 'node:crypto'
-
-const PREFIX = 'whsec_'
-/** 192 bits: Standard Webhooks asks for 24 to 64 bytes. */
-export const MIN_SECRET_BYTES = 24
-
-/** The key bytes of a `whsec_<base64>` secret. */
-export function secretKeyBytes(secret: string): Buffer {
-  if (!secret.startsWith(PREFIX)) throw new Error('a webhook secret starts with whsec_')
-  const base64 = secret.slice(PREFIX.length)
-  const bytes = Buffer.from(base64, 'base64')
-  if (bytes.toString('base64') !== base64 || bytes.length < MIN_SECRET_BYTES) {
-    throw new Error(`a webhook secret is whsec_ and the base64 of at least ${MIN_SECRET_BYTES} bytes`)
-  }
-  return bytes
-}
-
-export const formatSecret = (bytes: Uint8Array) => `${PREFIX}${Buffer.from(bytes).toString('base64')}`
+import { formatSecret, secretKeyBytes } from '../../config/index.js'
 
 /** The key that signs `merchantId`'s webhooks under one master secret. */
 export function merchantKey(masterSecret: string, merchantId: string): Buffer {

@@ -2,8 +2,8 @@
  * The charge and payment JSON of the merchant API (PROCESSOR.md §4), also the `data` of webhook events.
  * Times are ISO 8601 strings; amounts decimal strings of integers in the token's smallest unit.
  */
-import type { ChargePaymentRow } from '../../db/charge-payments.js'
-import type { ChargeRow } from '../../db/charges.js'
+import type { ChargePaymentRow } from '../db/index.js'
+import type { ChargeRow } from '../db/index.js'
 
 export interface ChargeJson extends Omit<ChargeRow, 'seq' | 'merchantId' | 'deadline' | 'createdAt'> {
   deadline: string

@@ -6,11 +6,11 @@
  *   awaiting-payment → expired | canceled
  *   confirming | settled → awaiting-payment   (a reorg took the paying settlement away: charge.reverted)
  */
-import type { ChargePaymentRow } from '../db/charge-payments.js'
-import { transitionCharge, type ChargeRow, type ChargeStatus, type ChargeTransition } from '../db/charges.js'
-import type { Sql } from '../db/open-database.js'
-import { enqueueWebhook, type WebhookType } from '../db/webhook-outbox.js'
-import { renderCharge, renderPayment } from '../checkout/api/render-charge.js'
+import type { ChargePaymentRow } from '../db/index.js'
+import { transitionCharge, type ChargeRow, type ChargeStatus, type ChargeTransition } from '../db/index.js'
+import type { Sql } from '../db/index.js'
+import { enqueueWebhook, type WebhookType } from '../db/index.js'
+import { renderCharge, renderPayment } from './render-charge.js'
 
 const rules: Record<ChargeTransition['to'], { from: ChargeStatus[]; webhook: WebhookType }> = {
   confirming: { from: ['awaiting-payment'], webhook: 'charge.confirming' },

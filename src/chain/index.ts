@@ -1,0 +1,13 @@
+/**
+ * The chain as every piece talks to it: the contracts' ABIs, a viem client, a transaction sender with
+ * local nonces, the configuration directory read from the contract, and payments sent straight to it.
+ */
+export * from './abi/settlement-abi.js'
+export * from './abi/stablecoin-abi.js'
+export * from './create-chain-client.js'
+export * from './directory/read-directory.js'
+export * from './directory/watch-directory.js'
+export * from './payments/buy-acquiring-pack.js'
+export * from './payments/permit-tracker.js'
+export * from './payments/send-payment.js'
+export * from './tx/create-tx-sender.js'

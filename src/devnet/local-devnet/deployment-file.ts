@@ -1,0 +1,36 @@
+/** Reading and writing the deployment file (`Deployment` in wire/), refusing one with a field missing. */
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import type { Deployment } from '../../wire/index.js'
+
+export const DEFAULT_DEPLOYMENT_PATH = '.data/deployment.json'
+
+export async function writeDeployment(path: string, deployment: Deployment): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, `${JSON.stringify(deployment, null, 2)}\n`)
+}
+
+export async function readDeployment(path: string = DEFAULT_DEPLOYMENT_PATH): Promise<Deployment> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch {
+    throw new Error(`deployment file ${path} not found: run \`npm run devnet\` or \`npm run deploy\` first`)
+  }
+  let parsed: Partial<Deployment>
+  try {
+    parsed = JSON.parse(text) as Partial<Deployment>
+  } catch {
+    throw new Error(`deployment file ${path} is not valid JSON`)
+  }
+  const hex = /^0x[0-9a-f]+$/
+  const problem =
+    (!Number.isInteger(parsed.chainId) && 'chainId') ||
+    (typeof parsed.rpcUrl !== 'string' && 'rpcUrl') ||
+    (!hex.test(parsed.settlementContract ?? '') && 'settlementContract') ||
+    (!Number.isInteger(parsed.startBlock) && 'startBlock') ||
+    (!hex.test(parsed.feeRecipient ?? '') && 'feeRecipient') ||
+    (!Array.isArray(parsed.tokens) && 'tokens')
+  if (problem) throw new Error(`deployment file ${path}: field ${problem} is missing or malformed`)
+  return { payerKeys: [], recipients: [], acquirers: [], ...parsed } as Deployment
+}

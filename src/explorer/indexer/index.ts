@@ -1,0 +1,6 @@
+/**
+ * Indexing the settlement contract's events: backfill in parallel ranges, head following, reorgs.
+ */
+export * from './chain-source.js'
+export * from './indexer.js'
+export * from './range-pool.js'

@@ -1,0 +1,6 @@
+/**
+ * Server-rendered HTML: escaping, the page shell with its CSP nonce, change watchers for live pages.
+ */
+export * from './escape-html.js'
+export * from './page-shell.js'
+export * from './watchers.js'

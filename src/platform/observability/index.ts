@@ -1,0 +1,5 @@
+/**
+ * Structured JSON logs and Prometheus metrics.
+ */
+export * from './logger.js'
+export * from './metrics.js'

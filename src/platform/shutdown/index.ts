@@ -1,0 +1,4 @@
+/**
+ * Stopping a command cleanly on Ctrl-C or SIGTERM.
+ */
+export * from './on-shutdown.js'
