@@ -2,9 +2,11 @@
  * Reading settings from the environment with one clear line per missing or malformed value. Each
  * piece builds its own typed options from these; the error names the variable.
  */
+import { BaseError } from '../errors/index.js'
 import type { Hex } from '../wire/index.js'
 
-export class ConfigError extends Error {
+/** A setting missing or malformed: one line naming the variable. Never retryable: the operator must fix it. */
+export class ConfigError extends BaseError {
   override name = 'ConfigError'
 }
 

@@ -5,6 +5,7 @@
  * `setUpDemoMerchant` is used without a restart.
  */
 import { Agent, fetch } from 'undici'
+import { BaseError } from '../../errors/index.js'
 import type { ChargeJson } from '../../processor/charges/index.js'
 import { readClientCredentials } from './merchant-files.js'
 
@@ -25,7 +26,7 @@ export interface MerchantApi {
   close(): Promise<void>
 }
 
-export class MerchantApiError extends Error {
+export class MerchantApiError extends BaseError {
   override name = 'MerchantApiError'
 }
 
@@ -47,10 +48,10 @@ export function merchantApi({ checkoutUrl, merchantDir }: { checkoutUrl: string;
         body: JSON.stringify(request),
         dispatcher: await dispatcher(),
       }).catch((error: Error) => {
-        throw new MerchantApiError(`the merchant API at ${checkoutUrl} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`)
+        throw new MerchantApiError(`the merchant API at ${checkoutUrl} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error, retryable: true })
       })
       const body = (await response.json().catch(() => ({}))) as ChargeJson & { detail?: string }
-      if (response.status !== 201) throw new MerchantApiError(`charge creation answered ${response.status}: ${body.detail ?? response.statusText}`)
+      if (response.status !== 201) throw new MerchantApiError(`charge creation answered ${response.status}: ${body.detail ?? response.statusText}`, { details: { status: response.status }, retryable: response.status >= 500 })
       return body
     },
     close: async () => agent?.agent.close(),

@@ -5,12 +5,13 @@
  * names and follows it to SUCCESS or FAILURE.
  */
 import type { Hex, LocalAccount } from 'viem'
+import { BaseError } from '../../errors/index.js'
 import { WalletClient, type FinalStatus } from '../../sdk/index.js'
 import type { PaymentSession, SessionToken } from '../../sdk/index.js'
 import type { SubmissionStatusPush } from '../../wire/index.js'
 import { fetchTokens } from './data-service-client.js'
 
-export class PaymentLinkError extends Error {
+export class PaymentLinkError extends BaseError {
   override name = 'PaymentLinkError'
 }
 
@@ -36,10 +37,10 @@ export async function fetchPaymentSession(link: string): Promise<PaymentSession>
   if (!token || !/\/s\/[^/]+\/?$/.test(url.pathname)) throw new PaymentLinkError(`not a payment link (expected <widget>/s/<charge id>?t=<token>): ${link}`)
   const sessionUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}/api/session`
   const response = await fetch(sessionUrl, { headers: { authorization: `Bearer ${token}` } }).catch((error: Error) => {
-    throw new PaymentLinkError(`${sessionUrl} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`)
+    throw new PaymentLinkError(`${sessionUrl} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error, retryable: true })
   })
   const body = (await response.json().catch(() => ({}))) as PaymentSession & { detail?: string }
-  if (!response.ok) throw new PaymentLinkError(`the payment session was refused: ${response.status} ${body.detail ?? response.statusText}`)
+  if (!response.ok) throw new PaymentLinkError(`the payment session was refused: ${response.status} ${body.detail ?? response.statusText}`, { details: { status: response.status }, retryable: response.status >= 500 })
   return body
 }
 

@@ -1,9 +1,9 @@
 /**
  * What the indexer reads from the chain, over viem's HTTP transport: the head, block headers,
- * settlement logs of one contract, and token metadata. Errors are classified so that the indexer
- * shrinks its block range on "too many results" and backs off on everything else.
+ * settlement logs of one contract, and token metadata. Its errors are classified in node-errors.ts.
  */
 import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, erc20Abi, http, numberToHex, type PublicClient } from 'viem'
+import { BaseError as ProjectError } from '../../errors/index.js'
 import type { TokenInfo } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
 import { PERMITTED_TRANSFER_TOPIC, type RawLog } from './decode-settlement-log.js'
@@ -76,14 +76,9 @@ export function createChainSource({ rpcUrl, contract, timeoutMs = 10_000 }: { rp
 const isRevert = (error: unknown) =>
   error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError) !== null
 
-/** True when the node refused a range as too large: retry with a smaller one rather than wait. */
-export function isRangeTooLarge(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.message} ${(error as { details?: string }).details ?? ''}` : String(error)
-  return /too many|limit exceeded|exceed|range is too|response size|query returned more than|timed? ?out|block range/i.test(text)
-}
-
 /** One line: viem's short message and its details (the URL, the node's reason) when it has them. */
 export function describeError(error: unknown): string {
   if (error instanceof BaseError) return [error.shortMessage, error.details].filter(Boolean).join(': ')
+  if (error instanceof ProjectError && error.cause !== undefined) return `${error.message}: ${describeError(error.cause)}`
   return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error)
 }

@@ -17,6 +17,7 @@ import type { ChainSource } from './chain-source.js'
 import { fetchRange } from './fetch-range.js'
 import { decodeSettlementLog } from './decode-settlement-log.js'
 import { Indexer } from './indexer.js'
+import { BaseError } from '../../errors/index.js'
 
 const CONTRACT = '0x00000000000000000000000000000000000c0de1' as Hex
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -81,6 +82,43 @@ async function referenceHash(chain: ScriptedChain): Promise<string> {
     return settlementsHash(store)
   })
 }
+
+test('a failure that no retry can mend stops indexing at once, with the error in the status; a transient one is retried', async () => {
+  const chain = randomChain(300)
+  const source = chain.source()
+  await withStore(async (store) => {
+    const attempts = { transient: 0, permanent: 0 }
+    const lines: string[] = []
+    const indexer = new Indexer({
+      store,
+      source,
+      startBlock: 1,
+      confirmations: 0,
+      pollIntervalMs: 5,
+      logger: createLogger('error', {}, (line) => lines.push(line) > 0),
+      metrics: new Metrics(),
+      initialRange: 10,
+      fetchRange: async (from, to) => {
+        if (from === 1 && ++attempts.transient < 3) throw new Error('connection reset')
+        if (from > 1) {
+          attempts.permanent++
+          throw new BaseError('the node serves another chain', { cause: new Error('chain id 5'), retryable: false })
+        }
+        return fetchRange(source, from, to)
+      },
+    })
+    indexer.start()
+    while (indexer.status().lastError?.includes('another chain') !== true) await sleep(5)
+    const asked = attempts.permanent
+    await sleep(600) // past the first retry's backoff (250 ms)
+    assert.equal(attempts.transient, 3, 'the transient failure was retried until it passed')
+    assert.equal(attempts.permanent, asked, 'no range was asked for again after the permanent failure')
+    assert.equal(readHead(store)?.blockNumber, 10)
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; causes: string[] })
+    assert.deepEqual(logged.map((entry) => [entry.msg, entry.causes]), [['indexing stopped: the failure does not pass with a retry', ['the node serves another chain', 'chain id 5']]])
+    await indexer.stop()
+  })
+})
 
 test('backfill with ranges in flight, arriving out of order, refused as too large or failing, indexes every settlement once', async () => {
   const chain = randomChain(900)

@@ -13,7 +13,9 @@ import type { Store } from '../store/index.js'
 import type { StoredSettlement, TokenInfo } from '../store/index.js'
 import { rollbackAbove, storedBlocksDownFrom } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
-import { describeError, isRangeTooLarge, type BlockHeader, type ChainSource } from './chain-source.js'
+import { describeError, type BlockHeader, type ChainSource } from './chain-source.js'
+import { classifyNodeError, RangeTooLargeError } from './node-errors.js'
+import { causeChain, isRetryable } from '../../errors/index.js'
 import { decodeSettlementLog, type DecodedSettlementLog } from './decode-settlement-log.js'
 import { fetchRange, toBatch } from './fetch-range.js'
 import { Progress } from './progress.js'
@@ -137,6 +139,11 @@ export class Indexer {
       } catch (error) {
         this.#rpcErrors()
         this.#lastError = describeError(error)
+        if (!isRetryable(error)) {
+          // Retrying would fail the same way forever; stop where the fault shows (/ready, the log).
+          this.#o.logger.error('indexing stopped: the failure does not pass with a retry', { error: this.#lastError, causes: causeChain(error) })
+          return
+        }
         this.#o.logger.warn('indexing step failed; retrying', { error: this.#lastError, retryInMs: backoff })
         await this.#sleep(backoff)
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)
@@ -199,7 +206,7 @@ export class Indexer {
       batch = await first.fetched
     } catch (error) {
       this.#inFlight = []
-      if (!isRangeTooLarge(error) || this.#range === 1) throw error
+      if (!(error instanceof RangeTooLargeError) || this.#range === 1) throw error
       this.#range = Math.max(1, Math.floor(this.#range / 2))
       logger.debug('range too large; shrinking', { range: this.#range })
       return true
@@ -227,7 +234,8 @@ export class Indexer {
     let last = this.#inFlight.at(-1)?.to ?? from - 1
     while (this.#inFlight.length < RANGES_IN_FLIGHT && target - last > REALTIME_WINDOW) {
       const to = Math.min(target, last + this.#range)
-      const range: InFlightRange = { from: last + 1, to, fetched: this.#fetchRange(last + 1, to) }
+      const span = { from: last + 1, to }
+      const range: InFlightRange = { ...span, fetched: this.#fetchRange(span.from, to).catch((error: unknown) => Promise.reject(classifyNodeError(error, span))) }
       range.fetched.then(
         (batch) => (range.batch = batch),
         () => {},

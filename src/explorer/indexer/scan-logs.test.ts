@@ -4,9 +4,9 @@ import { ScriptedChain } from '../../../test/helpers/scripted-chain.js'
 import { syntheticPayer, syntheticRecipient, syntheticToken } from '../../../test/helpers/synthetic-settlements.js'
 import { encodeBatch, encodeSettlements } from '../store/encoded-batch.js'
 import type { Hex } from '../../wire/settlement.js'
-import { isRangeTooLarge } from './chain-source.js'
+import { classifyNodeError, RangeTooLargeError, RpcResponseError } from './node-errors.js'
 import { decodeSettlementLog, type RawLog } from './decode-settlement-log.js'
-import { RpcResponseError, ScannedLogs } from './scan-logs.js'
+import { ScannedLogs } from './scan-logs.js'
 
 const CONTRACT = '0x00000000000000000000000000000000000c0de1' as Hex
 
@@ -71,7 +71,7 @@ test('an error answer is reported with the node\'s message, so that a range too 
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'query returned more than 10000 results' } })
   assert.throws(
     () => new ScannedLogs(Buffer.from(body)),
-    (error: Error) => error instanceof RpcResponseError && isRangeTooLarge(error),
+    (error: Error) => error instanceof RpcResponseError && classifyNodeError(error, { from: 1, to: 2 }) instanceof RangeTooLargeError,
   )
 })
 

@@ -7,6 +7,7 @@
 import { FIXED_BYTES } from '../store/index.js'
 import type { SettlementSource } from '../store/index.js'
 import { PERMITTED_TRANSFER_TOPIC } from './decode-settlement-log.js'
+import { RpcResponseError } from './node-errors.js'
 
 /** Per log, where each field's text starts and ends (inside the quotes, 0x included). */
 const TOPIC0 = 0
@@ -37,9 +38,6 @@ for (let i = 0; i < 16; i++) {
   NIBBLE['0123456789abcdef'.charCodeAt(i)] = i
   NIBBLE['0123456789ABCDEF'.charCodeAt(i)] = i
 }
-
-/** The node answered with a JSON-RPC error; its message, so that the indexer can tell "range too large". */
-export class RpcResponseError extends Error {}
 
 /** The settlement logs of a response, in order, as a SettlementSource once their blocks' timestamps are known. */
 export class ScannedLogs {
@@ -172,7 +170,7 @@ class JsonWalker {
         const start = this.#p
         this.#skip()
         const error = JSON.parse(this.b.toString('utf8', start, this.#p)) as { message?: string }
-        throw new RpcResponseError(error.message ?? 'the node answered with an error')
+        throw new RpcResponseError(error.message ?? 'the node answered with an error', { retryable: true })
       } else this.#skip()
     })
   }
