@@ -38,7 +38,7 @@ On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (D
     const db = await openDatabase(databaseOptionsFromEnv(), log)
     try {
       const checkout = await startCheckout(options, { db, log })
-      const webhooks = await startWebhookDelivery({ db, log, options: webhookOptions }).catch(async (error: unknown) => {
+      const webhooks = await startWebhookDelivery(webhookOptions, { db, log }).catch(async (error: unknown) => {
         await checkout.stop()
         throw error
       })

@@ -87,7 +87,7 @@ ${trafficUsage}`,
     stops.push(explorer.stop)
     console.log(`explorer:     ${explorer.url}/events (WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
 
-    const dataService = await startDataService(dataServiceOptionsFromEnv(chainEnv, deployment), log)
+    const dataService = await startDataService(dataServiceOptionsFromEnv(chainEnv, deployment), { log })
     stops.push(dataService.stop)
     console.log(`data service: ${dataService.url}/config`)
 
@@ -105,7 +105,7 @@ ${trafficUsage}`,
 
     const checkout = await startCheckout(checkoutOptionsFromEnv(processorEnv, deployment), { db, log })
     stops.push(checkout.stop)
-    const webhooks = await startWebhookDelivery({ db, log, options: webhookOptionsFromEnv(processorEnv) })
+    const webhooks = await startWebhookDelivery(webhookOptionsFromEnv(processorEnv), { db, log })
     stops.push(webhooks.stop)
     console.log(`checkout:     ${checkout.url}/api/v1/charges (mutual TLS, client certificates from the CA) with webhook delivery`)
 

@@ -55,7 +55,7 @@ export async function startStack(dir: string): Promise<SoakStack> {
     stops.push(db.close)
 
     const chainEnv = { CHAIN_ID: String(devnet.deployment.chainId), DEPLOYMENT_FILE: deploymentPath }
-    const dataService = await startDataService(dataServiceOptionsFromEnv({ ...chainEnv, DATA_SERVICE_PORT: '0', LOG_LEVEL: 'warn' }, devnet.deployment), log)
+    const dataService = await startDataService(dataServiceOptionsFromEnv({ ...chainEnv, DATA_SERVICE_PORT: '0', LOG_LEVEL: 'warn' }, devnet.deployment), { log })
     stops.push(dataService.stop)
     const ca = await startCa(caOptionsFromEnv({ ...chainEnv, CA_PORT: '0', CA_DATA_DIR: join(dir, 'ca'), LOG_LEVEL: 'warn' }), { db, log })
     stops.push(ca.stop)

@@ -90,18 +90,17 @@ export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promi
     const widget = await startWidget(widgetOptionsFromEnv({ ...processorEnv, WIDGET_PORT: '0', GATEWAY_PORT: gatewayPort }), { db, log })
     stops.push(widget.stop)
     const publicEnv = { ...processorEnv, GATEWAY_PORT: gatewayPort, CHECKOUT_WIDGET_URL: widget.publicUrl }
-    const dataService = await startDataService(dataServiceOptionsFromEnv({ ...publicEnv, DATA_SERVICE_PORT: '0' }), log)
+    const dataService = await startDataService(dataServiceOptionsFromEnv({ ...publicEnv, DATA_SERVICE_PORT: '0' }), { log })
     stops.push(dataService.stop)
 
     const ca = await startTestCa(db)
     stops.push(ca.stop)
     const webhookDir = mkdtempSync(join(tmpdir(), 'webhooks-test-'))
     stops.push(() => rmSync(webhookDir, { recursive: true, force: true }))
-    const webhooks: WebhookDelivery = await startWebhookDelivery({
-      db,
-      log,
-      options: webhookOptionsFromEnv({ WEBHOOK_DATA_DIR: webhookDir, WEBHOOK_POLL_MS: '100', WEBHOOK_BACKOFF_BASE_MS: '200' }),
-    })
+    const webhooks: WebhookDelivery = await startWebhookDelivery(
+      webhookOptionsFromEnv({ WEBHOOK_DATA_DIR: webhookDir, WEBHOOK_POLL_MS: '100', WEBHOOK_BACKOFF_BASE_MS: '200' }),
+      { db, log },
+    )
     stops.push(webhooks.stop)
     const checkout = await startCheckout(
       checkoutOptionsFromEnv({ ...publicEnv, CHECKOUT_PORT: '0', CA_DATA_DIR: ca.dataDir, CHECKOUT_EXPIRY_SWEEP_MS: '100', CHECKOUT_STANDBY_POLL_MS: '100' }),

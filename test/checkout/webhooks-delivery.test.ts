@@ -22,7 +22,7 @@ before(async () => {
   db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
 })
 beforeEach(async () => {
-  workers = [await startWebhookDelivery({ db, log, options })]
+  workers = [await startWebhookDelivery(options, { db, log })]
 })
 afterEach(async () => {
   await Promise.all(workers.map((w) => w.stop()))
@@ -129,7 +129,7 @@ test("a charge's events arrive in order while its first one fails; other charges
 test('an event failing for the whole retry window is marked failed, and stops holding its charge back', async () => {
   await Promise.all(workers.map((w) => w.stop()))
   const window = testOptions({ retryWindowMs: 1_000, backoffBaseMs: 100, backoffMaxMs: 300 })
-  workers = [await startWebhookDelivery({ db, log, options: window })]
+  workers = [await startWebhookDelivery(window, { db, log })]
   let broken = true
   const shop = await receiver(() => (broken ? 500 : 204))
   const merchant = await newMerchant(db, shop)

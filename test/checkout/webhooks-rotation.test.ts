@@ -62,7 +62,7 @@ function produce(phase: () => string) {
 
 test('rotation while deliveries flow through two replicas: both secrets verify during the overlap, only the new one after', async () => {
   const [one, two] = [capturingLogger(), capturingLogger()]
-  workers.push(await startWebhookDelivery({ db, log: one.log, options }), await startWebhookDelivery({ db, log: two.log, options }))
+  workers.push(await startWebhookDelivery(options, { db, log: one.log }), await startWebhookDelivery(options, { db, log: two.log }))
   const oldSecret = deriveMerchantSecret(options.secretKey!, merchant.id)
 
   let phase = 'before'
@@ -123,7 +123,7 @@ function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: 
 }
 
 test('npm run admin -- rotate-webhook-secret prints each merchant its new secret; the running workers sign with it at once', async () => {
-  if (workers.length === 0) workers.push(await startWebhookDelivery({ db, log, options }))
+  if (workers.length === 0) workers.push(await startWebhookDelivery(options, { db, log }))
   const before = (await liveWebhookSecrets(db.pool)).secrets
   const rotated = await admin(['rotate-webhook-secret', '--overlap-hours', '2'])
   assert.equal(rotated.code, 0, rotated.stderr)

@@ -26,7 +26,7 @@ const refused = new Set<string>()
 before(async () => {
   db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
   receiver = await startReceiver((r) => (refused.has(r.chargeId) ? 500 : 200))
-  worker = await startWebhookDelivery({ db, log, options: testOptions({ retryWindowMs: 400, backoffBaseMs: 50, backoffMaxMs: 100 }) })
+  worker = await startWebhookDelivery(testOptions({ retryWindowMs: 400, backoffBaseMs: 50, backoffMaxMs: 100 }), { db, log })
   app = Fastify()
   await app.register(webhookRoutes, { db, getMerchantId: (request) => String(request.headers['x-test-merchant']) })
   shop = await newMerchant(db, receiver, 'Shop')

@@ -45,7 +45,7 @@ before(async () => {
   chain = await startLocalChain()
   publicClient = createChainClient({ rpcUrl: chain.rpcUrl, pollingIntervalMs: 50 })
   owner = await createTxSender({ publicClient, privateKey: localDeployerKey })
-  service = await startDataService(dataServiceOptionsFromEnv(serviceEnv()), silent)
+  service = await startDataService(dataServiceOptionsFromEnv(serviceEnv()), { log: silent })
 })
 after(async () => {
   await service?.stop()
@@ -265,7 +265,7 @@ test('a failing node: the last directory is still served, /health reports the er
     logs.push(JSON.parse(line))
     return true
   })
-  const viaProxy = await startDataService(dataServiceOptionsFromEnv(serviceEnv({ RPC_URL: proxy.url })), logger)
+  const viaProxy = await startDataService(dataServiceOptionsFromEnv(serviceEnv({ RPC_URL: proxy.url })), { log: logger })
   const logged = (msg: RegExp) => logs.filter((l) => msg.test(l.msg))
   try {
     const before = await request('/config', {}, viaProxy.url)
@@ -291,7 +291,7 @@ test('a failing node: the last directory is still served, /health reports the er
 })
 
 test('a node serving another chain than CHAIN_ID stops start-up with one line', async () => {
-  const error = await startDataService(dataServiceOptionsFromEnv(serviceEnv({ CHAIN_ID: '8453' })), silent).then(
+  const error = await startDataService(dataServiceOptionsFromEnv(serviceEnv({ CHAIN_ID: '8453' })), { log: silent }).then(
     () => assert.fail('started against the wrong chain'),
     (e: unknown) => e,
   )

@@ -85,7 +85,7 @@ test('each bad setting is one ConfigError line naming the variable', () => {
 
 test('an unreachable node stops start-up with one line naming RPC_URL', async () => {
   const options = dataServiceOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, RPC_URL: 'http://127.0.0.1:1', DATA_SERVICE_PORT: '0' })
-  const error = await startDataService(options, createLogger('silent')).then(
+  const error = await startDataService(options, { log: createLogger('silent') }).then(
     () => assert.fail('started without a node'),
     (e: unknown) => e,
   )

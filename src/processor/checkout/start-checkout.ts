@@ -47,7 +47,7 @@ export async function startCheckout(options: CheckoutOptions, { db, log }: Check
   }
   try {
     const tls = await loadTlsMaterial(options, log)
-    const reconciler = startReconciler({ db, publicClient, settings: options, log })
+    const reconciler = startReconciler(options, { db, publicClient, log })
     stops.push(() => reconciler.stop())
     const app = buildCheckoutApp({
       tls,

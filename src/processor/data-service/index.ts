@@ -1,2 +1,2 @@
 /** The data service (PROCESSOR.md §1): the processor's public configuration directory, read from the chain. */
-export { startDataService, type RunningDataService } from './start-data-service.js'
+export { startDataService, type DataServiceServices, type RunningDataService } from './start-data-service.js'

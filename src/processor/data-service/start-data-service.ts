@@ -19,10 +19,12 @@ export interface RunningDataService {
   stop(): Promise<void>
 }
 
-export async function startDataService(
-  options: DataServiceOptions,
-  logger: Logger = createLogger(options.logLevel, { service: 'data-service' }),
-): Promise<RunningDataService> {
+export interface DataServiceServices {
+  log?: Logger
+}
+
+export async function startDataService(options: DataServiceOptions, services: DataServiceServices = {}): Promise<RunningDataService> {
+  const logger = services.log ?? createLogger(options.logLevel, { service: 'data-service' })
   const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
   await checkChainId(publicClient, options)
 

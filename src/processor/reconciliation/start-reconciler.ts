@@ -22,14 +22,13 @@ export interface Reconciler {
   stop(): Promise<void>
 }
 
-export interface StartReconcilerParams {
+export interface ReconcilerServices {
   db: Database
   publicClient: PublicClient
-  settings: ReconcilerSettings & { standbyPollMs: number }
   log: Logger
 }
 
-export function startReconciler({ db, publicClient, settings, log }: StartReconcilerParams): Reconciler {
+export function startReconciler(settings: ReconcilerSettings & { standbyPollMs: number }, { db, publicClient, log }: ReconcilerServices): Reconciler {
   const stopping = new AbortController()
   const state: ReconcilerState = { head: undefined, feed: undefined }
   let role: 'active' | 'standby' = 'standby'

@@ -21,11 +21,16 @@ export interface RunningSubmitter {
   stop(): Promise<void>
 }
 
-export async function startSubmitter(settings: SubmitterSettings, deps: { db: Database; log: Logger }): Promise<RunningSubmitter> {
-  const { db } = deps
+export interface SubmitterServices {
+  db: Database
+  log: Logger
+}
+
+export async function startSubmitter(settings: SubmitterSettings, services: SubmitterServices): Promise<RunningSubmitter> {
+  const { db } = services
   const account = privateKeyToAccount(settings.relayerKey)
   const relayer = account.address.toLowerCase()
-  const log = deps.log.child({ piece: 'submitter', relayer })
+  const log = services.log.child({ piece: 'submitter', relayer })
   const publicClient = createChainClient({ rpcUrl: settings.rpcUrl })
   const nodeChainId = await publicClient.getChainId()
   if (nodeChainId !== settings.chainId) throw new Error(`RPC_URL serves chain ${nodeChainId}, not CHAIN_ID ${settings.chainId}`)

@@ -3,7 +3,7 @@
  * the merchant API routes, signing-secret rotation and each merchant's secrets, and the verifying
  * receiver the demo store and the tests use.
  */
-export { startWebhookDelivery, type WebhookDelivery } from './start-webhook-delivery.js'
+export { startWebhookDelivery, type WebhookDelivery, type WebhookDeliveryServices } from './start-webhook-delivery.js'
 export { eventParams, listQuery, webhookRoutes, type WebhookRoutesOptions } from './routes.js'
 export { verifyWebhook, type WebhookRequestHeaders } from './verify-webhook.js'
 export { deriveMerchantSecret } from './merchant-secret.js'

@@ -26,7 +26,12 @@ export interface WebhookDelivery {
 /** A claim outlives the request it covers by this much; it only matters when a worker dies mid-request. */
 const LEASE_MARGIN_MS = 30_000
 
-export async function startWebhookDelivery({ db, log, options }: { db: Database; log: Logger; options: WebhookOptions }): Promise<WebhookDelivery> {
+export interface WebhookDeliveryServices {
+  db: Database
+  log: Logger
+}
+
+export async function startWebhookDelivery(options: WebhookOptions, { db, log }: WebhookDeliveryServices): Promise<WebhookDelivery> {
   log = log.child({ component: 'webhooks' })
   if (await seedWebhookSecret(db, await resolveWebhookSecretKey(options))) log.info('webhook secret seeded')
   const secrets = await createSecretCache(db.pool)
