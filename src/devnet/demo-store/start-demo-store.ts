@@ -8,7 +8,7 @@ import type { DemoStoreOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
 import { fetchConfig } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { servePages } from '../../platform/http/index.js'
+import { serveRoutes } from '../../platform/http/index.js'
 import { demoWalletPayments } from './demo-wallet-payments.js'
 import { merchantApi } from './merchant-api.js'
 import { createOrderBook, type Order } from './order-book.js'
@@ -44,7 +44,7 @@ export async function startDemoStore(options: DemoStoreOptions, { log }: DemoSto
     demoWallet: options.demoWallet && demoWalletPayments({ api, book, rpcUrl: options.demoWallet.rpcUrl, dataServiceUrl: options.dataServiceUrl, log }),
     log,
   })
-  const server = await servePages({ host: options.host, port: options.port, portSetting: 'STORE_PORT', routes, notFound: storeNotFound, log })
+  const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'STORE_PORT', routes, notFound: storeNotFound, log })
   log.info('demo store listening', { url: server.url, currency: token.symbol, beneficiary: options.beneficiary, demoWallet: Boolean(options.demoWallet) })
   return {
     url: server.url,

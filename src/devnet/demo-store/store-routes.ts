@@ -10,7 +10,7 @@ import type { Logger } from '../../platform/observability/index.js'
 import { openEventStream } from '../../platform/http/index.js'
 import { BodyTooLarge, readBody } from '../../platform/http/index.js'
 import { redirect, sendJson, sendPage } from '../../platform/http/index.js'
-import type { PageRequest, PageRoute } from '../../platform/http/index.js'
+import type { RouteRequest, Route } from '../../platform/http/index.js'
 import { findProduct } from './catalog.js'
 import type { DemoWalletPayments } from './demo-wallet-payments.js'
 import { readWebhookSecrets } from './merchant-files.js'
@@ -37,9 +37,9 @@ const ORDER = '(o_[0-9a-f]{10})'
 const MAX_FORM_BYTES = 4 * 1024
 const MAX_WEBHOOK_BYTES = 256 * 1024
 
-export function storeRoutes(context: StoreContext): PageRoute[] {
+export function storeRoutes(context: StoreContext): Route[] {
   const { book, token } = context
-  const withOrder = (handle: (request: PageRequest, orderId: string) => Promise<void> | void) => (request: PageRequest) => {
+  const withOrder = (handle: (request: RouteRequest, orderId: string) => Promise<void> | void) => (request: RouteRequest) => {
     const orderId = request.params[0]!
     if (!book.get(orderId)) return sendPage(request.res, 404, storeMessagePage('Order not found', `There is no order ${orderId} (orders are kept in memory until the store restarts).`))
     return handle(request, orderId)
@@ -72,9 +72,9 @@ export function storeRoutes(context: StoreContext): PageRoute[] {
   ]
 }
 
-export const storeNotFound = ({ res }: PageRequest) => sendPage(res, 404, storeMessagePage('Not found', 'There is no such page in the Demo Store.'))
+export const storeNotFound = ({ res }: RouteRequest) => sendPage(res, 404, storeMessagePage('Not found', 'There is no such page in the Demo Store.'))
 
-async function buy(context: StoreContext, { req, res }: PageRequest): Promise<void> {
+async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<void> {
   const form = new URLSearchParams((await readBody(req, MAX_FORM_BYTES).catch(() => Buffer.alloc(0))).toString('utf8'))
   const product = findProduct(form.get('product') ?? '')
   if (!product) return sendPage(res, 400, storeMessagePage('Unknown product', 'Pick a product on the store page.'))
@@ -112,7 +112,7 @@ async function buy(context: StoreContext, { req, res }: PageRequest): Promise<vo
   redirect(res, charge.widgetUrl)
 }
 
-async function webhook(context: StoreContext, { req, res }: PageRequest): Promise<void> {
+async function webhook(context: StoreContext, { req, res }: RouteRequest): Promise<void> {
   let body: Buffer
   try {
     body = await readBody(req, MAX_WEBHOOK_BYTES)

@@ -1,58 +1,87 @@
 /**
- * The HTTP server of the payment pages and the demo store, on node:http rather than uWebSockets.js (the
- * explorer's): a few requests per payer, server-sent events held open per page, and form bodies read
+ * The router of the node:http servers (the payment pages, the demo store, the CA's admin API), rather
+ * than uWebSockets.js (the explorer's): a few requests per user, server-sent events held open, bodies read
  * under a cap — node:http does each in a few lines and closes every connection (open event streams
- * included) on stop. Routes are matched in order; an unknown path gets the caller's 404, a known path
- * with another method a 405 with `Allow`.
+ * included) on stop. Routes are matched in order; an unknown path gets the caller's `notFound`, a known
+ * path with another method a 405 with `Allow` (plain text unless the caller answers it).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Logger } from '../observability/index.js'
 import { listenNodeHttp, type ListeningServer } from './listen-node-http.js'
 
-export interface PageRequest {
+export interface RouteRequest {
   req: IncomingMessage
   res: ServerResponse
-  /** The path's groups (routes match ids with strict patterns, so nothing needs decoding). */
+  /** The path the routes were matched against. */
+  path: string
+  /** The path's groups, not decoded. */
   params: string[]
-  url: URL
 }
 
-export interface PageRoute {
+export interface Route {
   method: 'GET' | 'POST' | 'OPTIONS'
   /** Anchored; its groups are the path parameters. */
   path: RegExp
-  handle(request: PageRequest): Promise<void> | void
+  handle(request: RouteRequest): Promise<void> | void
 }
 
-export interface ServePagesParams {
+export interface ServeRoutesParams {
   host: string
   port: number
   /** The setting named when the port is taken, e.g. WIDGET_PORT. */
   portSetting: string
-  routes: PageRoute[]
-  notFound(request: PageRequest): void
+  routes: Route[]
+  notFound(request: RouteRequest): void
+  /** `allow`: the path's methods, e.g. `GET, POST`; the answer must carry it as `Allow`. */
+  methodNotAllowed?(request: RouteRequest, allow: string): void
+  /**
+   * `resolved` (the default): the WHATWG URL's path, with `.`/`..` resolved and an absolute-form target
+   * reduced to its path. `as-sent`: the target up to `?`, unchanged, for an API whose paths each name one
+   * resource and nothing else.
+   */
+  paths?: 'resolved' | 'as-sent'
+  /** Whether a GET route also answers HEAD (true unless said otherwise). */
+  headAsGet?: boolean
+  headersTimeoutMs?: number
+  /** Unset: node's default. */
+  requestTimeoutMs?: number
   log: Logger
 }
 
-export function servePages({ host, port, portSetting, routes, notFound, log }: ServePagesParams): Promise<ListeningServer> {
+export function serveRoutes(params: ServeRoutesParams): Promise<ListeningServer> {
+  const { host, port, portSetting, routes, notFound, log, paths = 'resolved', headAsGet = true } = params
+  const methodNotAllowed = params.methodNotAllowed ?? answerMethodNotAllowed
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost')
-    const matching = routes.filter((route) => route.path.test(url.pathname))
-    const route = matching.find((r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'))
-    const request = { req, res, url, params: route ? route.path.exec(url.pathname)!.slice(1) : [] }
+    const path = paths === 'as-sent' ? pathAsSent(req) : resolvedPath(req)
+    const matching = routes.filter((route) => route.path.test(path))
+    const route = matching.find((r) => r.method === req.method || (headAsGet && r.method === 'GET' && req.method === 'HEAD'))
+    const request = { req, res, path, params: route ? route.path.exec(path)!.slice(1) : [] }
     if (matching.length === 0) return notFound(request)
-    if (!route) {
-      res.writeHead(405, { allow: [...new Set(matching.map((r) => r.method))].join(', '), 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n')
-      return
-    }
+    if (!route) return methodNotAllowed(request, [...new Set(matching.map((r) => r.method))].join(', '))
     Promise.resolve()
       .then(() => route.handle(request))
       .catch((error: unknown) => {
-        log.error('request failed', { method: req.method, path: url.pathname, error: error instanceof Error ? error.stack : String(error) })
+        log.error('request failed', { method: req.method, path, error: error instanceof Error ? error.stack : String(error) })
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('something went wrong; it has been logged\n')
         else res.end()
       })
   })
-  server.headersTimeout = 10_000
+  server.headersTimeout = params.headersTimeoutMs ?? 10_000
+  if (params.requestTimeoutMs !== undefined) server.requestTimeout = params.requestTimeoutMs
   return listenNodeHttp(server, { host, port, portSetting })
+}
+
+const pathAsSent = (req: IncomingMessage) => (req.url ?? '/').split('?')[0]!
+
+/** A target URL cannot parse (`http://[`) names no route: the path as sent then reaches `notFound`. */
+function resolvedPath(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname
+  } catch {
+    return pathAsSent(req)
+  }
+}
+
+function answerMethodNotAllowed({ res }: RouteRequest, allow: string): void {
+  res.writeHead(405, { allow, 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n')
 }

@@ -16,7 +16,7 @@ import type { Logger } from '../../platform/observability/index.js'
 import { escapeHtml } from '../../platform/html/index.js'
 import { openEventStream } from '../../platform/http/index.js'
 import { sendJson, sendPage, sendProblem } from '../../platform/http/index.js'
-import type { PageRequest, PageRoute } from '../../platform/http/index.js'
+import type { RouteRequest, Route } from '../../platform/http/index.js'
 import type { ChargeWatch } from './charge-watch.js'
 import { isClosed, liveStatus } from './live-status.js'
 import { missingChargePage, paymentPage, type PaymentPageView } from './payment-page.js'
@@ -37,7 +37,7 @@ export interface WidgetContext {
 const CHARGE = '(ch_[0-9a-f]{24})'
 const QR = { errorCorrectionLevel: 'M', margin: 4, scale: 5 } as const
 
-export function widgetRoutes(context: WidgetContext): PageRoute[] {
+export function widgetRoutes(context: WidgetContext): Route[] {
   const { db } = context
   return [
     { method: 'GET', path: new RegExp(`^/s/${CHARGE}/?$`), handle: (request) => showPaymentPage(context, request) },
@@ -60,13 +60,13 @@ export function widgetRoutes(context: WidgetContext): PageRoute[] {
 }
 
 /** Unknown paths: under /s/ a payment request that does not exist, anything else a plain 404 page. */
-export function widgetNotFound({ res, url }: PageRequest): void {
-  const id = /^\/s\/([^/]+)/.exec(url.pathname)?.[1]
+export function widgetNotFound({ res, path }: RouteRequest): void {
+  const id = /^\/s\/([^/]+)/.exec(path)?.[1]
   if (id) return sendPage(res, 404, missingChargePage(id.slice(0, 100)))
-  sendPage(res, 404, { title: 'Not found', body: `<main><h1>Not found</h1><p>Nothing is served at <span class="mono">${escapeHtml(url.pathname.slice(0, 200))}</span>.</p></main>` })
+  sendPage(res, 404, { title: 'Not found', body: `<main><h1>Not found</h1><p>Nothing is served at <span class="mono">${escapeHtml(path.slice(0, 200))}</span>.</p></main>` })
 }
 
-async function showPaymentPage(context: WidgetContext, { res, params: [id] }: PageRequest): Promise<void> {
+async function showPaymentPage(context: WidgetContext, { res, params: [id] }: RouteRequest): Promise<void> {
   const charge = await findChargeById(context.db.pool, id!)
   if (!charge) return sendPage(res, 404, missingChargePage(id!))
   const merchant = await findMerchant(context.db.pool, charge.merchantId)
@@ -85,7 +85,7 @@ async function issuePaymentLink(context: WidgetContext, charge: ChargeRow): Prom
 }
 
 /** The charge's status now and after every change, each change once and in order. */
-async function streamStatus(context: WidgetContext, { res, params: [id] }: PageRequest): Promise<void> {
+async function streamStatus(context: WidgetContext, { res, params: [id] }: RouteRequest): Promise<void> {
   if (!(await findChargeById(context.db.pool, id!))) return sendProblem(res, 404, `no charge ${id}`)
   const stream = openEventStream(res)
   let sent = ''

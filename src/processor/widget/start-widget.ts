@@ -8,7 +8,7 @@ import { openChargeTerms } from '../checkout/index.js'
 import type { WidgetOptions } from '../../config/index.js'
 import type { Database } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { servePages } from '../../platform/http/index.js'
+import { serveRoutes } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
 import { widgetNotFound, widgetRoutes } from './routes.js'
 
@@ -42,7 +42,7 @@ export async function startWidget(options: WidgetOptions, { db, log }: WidgetSer
     explorerUrl: options.explorerUrl,
     publicUrl: () => publicUrl,
   })
-  const server = await servePages({ host: options.host, port: options.port, portSetting: 'WIDGET_PORT', routes, notFound: widgetNotFound, log }).catch(async (error: unknown) => {
+  const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'WIDGET_PORT', routes, notFound: widgetNotFound, log }).catch(async (error: unknown) => {
     terms.stop()
     await charges.close()
     throw error

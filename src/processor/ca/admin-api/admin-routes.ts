@@ -14,7 +14,7 @@ import { CsrError, readCsr } from '../issue/read-csr.js'
 import type { CrlPublisher } from '../revocation/publish-crl.js'
 import { BACKDATE_MS } from '../x509.js'
 import { parseCertificateRequest, parseNewMerchant, parseRevocation, parseSerial } from './parse-bodies.js'
-import type { Route } from './serve-admin-api.js'
+import type { AdminRoute } from './serve-admin-api.js'
 
 export interface AdminContext {
   db: Database
@@ -28,7 +28,7 @@ export interface AdminContext {
 export const PEM_TYPE = 'application/x-pem-file'
 const DAY_MS = 86_400_000
 
-export function adminRoutes(ctx: AdminContext): Route[] {
+export function adminRoutes(ctx: AdminContext): AdminRoute[] {
   return [
     { method: 'POST', path: /^\/merchants$/, body: 'required', handle: (_, body) => createMerchant(ctx, body) },
     { method: 'GET', path: /^\/merchants\/([^/]+)$/, handle: ([id]) => showMerchant(ctx, id!) },

@@ -1,17 +1,19 @@
 /**
- * The admin API's HTTP server. node:http rather than uWebSockets.js (which the public services use):
- * this is an operator API on a loopback address answering a few requests a day, most of them with a
- * body, and node:http streams a body with a size cap in a few lines, keeps a connection consistent when
- * a body is refused half-read, and closes every connection on stop. Throughput buys nothing here.
+ * The admin API's HTTP server, on the node:http router of `platform/http` rather than uWebSockets.js
+ * (which the public services use): this is an operator API on a loopback address answering a few
+ * requests a day, most of them with a body, and node:http streams a body with a size cap in a few lines,
+ * keeps a connection consistent when a body is refused half-read, and closes every connection on stop.
+ * Throughput buys nothing here. Every answer, refusals included, is an `application/problem+json` or a
+ * route's reply, and paths are matched as sent: each names one resource.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from '../../../platform/observability/index.js'
-import { errorReply, JSON_TYPE, problemReply, type Reply } from '../../../platform/http/index.js'
-import { listenNodeHttp, type ListeningServer } from '../../../platform/http/index.js'
+import { errorReply, JSON_TYPE, problemReply, type Reply, type RouteRequest } from '../../../platform/http/index.js'
+import { serveRoutes, type ListeningServer } from '../../../platform/http/index.js'
 import { bearerMatches } from '../admin-token.js'
-import { readJsonBody } from './read-request.js'
+import { readJsonBody } from './read-json-body.js'
 
-export interface Route {
+export interface AdminRoute {
   method: 'GET' | 'POST'
   /** Anchored; its groups are the path parameters. */
   path: RegExp
@@ -27,47 +29,50 @@ export interface ServeParams {
   host: string
   port: number
   token: string
-  routes: Route[]
+  routes: AdminRoute[]
   log: Logger
 }
 
-export async function serveAdminApi({ host, port, token, routes, log }: ServeParams): Promise<AdminServer> {
-  const answer = async (req: IncomingMessage): Promise<Reply> => {
-    const path = (req.url ?? '/').split('?')[0]!
-    const matching = routes.filter((route) => route.path.test(path))
-    if (matching.length === 0) return problemReply(404, `no route ${path.slice(0, 200)}`)
-    const route = matching.find((r) => r.method === req.method)
-    const allow = matching.map((r) => r.method).join(', ')
-    if (!route) return problemReply(405, `${req.method ?? ''} is not allowed on ${path}; use ${allow}`, undefined, { allow })
-    if (!route.public && !bearerMatches(req.headers.authorization, token)) {
-      const detail = req.headers.authorization ? 'the bearer token is wrong' : 'an Authorization: Bearer <CA_ADMIN_TOKEN> header is required'
-      return problemReply(401, detail, undefined, { 'www-authenticate': 'Bearer realm="certificate authority"' })
-    }
-    const body = route.body ? await readJsonBody(req, route.body === 'required') : undefined
-    return route.handle(pathParams(route.path, path), body)
-  }
-
-  const server = createServer((req, res) => {
-    answer(req)
+export function serveAdminApi({ host, port, token, routes, log }: ServeParams): Promise<AdminServer> {
+  const respond = ({ req, res }: RouteRequest, answer: () => Promise<Reply>): Promise<void> =>
+    answer()
       .catch((error: unknown) => errorReply(error, log))
       .then((reply) => {
         log.debug('admin request', { method: req.method, path: req.url, status: reply.status })
         send(req, res, reply)
       })
+
+  const answerRoute = async (route: AdminRoute, { req, params }: RouteRequest): Promise<Reply> => {
+    if (!route.public && !bearerMatches(req.headers.authorization, token)) {
+      const detail = req.headers.authorization ? 'the bearer token is wrong' : 'an Authorization: Bearer <CA_ADMIN_TOKEN> header is required'
+      return problemReply(401, detail, undefined, { 'www-authenticate': 'Bearer realm="certificate authority"' })
+    }
+    const body = route.body ? await readJsonBody(req, route.body === 'required') : undefined
+    return route.handle(params.map(decodeParam), body)
+  }
+
+  return serveRoutes({
+    host,
+    port,
+    portSetting: 'CA_PORT',
+    routes: routes.map((route) => ({ method: route.method, path: route.path, handle: (request) => respond(request, () => answerRoute(route, request)) })),
+    notFound: (request) => void respond(request, async () => problemReply(404, `no route ${request.path.slice(0, 200)}`)),
+    methodNotAllowed: (request, allow) =>
+      void respond(request, async () => problemReply(405, `${request.req.method ?? ''} is not allowed on ${request.path}; use ${allow}`, undefined, { allow })),
+    paths: 'as-sent',
+    headAsGet: false,
+    headersTimeoutMs: 5_000,
+    requestTimeoutMs: 10_000,
+    log,
   })
-  server.requestTimeout = 10_000
-  server.headersTimeout = 5_000
-  return listenNodeHttp(server, { host, port, portSetting: 'CA_PORT' })
 }
 
-function pathParams(pattern: RegExp, path: string): string[] {
-  return pattern.exec(path)!.slice(1).map((param) => {
-    try {
-      return decodeURIComponent(param)
-    } catch {
-      return param
-    }
-  })
+function decodeParam(param: string): string {
+  try {
+    return decodeURIComponent(param)
+  } catch {
+    return param
+  }
 }
 
 function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {

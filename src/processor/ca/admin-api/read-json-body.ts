@@ -3,6 +3,7 @@
  * refused from Content-Length before reading when it is declared), and valid JSON (400).
  */
 import type { IncomingMessage } from 'node:http'
+import { BodyTooLarge, readBody } from '../../../platform/http/index.js'
 import { ProblemError } from '../../../wire/index.js'
 
 export const MAX_BODY_BYTES = 16 * 1024
@@ -14,19 +15,12 @@ export async function readJsonBody(req: IncomingMessage, required: boolean): Pro
   if (!hasBody && !required) return undefined
   const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase()
   if (mediaType !== 'application/json') throw new ProblemError(415, `the body must be application/json, not ${mediaType ?? 'absent'}`)
-  if (Number(declared) > MAX_BODY_BYTES) throw tooLarge()
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) throw tooLarge()
-    chunks.push(chunk)
-  }
+  const body = await readBody(req, MAX_BODY_BYTES).catch((error: unknown) => {
+    throw error instanceof BodyTooLarge ? new ProblemError(413, error.message) : error
+  })
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
+    return JSON.parse(body.toString('utf8')) as unknown
   } catch {
     throw new ProblemError(400, 'the body is not valid JSON')
   }
 }
-
-const tooLarge = () => new ProblemError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`)
