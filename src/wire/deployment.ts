@@ -5,7 +5,7 @@
  */
 import type { Hex } from 'viem'
 
-export interface TokenInfo {
+export interface DeployedToken {
   address: Hex
   symbol: string
   name: string
@@ -29,7 +29,7 @@ export interface Deployment {
   feeRecipient: Hex
   /** Local chains only (a well-known key); elsewhere the relayer key comes from RELAYER_PRIVATE_KEY. */
   relayerKey?: Hex
-  tokens: TokenInfo[]
+  tokens: DeployedToken[]
   payerKeys: Hex[]
   recipients: Hex[]
   acquirers: DeployedAcquirer[]

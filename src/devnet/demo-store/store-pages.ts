@@ -4,7 +4,7 @@
  * verified webhooks it received, a link back to its payment page and, on the devnet, the demo wallet.
  */
 import { escapeHtml } from '../../platform/html/index.js'
-import type { Page } from '../../platform/html/index.js'
+import type { HtmlPage } from '../../platform/html/index.js'
 import { catalog } from './catalog.js'
 import type { Order, OrderStatus } from './order-book.js'
 
@@ -41,7 +41,7 @@ const style = `
 .orders { padding-left: 1.25rem }
 `
 
-export function homePage(orders: Order[], currency: string, widgetOrigin: string): Page {
+export function homePage(orders: Order[], currency: string, widgetOrigin: string): HtmlPage {
   const products = catalog
     .map(
       (product) => `<li class="card">
@@ -71,7 +71,7 @@ ${list}
   }
 }
 
-export function orderPage(order: Order, currency: string, demoWallet: boolean): Page {
+export function orderPage(order: Order, currency: string, demoWallet: boolean): HtmlPage {
   const view = orderView(order)
   const wallet = demoWallet
     ? `<section class="card" aria-labelledby="wallet-heading">
@@ -102,7 +102,7 @@ ${wallet}
   }
 }
 
-export function storeMessagePage(title: string, message: string): Page {
+export function storeMessagePage(title: string, message: string): HtmlPage {
   return { title, body: `<main><p><a href="/">Demo Store</a></p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></main>` }
 }
 

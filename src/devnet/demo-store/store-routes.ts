@@ -9,7 +9,7 @@ import type { ListedToken } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { openEventStream } from '../../platform/http/index.js'
 import { BodyTooLarge, readBody } from '../../platform/http/index.js'
-import { redirect, sendJson, sendPage } from '../../platform/http/index.js'
+import { redirect, sendJson, sendHtmlPage } from '../../platform/http/index.js'
 import type { RouteRequest, Route } from '../../platform/http/index.js'
 import { findProduct } from './catalog.js'
 import type { DemoWalletPayments } from './demo-wallet-payments.js'
@@ -41,13 +41,13 @@ export function storeRoutes(context: StoreContext): Route[] {
   const { book, token } = context
   const withOrder = (handle: (request: RouteRequest, orderId: string) => Promise<void> | void) => (request: RouteRequest) => {
     const orderId = request.params[0]!
-    if (!book.get(orderId)) return sendPage(request.res, 404, storeMessagePage('Order not found', `There is no order ${orderId} (orders are kept in memory until the store restarts).`))
+    if (!book.get(orderId)) return sendHtmlPage(request.res, 404, storeMessagePage('Order not found', `There is no order ${orderId} (orders are kept in memory until the store restarts).`))
     return handle(request, orderId)
   }
   return [
-    { method: 'GET', path: /^\/$/, handle: ({ res }) => sendPage(res, 200, homePage(book.list().slice(0, 20), token.symbol, context.widgetOrigin)) },
+    { method: 'GET', path: /^\/$/, handle: ({ res }) => sendHtmlPage(res, 200, homePage(book.list().slice(0, 20), token.symbol, context.widgetOrigin)) },
     { method: 'POST', path: /^\/orders$/, handle: (request) => buy(context, request) },
-    { method: 'GET', path: new RegExp(`^/orders/${ORDER}$`), handle: withOrder(({ res }, id) => sendPage(res, 200, orderPage(book.get(id)!, token.symbol, Boolean(context.demoWallet)))) },
+    { method: 'GET', path: new RegExp(`^/orders/${ORDER}$`), handle: withOrder(({ res }, id) => sendHtmlPage(res, 200, orderPage(book.get(id)!, token.symbol, Boolean(context.demoWallet)))) },
     {
       method: 'GET',
       path: new RegExp(`^/orders/${ORDER}/events$`),
@@ -62,7 +62,7 @@ export function storeRoutes(context: StoreContext): Route[] {
       method: 'POST',
       path: new RegExp(`^/orders/${ORDER}/demo-wallet$`),
       handle: withOrder(({ res }, id) => {
-        if (!context.demoWallet) return sendPage(res, 404, storeMessagePage('No demo wallet', 'The demo wallet only exists on the local chain (31337).'))
+        if (!context.demoWallet) return sendHtmlPage(res, 404, storeMessagePage('No demo wallet', 'The demo wallet only exists on the local chain (31337).'))
         context.demoWallet.start(id)
         redirect(res, `/orders/${id}`)
       }),
@@ -72,12 +72,12 @@ export function storeRoutes(context: StoreContext): Route[] {
   ]
 }
 
-export const storeNotFound = ({ res }: RouteRequest) => sendPage(res, 404, storeMessagePage('Not found', 'There is no such page in the Demo Store.'))
+export const storeNotFound = ({ res }: RouteRequest) => sendHtmlPage(res, 404, storeMessagePage('Not found', 'There is no such page in the Demo Store.'))
 
 async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<void> {
   const form = new URLSearchParams((await readBody(req, MAX_FORM_BYTES).catch(() => Buffer.alloc(0))).toString('utf8'))
   const product = findProduct(form.get('product') ?? '')
-  if (!product) return sendPage(res, 400, storeMessagePage('Unknown product', 'Pick a product on the store page.'))
+  if (!product) return sendHtmlPage(res, 400, storeMessagePage('Unknown product', 'Pick a product on the store page.'))
   const id = `o_${randomBytes(5).toString('hex')}`
   const chargeRequest: ChargeRequest = {
     amount: parseUnits(product.price, context.token.decimals).toString(),
@@ -93,7 +93,7 @@ async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<v
     charge = await context.api.createCharge(chargeRequest, idempotencyKey)
   } catch (error) {
     context.log.warn('charge creation failed', { orderId: id, error: (error as Error).message })
-    return sendPage(res, 502, storeMessagePage('The checkout is not available', (error as Error).message.split('\n')[0]!))
+    return sendHtmlPage(res, 502, storeMessagePage('The checkout is not available', (error as Error).message.split('\n')[0]!))
   }
   context.book.add({
     id,

@@ -5,9 +5,9 @@
 import type { Hex, PublicClient } from 'viem'
 import type { TxSender } from '../../chain/index.js'
 import { deploySettlement, type SettlementParams } from './deploy-settlement.js'
-import type { TokenInfo } from '../../wire/index.js'
+import type { DeployedToken } from '../../wire/index.js'
 import { deployStablecoin } from './deploy-stablecoin.js'
-import { readTokenInfo } from './read-token-info.js'
+import { readDeployedToken } from './read-deployed-token.js'
 
 export interface DeployContractsParams {
   publicClient: PublicClient
@@ -20,7 +20,7 @@ export interface DeployContractsParams {
 export interface DeployedContracts {
   settlementContract: Hex
   startBlock: number
-  tokens: TokenInfo[]
+  tokens: DeployedToken[]
 }
 
 export async function deployContracts(params: DeployContractsParams): Promise<DeployedContracts> {
@@ -28,7 +28,7 @@ export async function deployContracts(params: DeployContractsParams): Promise<De
   const deployed = await Promise.all(
     (params.testTokens ?? []).map((token) => deployStablecoin({ publicClient, sender, ...token })),
   )
-  const existing = await Promise.all(settlement.allowedTokens.map((address) => readTokenInfo(publicClient, address)))
+  const existing = await Promise.all(settlement.allowedTokens.map((address) => readDeployedToken(publicClient, address)))
   const tokens = [...deployed, ...existing]
   const { address, blockNumber } = await deploySettlement({
     publicClient,

@@ -3,14 +3,14 @@ import type { Hex, PublicClient } from 'viem'
 import { stablecoinAbi, stablecoinBytecode } from '../../chain/index.js'
 import type { TxSender } from '../../chain/index.js'
 import { deployContract } from './deploy-contract.js'
-import type { TokenInfo } from '../../wire/index.js'
+import type { DeployedToken } from '../../wire/index.js'
 
 export async function deployStablecoin(params: {
   publicClient: PublicClient
   sender: TxSender
   name: string
   symbol: string
-}): Promise<TokenInfo> {
+}): Promise<DeployedToken> {
   const { address } = await deployContract({
     publicClient: params.publicClient,
     sender: params.sender,

@@ -1,10 +1,10 @@
 /** Writing the pages' answers: a rendered page, JSON, an RFC 9457 problem, a redirect after a form. */
 import type { ServerResponse } from 'node:http'
 import { problem } from '../../wire/index.js'
-import { renderPage, type Page } from '../html/index.js'
+import { renderHtmlPage, type HtmlPage } from '../html/index.js'
 
-export function sendPage(res: ServerResponse, status: number, page: Page, headers: Record<string, string> = {}): void {
-  const { html, headers: pageHeaders } = renderPage(page)
+export function sendHtmlPage(res: ServerResponse, status: number, page: HtmlPage, headers: Record<string, string> = {}): void {
+  const { html, headers: pageHeaders } = renderHtmlPage(page)
   res.writeHead(status, { ...pageHeaders, ...headers }).end(html)
 }
 

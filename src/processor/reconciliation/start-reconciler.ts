@@ -11,7 +11,7 @@ import type { PublicClient } from 'viem'
 import type { Database } from '../db/index.js'
 import { tryReconcilerLock } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { runActive, type ReconcilerSettings, type ReconcilerState } from './run-active.js'
+import { runReconciliation, type ReconcilerSettings, type ReconcilerState } from './run-reconciliation.js'
 
 export interface Reconciler {
   role(): 'active' | 'standby'
@@ -56,7 +56,7 @@ export function startReconciler(settings: ReconcilerSettings & { standbyPollMs: 
       role = 'active'
       log.info('reconciler active: holding the reconciler lock')
       try {
-        await runActive({ client, publicClient, settings, state, log, signal: lost.signal })
+        await runReconciliation({ client, publicClient, settings, state, log, signal: lost.signal })
       } catch (error) {
         log.error('active reconciler failed; releasing the lock', { error: (error as Error).message })
       } finally {

@@ -12,7 +12,7 @@ import type { Database } from '../db/index.js'
 import { channels } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { createDoorbell } from './doorbell.js'
-import { runActive } from './run-active.js'
+import { runSubmissionLoop } from './run-submission-loop.js'
 import type { SubmitterSettings } from '../../config/index.js'
 
 export interface RunningSubmitter {
@@ -64,7 +64,7 @@ export async function startSubmitter(settings: SubmitterSettings, services: Subm
       role = 'active'
       log.info('active: holding the relayer lock')
       try {
-        await runActive({ settings, publicClient, account, db, log, signal: lost.signal, doorbell })
+        await runSubmissionLoop({ settings, publicClient, account, db, log, signal: lost.signal, doorbell })
       } catch (error) {
         log.error('active submitter failed; releasing the lock', { error: (error as Error).message })
         await sleep(settings.standbyPollMs)

@@ -6,7 +6,7 @@
  */
 import type { ChargeRow } from '../db/index.js'
 import { escapeHtml } from '../../platform/html/index.js'
-import type { Page } from '../../platform/html/index.js'
+import type { HtmlPage } from '../../platform/html/index.js'
 import { displayAmount } from './display-amount.js'
 import { isClosed, liveStatus } from './live-status.js'
 import { pageScript } from './page-script.js'
@@ -32,7 +32,7 @@ main:not([data-status="awaiting-payment"]) .qr { display: none }
 .closed { font-weight: 600 }
 `
 
-export function paymentPage({ charge, merchantName, explorerUrl, token, payment }: PaymentPageView): Page {
+export function paymentPage({ charge, merchantName, explorerUrl, token, payment }: PaymentPageView): HtmlPage {
   const amount = (units: string) => (token ? `${displayAmount(units, token.decimals)} ${token.symbol}` : `${units} (smallest units of ${charge.currency})`)
   const status = liveStatus(charge)
   const deadline = charge.deadline.toISOString()
@@ -72,7 +72,7 @@ function amountHtml(units: string, token: PaymentPageView['token'], currency: st
   return `${escapeHtml(displayAmount(units, token.decimals))} <span class="unit">${escapeHtml(token.symbol)}</span>`
 }
 
-export function missingChargePage(id: string): Page {
+export function missingChargePage(id: string): HtmlPage {
   return {
     title: 'Payment request not found',
     body: `<main>

@@ -15,7 +15,7 @@ import type { Database } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { escapeHtml } from '../../platform/html/index.js'
 import { openEventStream } from '../../platform/http/index.js'
-import { sendJson, sendPage, sendProblem } from '../../platform/http/index.js'
+import { sendJson, sendHtmlPage, sendProblem } from '../../platform/http/index.js'
 import type { RouteRequest, Route } from '../../platform/http/index.js'
 import type { ChargeWatch } from './charge-watch.js'
 import { isClosed, liveStatus } from './live-status.js'
@@ -62,17 +62,17 @@ export function widgetRoutes(context: WidgetContext): Route[] {
 /** Unknown paths: under /s/ a payment request that does not exist, anything else a plain 404 page. */
 export function widgetNotFound({ res, path }: RouteRequest): void {
   const id = /^\/s\/([^/]+)/.exec(path)?.[1]
-  if (id) return sendPage(res, 404, missingChargePage(id.slice(0, 100)))
-  sendPage(res, 404, { title: 'Not found', body: `<main><h1>Not found</h1><p>Nothing is served at <span class="mono">${escapeHtml(path.slice(0, 200))}</span>.</p></main>` })
+  if (id) return sendHtmlPage(res, 404, missingChargePage(id.slice(0, 100)))
+  sendHtmlPage(res, 404, { title: 'Not found', body: `<main><h1>Not found</h1><p>Nothing is served at <span class="mono">${escapeHtml(path.slice(0, 200))}</span>.</p></main>` })
 }
 
 async function showPaymentPage(context: WidgetContext, { res, params: [id] }: RouteRequest): Promise<void> {
   const charge = await findChargeById(context.db.pool, id!)
-  if (!charge) return sendPage(res, 404, missingChargePage(id!))
+  if (!charge) return sendHtmlPage(res, 404, missingChargePage(id!))
   const merchant = await findMerchant(context.db.pool, charge.merchantId)
   const view: PaymentPageView = { charge, merchantName: merchant?.name ?? charge.merchantId, explorerUrl: context.explorerUrl, token: context.token(charge.token) }
   if (charge.status === 'awaiting-payment') view.payment = await issuePaymentLink(context, charge)
-  sendPage(res, isClosed(charge.status) ? 410 : 200, paymentPage(view))
+  sendHtmlPage(res, isClosed(charge.status) ? 410 : 200, paymentPage(view))
 }
 
 /** A fresh ephemeral token replaces the charge's previous one: the link in the last page's QR code stops working. */

@@ -12,7 +12,7 @@ import { watchDirectory } from '../../../chain/index.js'
 import type { TokenDomain } from '../../../wire/index.js'
 import { ConfigError } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
-import { Refusal } from '../input/refusal.js'
+import { GatewayRefusal } from '../input/gateway-refusal.js'
 
 export interface GatewayChain {
   publicClient: PublicClient
@@ -71,7 +71,7 @@ export async function openGatewayChain(params: OpenGatewayChainParams): Promise<
     tokens: () => [...index.bySeparator.values()],
     token(domainSeparator) {
       const token = index.bySeparator.get(domainSeparator)
-      if (!token) throw new Refusal('UNSUPPORTED_TOKEN', `no supported token has the domain separator ${domainSeparator}`)
+      if (!token) throw new GatewayRefusal('UNSUPPORTED_TOKEN', `no supported token has the domain separator ${domainSeparator}`)
       return token
     },
     tokenAt: (address) => index.byAddress.get(address),

@@ -8,8 +8,8 @@
 import { announceClaim } from '../../db/index.js'
 import type { BoundConnection, GatewayContext } from '../handlers/context.js'
 import { handle } from '../handlers/index.js'
-import type { ClientMessage, MessageReader } from '../input/read-client-message.js'
-import { Refusal, errorMessage } from '../input/refusal.js'
+import type { VerifiedClientMessage, MessageReader } from '../input/read-client-message.js'
+import { GatewayRefusal, errorMessage } from '../input/gateway-refusal.js'
 import { closeCodes } from '../../../wire/index.js'
 import type { GatewayConnection } from './gateway-connection.js'
 
@@ -28,7 +28,7 @@ export async function serveMessage(ctx: GatewayContext, reader: MessageReader, c
   await answer(ctx, conn, read.message, now)
 }
 
-async function answer(ctx: GatewayContext, conn: GatewayConnection, message: ClientMessage, now: number): Promise<void> {
+async function answer(ctx: GatewayContext, conn: GatewayConnection, message: VerifiedClientMessage, now: number): Promise<void> {
   const { requestId } = message.payload
   if (!conn.open) return
   if (!conn.address) {
@@ -42,7 +42,7 @@ async function answer(ctx: GatewayContext, conn: GatewayConnection, message: Cli
   try {
     conn.send(await handle(ctx, conn as BoundConnection, message))
   } catch (error) {
-    if (error instanceof Refusal) return conn.send(errorMessage(error.code, error.message, requestId))
+    if (error instanceof GatewayRefusal) return conn.send(errorMessage(error.code, error.message, requestId))
     ctx.log.error('message failed', { type: message.type, error: error instanceof Error ? error.stack : String(error) })
     conn.send(errorMessage('INTERNAL_ERROR', 'the gateway could not answer this message; it has been logged', requestId))
   }

@@ -12,7 +12,7 @@ import type { Hex } from 'viem'
 import { bindingDigest, intentOfAcquiring, intentOfPayment, permitDigest, type PaymentIntent } from '../../../wire/index.js'
 import { enqueueSubmission } from '../../db/index.js'
 import { recoverSigner } from '../input/recover-signer.js'
-import { Refusal } from '../input/refusal.js'
+import { GatewayRefusal } from '../input/gateway-refusal.js'
 import type { ServerMessage } from '../../../wire/index.js'
 import type { BoundConnection, GatewayContext, Handler } from './context.js'
 
@@ -29,27 +29,27 @@ export const acceptAcquiring: Handler<'SUBMIT_ACQUIRING'> = async (ctx, conn, { 
 /** Checks and queues one request; `request` is stored as the wallet signed it. */
 async function accept(ctx: GatewayContext, conn: BoundConnection, intent: PaymentIntent, request: unknown): Promise<string> {
   const token = ctx.chain.tokenAt(intent.token)
-  if (!token) throw new Refusal('UNSUPPORTED_TOKEN', `token ${intent.token} is not supported by this gateway`)
-  if (intent.owner !== conn.address) throw new Refusal('ADDRESS_MISMATCH', `the permit's owner ${intent.owner} is not the caller ${conn.address}`)
+  if (!token) throw new GatewayRefusal('UNSUPPORTED_TOKEN', `token ${intent.token} is not supported by this gateway`)
+  if (intent.owner !== conn.address) throw new GatewayRefusal('ADDRESS_MISMATCH', `the permit's owner ${intent.owner} is not the caller ${conn.address}`)
   if (intent.permit.spender !== ctx.contract) {
-    throw new Refusal('INVALID_FORMAT', `the permit's spender must be the settlement contract ${ctx.contract}, not ${intent.permit.spender}`)
+    throw new GatewayRefusal('INVALID_FORMAT', `the permit's spender must be the settlement contract ${ctx.contract}, not ${intent.permit.spender}`)
   }
   const digest = bindingDigest(intent, ctx.chainId, ctx.contract)
   const bindingSigner = recoverSigner(digest, intent.bindingSig)
   const permitSigner = recoverSigner(permitDigest(intent, ctx.chain.tokenDomain(token)), intent.permitSig)
-  if (bindingSigner !== intent.owner) throw new Refusal('INVALID_SIGNATURE', `the binding signature ${signedBy(bindingSigner)}, not by the owner ${intent.owner}`)
-  if (permitSigner !== intent.owner) throw new Refusal('INVALID_SIGNATURE', `the permit signature ${signedBy(permitSigner)}, not by the owner ${intent.owner}`)
+  if (bindingSigner !== intent.owner) throw new GatewayRefusal('INVALID_SIGNATURE', `the binding signature ${signedBy(bindingSigner)}, not by the owner ${intent.owner}`)
+  if (permitSigner !== intent.owner) throw new GatewayRefusal('INVALID_SIGNATURE', `the permit signature ${signedBy(permitSigner)}, not by the owner ${intent.owner}`)
   const now = BigInt(Math.floor(Date.now() / 1000))
-  if (intent.permit.deadline <= now) throw new Refusal('EXPIRED_DEADLINE', `the permit's deadline ${intent.permit.deadline} has passed (now ${now})`)
+  if (intent.permit.deadline <= now) throw new GatewayRefusal('EXPIRED_DEADLINE', `the permit's deadline ${intent.permit.deadline} has passed (now ${now})`)
   const nonce = await ctx.chain.nonceOf(token.address, intent.owner)
   if (intent.permit.nonce < nonce) {
-    throw new Refusal('NONCE_MISMATCH', `the permit's nonce ${intent.permit.nonce} is already used: the token's next nonce for ${intent.owner} is ${nonce}`)
+    throw new GatewayRefusal('NONCE_MISMATCH', `the permit's nonce ${intent.permit.nonce} is already used: the token's next nonce for ${intent.owner} is ${nonce}`)
   }
   if (ctx.relayer.current()?.available === false) {
-    throw new Refusal('RELAYER_UNAVAILABLE', 'the relayer cannot pay for transactions right now (balance below its minimum); retry later')
+    throw new GatewayRefusal('RELAYER_UNAVAILABLE', 'the relayer cannot pay for transactions right now (balance below its minimum); retry later')
   }
   const result = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request })
-  if (result === 'duplicate') throw new Refusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
+  if (result === 'duplicate') throw new GatewayRefusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
   return intent.payloadId
 }
 

@@ -9,7 +9,7 @@
 import { ExplorerApiError, ExplorerError } from '../../../sdk/index.js'
 import type { EventPage } from '../../../sdk/index.js'
 import { transferOf } from '../explorer/transfer-of.js'
-import { Refusal } from '../input/refusal.js'
+import { GatewayRefusal } from '../input/gateway-refusal.js'
 import type { Transfer } from '../../../wire/index.js'
 import type { GatewayContext, Handler } from './context.js'
 
@@ -40,9 +40,9 @@ async function eventsPage(ctx: GatewayContext, query: Parameters<GatewayContext[
   try {
     return await ctx.explorer.getEvents(query)
   } catch (error) {
-    if (error instanceof ExplorerApiError && error.param === 'cursor') throw new Refusal('INVALID_FORMAT', 'payload.cursor is not a cursor this history gave out')
+    if (error instanceof ExplorerApiError && error.param === 'cursor') throw new GatewayRefusal('INVALID_FORMAT', 'payload.cursor is not a cursor this history gave out')
     if (!(error instanceof ExplorerError)) throw error
     ctx.log.warn('history unavailable', { error: error.message })
-    throw new Refusal('INTERNAL_ERROR', 'the transfer history is unavailable right now; retry later')
+    throw new GatewayRefusal('INTERNAL_ERROR', 'the transfer history is unavailable right now; retry later')
   }
 }

@@ -4,7 +4,7 @@
  * answer is what a payment signed now would be charged.
  */
 import { BaseError, ContractFunctionRevertedError } from 'viem'
-import { Refusal } from '../input/refusal.js'
+import { GatewayRefusal } from '../input/gateway-refusal.js'
 import type { Handler } from './context.js'
 
 export const answerNonce: Handler<'GET_NONCE'> = async (ctx, conn, { payload }) => {
@@ -49,8 +49,8 @@ async function feesRefusingReverts<T>(read: () => Promise<T>): Promise<T> {
   } catch (error) {
     const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : undefined
     const name = reverted instanceof ContractFunctionRevertedError ? reverted.data?.errorName : undefined
-    if (name === 'AmountBelowBaseFee') throw new Refusal('INVALID_FORMAT', 'payload.amount is below the base fee')
-    if (name === 'UnknownAcquirer') throw new Refusal('INVALID_FORMAT', 'payload.acquirerId is not a registered acquirer')
+    if (name === 'AmountBelowBaseFee') throw new GatewayRefusal('INVALID_FORMAT', 'payload.amount is below the base fee')
+    if (name === 'UnknownAcquirer') throw new GatewayRefusal('INVALID_FORMAT', 'payload.acquirerId is not a registered acquirer')
     throw error
   }
 }

@@ -4,12 +4,12 @@
  * never submitted.
  */
 import { findSubmission, statusNoticeOf } from '../../db/index.js'
-import { Refusal } from '../input/refusal.js'
+import { GatewayRefusal } from '../input/gateway-refusal.js'
 import type { Handler } from './context.js'
 
 export const answerSubmissionStatus: Handler<'GET_SUBMISSION_STATUS'> = async (ctx, conn, { payload }) => {
   const row = await findSubmission(ctx.db.pool, payload.payloadId)
-  if (!row || row.callerAddress !== conn.address) throw new Refusal('UNKNOWN_PAYLOAD_ID', `no submission ${JSON.stringify(payload.payloadId)} of ${conn.address}`)
+  if (!row || row.callerAddress !== conn.address) throw new GatewayRefusal('UNKNOWN_PAYLOAD_ID', `no submission ${JSON.stringify(payload.payloadId)} of ${conn.address}`)
   const { callerAddress: _, ...status } = statusNoticeOf(row)
   return { type: 'SUBMISSION_STATUS', requestId: payload.requestId, ...status }
 }

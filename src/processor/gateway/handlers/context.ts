@@ -6,7 +6,7 @@ import type { ExplorerClient } from '../../../sdk/index.js'
 import type { GatewayChain } from '../chain/gateway-chain.js'
 import type { ConnectionRegistry } from '../connection/connection-registry.js'
 import type { GatewayConnection } from '../connection/gateway-connection.js'
-import type { ClientMessage } from '../input/read-client-message.js'
+import type { VerifiedClientMessage } from '../input/read-client-message.js'
 import type { RelayerMonitor } from '../pushes/relayer-monitor.js'
 import type { ClientMessageType, ServerMessage } from '../../../wire/index.js'
 
@@ -26,7 +26,7 @@ export interface GatewayContext {
 /** A connection that has been bound to its caller's address. */
 export type BoundConnection = GatewayConnection & { address: Hex }
 
-export type MessageOf<T extends ClientMessageType> = Extract<ClientMessage, { type: T }>
+export type MessageOf<T extends ClientMessageType> = Extract<VerifiedClientMessage, { type: T }>
 
-/** Answers one message, or throws a `Refusal`. */
+/** Answers one message, or throws a `GatewayRefusal`. */
 export type Handler<T extends ClientMessageType> = (ctx: GatewayContext, conn: BoundConnection, message: MessageOf<T>) => Promise<ServerMessage>

@@ -1,5 +1,5 @@
 /** The handler of every client message type. */
-import type { ClientMessage } from '../input/read-client-message.js'
+import type { VerifiedClientMessage } from '../input/read-client-message.js'
 import type { ClientMessageType, ServerMessage } from '../../../wire/index.js'
 import { acceptAcquiring, acceptPayment } from './accept-submission.js'
 import { answerHistory } from './answer-history.js'
@@ -21,8 +21,8 @@ export const handlers: { [T in ClientMessageType]: Handler<T> } = {
   GET_SUBMISSION_STATUS: answerSubmissionStatus,
 }
 
-/** Answers `message` with its type's handler (or throws a `Refusal`). */
-export function handle(ctx: GatewayContext, conn: BoundConnection, message: ClientMessage): Promise<ServerMessage> {
+/** Answers `message` with its type's handler (or throws a `GatewayRefusal`). */
+export function handle(ctx: GatewayContext, conn: BoundConnection, message: VerifiedClientMessage): Promise<ServerMessage> {
   const handler = handlers[message.type] as unknown as Handler<ClientMessageType>
   return handler(ctx, conn, message)
 }

@@ -5,14 +5,14 @@
  * Hex comes back lower case; amounts stay decimal strings.
  */
 import type { Hex } from 'viem'
-import { Refusal } from './refusal.js'
+import { GatewayRefusal } from './gateway-refusal.js'
 
 export type Fields = Record<string, unknown>
 export type Read<T> = (value: unknown, at: string) => T
 
 const MAX_UINT256 = (1n << 256n) - 1n
 
-const invalid = (at: string, what: string) => new Refusal('INVALID_FORMAT', `${at} must be ${what}`)
+const invalid = (at: string, what: string) => new GatewayRefusal('INVALID_FORMAT', `${at} must be ${what}`)
 
 export const isFields = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -36,12 +36,12 @@ export function struct<S extends Shape>(shape: S): Read<Struct<S>> {
   return (input, at) => {
     const value = anyObject(input, at)
     const unknown = Object.keys(value).find((key) => !Object.hasOwn(shape, key))
-    if (unknown !== undefined) throw new Refusal('INVALID_FORMAT', `${at} has an unknown field "${unknown}"; expected ${keys.join(', ')}`)
+    if (unknown !== undefined) throw new GatewayRefusal('INVALID_FORMAT', `${at} has an unknown field "${unknown}"; expected ${keys.join(', ')}`)
     const read: Fields = {}
     for (const key of keys) {
       const reader = shape[key]!
       if (value[key] !== undefined) read[key] = reader(value[key], `${at}.${key}`)
-      else if (!(OPTIONAL in reader)) throw new Refusal('MISSING_FIELD', `${at}.${key} is missing`)
+      else if (!(OPTIONAL in reader)) throw new GatewayRefusal('MISSING_FIELD', `${at}.${key} is missing`)
     }
     return read as Struct<S>
   }

@@ -10,15 +10,15 @@ import type { Hex } from 'viem'
 import { envelopeDigest, type EnvelopeSignature } from '../../../wire/index.js'
 import type { ClientMessageType, ClientPayloads } from '../../../wire/index.js'
 import { address, anyObject, bytes32, integer, isFields, oneOf, struct, type Fields } from './fields.js'
-import { MAX_ID_LENGTH, payloadReaders, type PayloadLimits } from './read-payload.js'
+import { MAX_ID_FIELD_LENGTH, payloadReaders, type PayloadLimits } from './read-payload.js'
 import { recoverSigner } from './recover-signer.js'
-import { Refusal } from './refusal.js'
+import { GatewayRefusal } from './gateway-refusal.js'
 
 /** How far a deadline may lie from the gateway's clock, either way (PROCESSOR.md §2). */
 export const DEADLINE_SKEW_SECONDS = 30
 const VALID_V = new Set([0, 1, 27, 28])
 
-export type ClientMessage = {
+export type VerifiedClientMessage = {
   [T in ClientMessageType]: {
     type: T
     /** Lower case; equal to the signer. */
@@ -36,7 +36,7 @@ export interface ReadSettings extends PayloadLimits {
   maxMessageBytes: number
 }
 
-export type ReadResult = { message: ClientMessage } | { refusal: Refusal; requestId?: string }
+export type ReadResult = { message: VerifiedClientMessage } | { refusal: GatewayRefusal; requestId?: string }
 
 export interface MessageReader {
   /** Decodes the frame before its first await: call it while uWS's frame is valid. */
@@ -58,7 +58,7 @@ export function createMessageReader(settings: ReadSettings): MessageReader {
   const parse = (body: unknown) => {
     const { type, callerAddress, deadline, payload: signedPayload, signature } = envelope(body, 'message')
     const payload = readers[type](signedPayload, 'payload')
-    return { message: { type, callerAddress, deadline, payload, signedPayload } as ClientMessage, signature }
+    return { message: { type, callerAddress, deadline, payload, signedPayload } as VerifiedClientMessage, signature }
   }
 
   return {
@@ -91,34 +91,34 @@ export function createMessageReader(settings: ReadSettings): MessageReader {
 function requestIdOf(body: unknown): string | undefined {
   if (!isFields(body) || !isFields(body.payload)) return undefined
   const id = body.payload.requestId
-  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_LENGTH ? id : undefined
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_FIELD_LENGTH ? id : undefined
 }
 
 function decode(frame: ArrayBuffer, isBinary: boolean, maxBytes: number): unknown {
-  if (frame.byteLength > maxBytes) throw new Refusal('INVALID_FORMAT', `a message may have at most ${maxBytes} bytes; this one has ${frame.byteLength}`)
-  if (isBinary) throw new Refusal('INVALID_FORMAT', 'messages are JSON text frames; binary frames are not accepted')
+  if (frame.byteLength > maxBytes) throw new GatewayRefusal('INVALID_FORMAT', `a message may have at most ${maxBytes} bytes; this one has ${frame.byteLength}`)
+  if (isBinary) throw new GatewayRefusal('INVALID_FORMAT', 'messages are JSON text frames; binary frames are not accepted')
   try {
     return JSON.parse(Buffer.from(frame).toString('utf8'))
   } catch {
-    throw new Refusal('INVALID_FORMAT', 'the message is not valid JSON')
+    throw new GatewayRefusal('INVALID_FORMAT', 'the message is not valid JSON')
   }
 }
 
-function verify(message: ClientMessage, signature: EnvelopeSignature, chainId: number, now: number): void {
+function verify(message: VerifiedClientMessage, signature: EnvelopeSignature, chainId: number, now: number): void {
   if (Math.abs(message.deadline - now) > DEADLINE_SKEW_SECONDS) {
-    throw new Refusal('EXPIRED_DEADLINE', `deadline ${message.deadline} is more than ${DEADLINE_SKEW_SECONDS} s from the gateway's clock (${now})`)
+    throw new GatewayRefusal('EXPIRED_DEADLINE', `deadline ${message.deadline} is more than ${DEADLINE_SKEW_SECONDS} s from the gateway's clock (${now})`)
   }
-  if (!VALID_V.has(signature.v)) throw new Refusal('INVALID_SIGNATURE', `signature.v must be 0, 1, 27 or 28, got ${signature.v}`)
+  if (!VALID_V.has(signature.v)) throw new GatewayRefusal('INVALID_SIGNATURE', `signature.v must be 0, 1, 27 or 28, got ${signature.v}`)
   const digest = envelopeDigest(chainId, { ...message, payload: message.signedPayload })
   if (digest !== signature.hash) {
-    throw new Refusal('INVALID_SIGNATURE', 'signature.hash is not the EIP-712 hash of this message: a field or the payload differs from what was signed')
+    throw new GatewayRefusal('INVALID_SIGNATURE', 'signature.hash is not the EIP-712 hash of this message: a field or the payload differs from what was signed')
   }
   const signer = recoverSigner(digest, signature)
-  if (!signer) throw new Refusal('INVALID_SIGNATURE', 'no signer can be recovered from the signature')
-  if (signer !== message.callerAddress) throw new Refusal('ADDRESS_MISMATCH', `the message is signed by ${signer}, not by callerAddress ${message.callerAddress}`)
+  if (!signer) throw new GatewayRefusal('INVALID_SIGNATURE', 'no signer can be recovered from the signature')
+  if (signer !== message.callerAddress) throw new GatewayRefusal('ADDRESS_MISMATCH', `the message is signed by ${signer}, not by callerAddress ${message.callerAddress}`)
 }
 
-function refused(error: unknown): { refusal: Refusal } {
-  if (error instanceof Refusal) return { refusal: error }
+function refused(error: unknown): { refusal: GatewayRefusal } {
+  if (error instanceof GatewayRefusal) return { refusal: error }
   throw error
 }

@@ -11,12 +11,12 @@ export interface PayloadLimits {
   maxSeparators: number
 }
 
-export const MAX_ID_LENGTH = 128
+export const MAX_ID_FIELD_LENGTH = 128
 /** Explorer cursors are a few dozen characters; this only bounds what is forwarded. */
 const MAX_CURSOR_LENGTH = 256
 export const MAX_HISTORY_LIMIT = 100
 
-const id = text(MAX_ID_LENGTH)
+const id = text(MAX_ID_FIELD_LENGTH)
 const permitParams = struct({ owner: address, spender: address, value: uint256, nonce: uint256, deadline: uint256 })
 const signature = struct({ v: integer(0, 255), r: bytes32, s: bytes32 })
 

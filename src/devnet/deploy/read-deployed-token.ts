@@ -1,8 +1,8 @@
 /** Reads an existing ERC-20's symbol, name and decimals, for deployment files. */
 import { erc20Abi, type Hex, type PublicClient } from 'viem'
-import type { TokenInfo } from '../../wire/index.js'
+import type { DeployedToken } from '../../wire/index.js'
 
-export async function readTokenInfo(publicClient: PublicClient, address: Hex): Promise<TokenInfo> {
+export async function readDeployedToken(publicClient: PublicClient, address: Hex): Promise<DeployedToken> {
   const [symbol, name, decimals] = await Promise.all(
     (['symbol', 'name', 'decimals'] as const).map((functionName) =>
       publicClient.readContract({ address, abi: erc20Abi, functionName }),

@@ -39,7 +39,7 @@ import { createRelayerGuard } from './relayer-guard.js'
 import type { SubmitterSettings } from '../../config/index.js'
 import { validateSubmission, type ValidationContext } from './validate-submission.js'
 
-export interface ActiveContext {
+export interface SubmissionLoopContext {
   settings: SubmitterSettings
   publicClient: PublicClient
   account: PrivateKeyAccount
@@ -60,7 +60,7 @@ const DROPPED_AFTER_MS = 5_000
 /** buyAcquiringPack is rare and its gas varies with the acquirer table: estimated, with headroom. */
 const ACQUIRING_GAS_HEADROOM = 5n
 
-export async function runActive(ctx: ActiveContext): Promise<void> {
+export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<void> {
   const { settings, publicClient, account, db, log, signal } = ctx
   const relayer = account.address.toLowerCase() as Hex
   const fees = createFeeCache(publicClient)

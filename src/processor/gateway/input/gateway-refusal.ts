@@ -4,8 +4,8 @@
  */
 import { errorCategories, type ErrorCode, type ServerMessage } from '../../../wire/index.js'
 
-export class Refusal extends Error {
-  override name = 'Refusal'
+export class GatewayRefusal extends Error {
+  override name = 'GatewayRefusal'
 
   constructor(
     readonly code: ErrorCode,

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { escapeHtml } from './escape-html.js'
 
-export interface Page {
+export interface HtmlPage {
   title: string
   /** Inner HTML of <body>: already escaped. */
   body: string
@@ -18,7 +18,7 @@ export interface Page {
   formOrigins?: string[]
 }
 
-export interface RenderedPage {
+export interface RenderedHtmlPage {
   html: string
   headers: Record<string, string>
 }
@@ -48,7 +48,7 @@ a:focus-visible, button:focus-visible { outline: 3px solid #f9a825; outline-offs
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; overflow-wrap: anywhere }
 `
 
-export function renderPage(page: Page): RenderedPage {
+export function renderHtmlPage(page: HtmlPage): RenderedHtmlPage {
   const nonce = randomBytes(16).toString('base64')
   const html = `<!doctype html>
 <html lang="en">

@@ -27,7 +27,7 @@ export interface ReconcilerState {
   feed: SettlementFeed | undefined
 }
 
-export interface RunActiveParams {
+export interface RunReconciliationParams {
   client: pg.PoolClient
   publicClient: PublicClient
   settings: ReconcilerSettings
@@ -44,7 +44,7 @@ const MAX_RETRY_MS = 10_000
 
 type Serial = <T>(job: () => Promise<T>) => Promise<T>
 
-export async function runActive(params: RunActiveParams): Promise<void> {
+export async function runReconciliation(params: RunReconciliationParams): Promise<void> {
   const { settings, state } = params
   const ctx: ReconcileContext = { confirmationBlocks: settings.confirmationBlocks, widgetBaseUrl: settings.widgetBaseUrl, head: () => state.head }
   let tail: Promise<unknown> = Promise.resolve()
@@ -56,7 +56,7 @@ export async function runActive(params: RunActiveParams): Promise<void> {
   await Promise.all([followFeed(params, ctx, serial), pollHead(params, ctx, serial), sweepExpired(params, serial)])
 }
 
-async function followFeed({ client, settings, state, log, signal }: RunActiveParams, ctx: ReconcileContext, serial: Serial): Promise<void> {
+async function followFeed({ client, settings, state, log, signal }: RunReconciliationParams, ctx: ReconcileContext, serial: Serial): Promise<void> {
   for (let failures = 0; !signal.aborted; ) {
     let feed: SettlementFeed | undefined
     try {
@@ -95,7 +95,7 @@ async function applyItems(client: pg.PoolClient, items: FeedItem[], ctx: Reconci
   })
 }
 
-async function pollHead({ client, publicClient, settings, state, log, signal }: RunActiveParams, ctx: ReconcileContext, serial: Serial): Promise<void> {
+async function pollHead({ client, publicClient, settings, state, log, signal }: RunReconciliationParams, ctx: ReconcileContext, serial: Serial): Promise<void> {
   let failing = false
   while (!signal.aborted) {
     try {
@@ -111,7 +111,7 @@ async function pollHead({ client, publicClient, settings, state, log, signal }: 
   }
 }
 
-async function sweepExpired({ client, settings, log, signal }: RunActiveParams, serial: Serial): Promise<void> {
+async function sweepExpired({ client, settings, log, signal }: RunReconciliationParams, serial: Serial): Promise<void> {
   while (!signal.aborted) {
     try {
       const expired = await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl))
