@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { after, before, test } from 'node:test'
-import { createTestClient, http, parseEther, parseEventLogs, type Hex, type LocalAccount } from 'viem'
+import { createTestClient, http, maxUint256, parseEther, parseEventLogs, type Hex, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
@@ -16,7 +16,7 @@ import type { PaymentSession } from '../../src/sdk/wallet/payment-session.js'
 import { WalletClient } from '../../src/sdk/wallet/wallet-client.js'
 import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
 import { getJson, waitFor } from '../helpers/explorer.js'
-import { startTestSubmitter } from '../helpers/processor.js'
+import { startTestSubmitter, waitForFinal } from '../helpers/processor.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let fx: GatewayFixture
@@ -147,4 +147,16 @@ test('an acquiring pack through the gateway is submitted, mined, and registers t
   const [created] = parseEventLogs({ abi: settlementAbi, eventName: 'AcquirerCreated', logs: receipt.logs })
   assert.equal(created?.args.wallet.toLowerCase(), request.buyAcquiringPackParams.acquiring)
   assert.equal(created?.args.feePercent, 125n)
+})
+
+test('a permit deadline of 2^256 - 1 (the usual "never") is accepted, stored and mined', async () => {
+  const payer = fx.payers[5]!
+  const client = await fx.connect(payer)
+  const request = await fx.signedPayment(payer, { token: fx.tokens[0]!, deadline: maxUint256 })
+  const ack = await client.request('SUBMIT_PAYMENT', { transferRequest: request })
+  assert.equal(ack.type, 'SUBMIT_PAYMENT_ACK', JSON.stringify(ack))
+  const { rows } = await fx.db.pool.query<{ deadline: string }>('SELECT deadline::text FROM submissions WHERE payload_id = $1', [request.payloadId])
+  assert.equal(rows[0]?.deadline, maxUint256.toString())
+  const [row] = await waitForFinal(fx.db, [request.payloadId])
+  assert.equal(row!.status, 'SUCCESS', JSON.stringify(row))
 })
