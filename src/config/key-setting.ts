@@ -13,7 +13,7 @@ export function privateKeySetting(env: Env, name: string, chainId: number, local
   try {
     assertKeyAllowed(chainId, value as Hex)
   } catch (error) {
-    throw new ConfigError(`${name}: ${(error as Error).message}`)
+    throw new ConfigError(`${name}: ${(error as Error).message}`, { cause: error })
   }
   return value as Hex
 }

@@ -35,8 +35,8 @@ export function urlSetting(env: Env, name: string, fallback: string | undefined,
   let url: URL
   try {
     url = new URL(value)
-  } catch {
-    throw new ConfigError(`${name} must be a URL, got "${value}"`)
+  } catch (error) {
+    throw new ConfigError(`${name} must be a URL, got "${value}"`, { cause: error })
   }
   if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${value}"`)
   return value

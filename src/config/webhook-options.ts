@@ -53,7 +53,7 @@ function secretKeySetting(env: Env): string | undefined {
       secretKeyBytes(value)
       return value
     } catch (error) {
-      throw new ConfigError(`WEBHOOK_SECRET_KEY: ${(error as Error).message}`)
+      throw new ConfigError(`WEBHOOK_SECRET_KEY: ${(error as Error).message}`, { cause: error })
     }
   }
   if (Buffer.byteLength(value) < 32) throw new ConfigError(`WEBHOOK_SECRET_KEY must be whsec_<base64 of at least ${MIN_SECRET_BYTES} bytes> or at least 32 characters`)

@@ -77,7 +77,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
     return { rpcUrl, port, process: child, stop }
   } catch (error) {
     await stop()
-    throw new Error(`anvil did not start on ${rpcUrl}: ${(error as Error).message}\n${output.trim()}`)
+    throw new Error(`anvil did not start on ${rpcUrl}: ${(error as Error).message}\n${output.trim()}`, { cause: error })
   }
 }
 

@@ -75,7 +75,7 @@ async function issueCertificate(client: CaClient, merchantId: string, values: Va
     return
   }
   const csr = await readFile(values.csr!, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(`--csr: cannot read ${values.csr} (${error.code ?? error.message})`)
+    throw new ConfigError(`--csr: cannot read ${values.csr} (${error.code ?? error.message})`, { cause: error })
   })
   const issued = await client.issueCertificate(merchantId, csr, validityDays)
   if (!values.out) return void process.stdout.write(issued.certificate)

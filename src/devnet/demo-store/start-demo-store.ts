@@ -28,7 +28,7 @@ export interface RunningDemoStore {
 
 export async function startDemoStore(options: DemoStoreOptions, { log }: DemoStoreServices): Promise<RunningDemoStore> {
   const config = await fetchConfig(options.dataServiceUrl).catch((error: Error) => {
-    throw new ConfigError(`DATA_SERVICE_URL: ${error.message}`)
+    throw new ConfigError(`DATA_SERVICE_URL: ${error.message}`, { cause: error })
   })
   const token = config.supportedTokens.find((t) => t.symbol === options.currency)
   if (!token) throw new ConfigError(`STORE_CURRENCY ${options.currency} is not a supported token (${config.supportedTokens.map((t) => t.symbol).join(', ')})`)

@@ -24,7 +24,7 @@ export const fetchConfig = (dataServiceUrl: string) => getJson<ProcessorConfig>(
 async function getJson<T>(dataServiceUrl: string, path: string): Promise<T> {
   const url = `${dataServiceUrl.replace(/\/+$/, '')}${path}`
   const response = await fetch(url).catch((error: Error) => {
-    throw new Error(`the data service at ${url} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`)
+    throw new Error(`the data service at ${url} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error })
   })
   if (!response.ok) throw new Error(`the data service answered ${response.status} to ${url}`)
   return (await response.json()) as T

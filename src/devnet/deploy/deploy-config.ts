@@ -32,7 +32,7 @@ export async function readDeployConfig(path: string, env: Env): Promise<DeployCo
     file = JSON.parse(await readFile(path, 'utf8')) as ConfigFile
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : 'not valid JSON'
-    throw new ConfigError(`config file ${path}: ${reason}`)
+    throw new ConfigError(`config file ${path}: ${reason}`, { cause: error })
   }
   const at = (field: string) => `config ${path}: ${field}`
   const chainIdFromFile = file.network?.chainId

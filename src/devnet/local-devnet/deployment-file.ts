@@ -14,14 +14,14 @@ export async function readDeployment(path: string = DEFAULT_DEPLOYMENT_PATH): Pr
   let text: string
   try {
     text = await readFile(path, 'utf8')
-  } catch {
-    throw new Error(`deployment file ${path} not found: run \`npm run devnet\` or \`npm run deploy\` first`)
+  } catch (error) {
+    throw new Error(`deployment file ${path} not found: run \`npm run devnet\` or \`npm run deploy\` first`, { cause: error })
   }
   let parsed: Partial<Deployment>
   try {
     parsed = JSON.parse(text) as Partial<Deployment>
-  } catch {
-    throw new Error(`deployment file ${path} is not valid JSON`)
+  } catch (error) {
+    throw new Error(`deployment file ${path} is not valid JSON`, { cause: error })
   }
   const hex = /^0x[0-9a-f]+$/
   const problem =

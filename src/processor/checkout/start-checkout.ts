@@ -74,7 +74,7 @@ export async function startCheckout(options: CheckoutOptions, { db, log }: Check
 
     await waitForReconciliationStart(db, log)
     await app.listen({ host: options.host, port: options.port }).catch((error: NodeJS.ErrnoException) => {
-      throw new ConfigError(`CHECKOUT_PORT ${options.port} on ${options.host} is not available (${error.code ?? error.message})`)
+      throw new ConfigError(`CHECKOUT_PORT ${options.port} on ${options.host} is not available (${error.code ?? error.message})`, { cause: error })
     })
     const { port } = app.server.address() as { port: number }
     const url = `https://${options.host}:${port}`

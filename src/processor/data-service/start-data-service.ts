@@ -99,7 +99,7 @@ async function checkChainId(publicClient: PublicClient, options: DataServiceOpti
     served = await publicClient.getChainId()
   } catch (error) {
     const message = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message
-    throw new ConfigError(`RPC_URL ${options.rpcUrl} does not answer: ${message.split('\n')[0]}`)
+    throw new ConfigError(`RPC_URL ${options.rpcUrl} does not answer: ${message.split('\n')[0]}`, { cause: error })
   }
   if (served !== options.chainId) throw new ConfigError(`CHAIN_ID is ${options.chainId} but RPC_URL ${options.rpcUrl} serves chain ${served}`)
 }

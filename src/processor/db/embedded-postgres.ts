@@ -67,7 +67,7 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
     }
   }
   if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true })
-  throw new Error(`embedded PostgreSQL did not start in ${opts.dataDir}: ${String(lastError)}`)
+  throw new Error(`embedded PostgreSQL did not start in ${opts.dataDir}: ${String(lastError)}`, { cause: lastError })
 }
 
 /** The package's server process (a private field): its stop() waits for an 'exit' event, which a server that already died never sends. */

@@ -37,7 +37,7 @@ export async function openDatabase(opts: DatabaseOptions, log: Logger): Promise<
     await migrate(url)
   } catch (error) {
     await embedded?.stop()
-    throw new ConfigError(`DATABASE_URL: migrations failed on ${redact(url)}: ${(error as Error).message}`)
+    throw new ConfigError(`DATABASE_URL: migrations failed on ${redact(url)}: ${(error as Error).message}`, { cause: error })
   }
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 })
   // An idle client losing its server must not crash the process; the next query reconnects.
@@ -88,7 +88,7 @@ async function checkReachable(url: string): Promise<void> {
     await client.connect()
     await client.query('SELECT 1')
   } catch (error) {
-    throw new ConfigError(`DATABASE_URL: cannot connect to ${redact(url)}: ${(error as Error).message || String(error)}`)
+    throw new ConfigError(`DATABASE_URL: cannot connect to ${redact(url)}: ${(error as Error).message || String(error)}`, { cause: error })
   } finally {
     await client.end().catch(() => {})
   }

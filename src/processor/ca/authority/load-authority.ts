@@ -65,7 +65,7 @@ async function readSetting(path: string, setting: string): Promise<string> {
     return await readFile(path, 'utf8')
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(error as Error).message})`
-    throw new ConfigError(`${setting}: ${path} ${reason}`)
+    throw new ConfigError(`${setting}: ${path} ${reason}`, { cause: error })
   }
 }
 

@@ -2,6 +2,7 @@
  * The admin API over HTTP, for `npm run admin`, `generateMerchantCredentials` and tests. A problem
  * answer becomes a CaApiError carrying the status and the server's one-line detail.
  */
+import { BaseError } from '../../../errors/index.js'
 import type { Hex } from 'viem'
 import type { RevocationReason } from '../../db/index.js'
 
@@ -29,13 +30,14 @@ export interface IssuedCertificate extends CertificateView {
   caCertificate: string
 }
 
-export class CaApiError extends Error {
+/** The CA's admin API refused a request or failed; 5xx is worth retrying, 4xx is not. */
+export class CaApiError extends BaseError {
   override name = 'CaApiError'
   constructor(
     readonly status: number,
     message: string,
   ) {
-    super(message)
+    super(message, { details: { status }, retryable: status >= 500 })
   }
 }
 

@@ -5,9 +5,11 @@
  * taken; the subject and extensions asked for are ignored, the CA decides them.
  */
 import { createPublicKey } from 'node:crypto'
+import { BaseError } from '../../../errors/index.js'
 import { x509 } from '../x509.js'
 
-export class CsrError extends Error {
+/** A CSR the CA refuses: bad input, never retryable. */
+export class CsrError extends BaseError {
   override name = 'CsrError'
 }
 
@@ -19,8 +21,8 @@ export async function readCsr(pem: string): Promise<x509.PublicKey> {
   let csr: x509.Pkcs10CertificateRequest
   try {
     csr = new x509.Pkcs10CertificateRequest(pem)
-  } catch {
-    throw new CsrError('the CSR is not a valid PKCS#10 certificate request')
+  } catch (error) {
+    throw new CsrError('the CSR is not a valid PKCS#10 certificate request', { cause: error })
   }
   checkKey(csr.publicKey)
   const verified = await csr.verify().catch(() => false)
@@ -32,8 +34,8 @@ function checkKey(publicKey: x509.PublicKey): void {
   let key
   try {
     key = createPublicKey({ key: Buffer.from(publicKey.rawData), format: 'der', type: 'spki' })
-  } catch {
-    throw new CsrError("the CSR's public key cannot be read")
+  } catch (error) {
+    throw new CsrError("the CSR's public key cannot be read", { cause: error })
   }
   const { namedCurve, modulusLength } = key.asymmetricKeyDetails ?? {}
   const ec = key.asymmetricKeyType === 'ec' && (namedCurve === 'prime256v1' || namedCurve === 'secp384r1')

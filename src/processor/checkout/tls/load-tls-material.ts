@@ -45,7 +45,7 @@ export async function loadTlsMaterial(options: Pick<CheckoutOptions, 'chainId' |
     createSecureContext(material)
   } catch (error) {
     const settings = tls.server ? 'CHECKOUT_TLS_CERT_PATH / CHECKOUT_TLS_KEY_PATH / CA_CERT_PATH' : 'CA_CERT_PATH / CA_DATA_DIR'
-    throw new ConfigError(`${settings}: the TLS material is unusable: ${(error as Error).message}`)
+    throw new ConfigError(`${settings}: the TLS material is unusable: ${(error as Error).message}`, { cause: error })
   }
   return material
 }
@@ -54,6 +54,6 @@ async function readPem(path: string, setting: string): Promise<string> {
   try {
     return await readFile(path, 'utf8')
   } catch (error) {
-    throw new ConfigError(`${setting}: ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+    throw new ConfigError(`${setting}: ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error })
   }
 }
