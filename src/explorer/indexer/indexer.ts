@@ -11,7 +11,7 @@ import type { EncodedBatch } from '../store/index.js'
 import { readHead, readTokens, type IndexedHead } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { StoredSettlement, TokenInfo } from '../store/index.js'
-import { rollbackAbove, storedBlocksDownFrom } from '../store/index.js'
+import { decodeHexKey, indexKeyFromString, rollbackAbove, storedBlocksDownFrom } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
 import { describeError, type BlockHeader, type ChainSource } from './chain-source.js'
 import { classifyNodeError, RangeTooLargeError } from './node-errors.js'
@@ -288,7 +288,7 @@ export class Indexer {
 
   async #newTokens(batches: EncodedBatch[]): Promise<TokenInfo[]> {
     const keys = batches.flatMap((batch) => batch.counted.find((c) => c.field === 'token')?.keys ?? [])
-    const seen = keys.map((key) => `0x${Buffer.from(key, 'latin1').toString('hex')}` as Hex)
+    const seen = keys.map((key) => decodeHexKey(indexKeyFromString(key)))
     const fresh = [...new Set(seen)].filter((t) => !this.#knownTokens.has(t))
     return Promise.all(fresh.map((address) => this.#o.source.tokenInfo(address)))
   }

@@ -4,7 +4,7 @@
  * payer and the recipient entries of that address, merged by primary key, where a self-payment (in
  * both) comes out once; its count is payer + recipient − self-payments (`idx:selfPayment`), six seeks.
  */
-import { PK_BYTES, encodeHexKey, indexValueOrdinal, indexValuePk } from '../store/index.js'
+import { compareIndexValuePks, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk } from '../store/index.js'
 import { hasOrdinals, type IndexedField, type Store } from '../store/index.js'
 import { addressesOf, decodeRecord, fieldHex, type StoredSettlement } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
@@ -54,12 +54,12 @@ function* valuesOf(store: Store, field: IndexedField, key: Buffer, range: KeyRan
   // A 10-byte bound sorts before every longer value with the same primary key, so `high` stays
   // exclusive, and a value is below `low` exactly when its primary key is (never, from block 0).
   const values = db.getValues(key, { start: range.high, reverse: true })
-  if (range.low.every((byte) => byte === 0)) {
+  if (isLowestPk(range.low)) {
     yield* values
     return
   }
   for (const value of values) {
-    if (Buffer.compare(value, range.low) < 0) return
+    if (indexValueBefore(value, range.low)) return
     yield value
   }
 }
@@ -84,7 +84,7 @@ function* mergeByPk(a: Generator<Buffer>, b: Generator<Buffer>, order: Order): G
   let x = a.next()
   let y = b.next()
   while (!x.done || !y.done) {
-    const cmp = x.done ? 1 : y.done ? -1 : x.value.compare(y.value, 0, PK_BYTES, 0, PK_BYTES) * direction
+    const cmp = x.done ? 1 : y.done ? -1 : compareIndexValuePks(x.value, y.value) * direction
     if (cmp <= 0) {
       yield x.value as Buffer
       if (cmp === 0) y = b.next()

@@ -1,9 +1,20 @@
 /**
- * Reading the store for the API: pages of events, lookups, replays, run on the main thread or the pool.
+ * Reading the store for the API: pages of events, lookups, replays, the head and stats, run on the main
+ * thread or the pool. The API reads through here only; what it takes of the store itself is below.
  */
 export * from './events-query.js'
 export * from './key-views.js'
 export * from './query-executor.js'
 export * from './query-task.js'
 export * from './replay.js'
+export * from './store-summary.js'
 export * from './token-cache.js'
+
+/**
+ * The store's words the API speaks, none of them a read: the handle it passes on, positions and their
+ * keys and cursors, settlements as the indexer reports them and their JSON, and whether a write is in flight.
+ */
+export { decodePk, encodePk, keyAfter, type Position } from '../store/index.js'
+export { decodeCursor, encodeCursor } from '../store/index.js'
+export { addressesOf, fieldHex, settlementJson, type StoredSettlement } from '../store/index.js'
+export { settlementWrites, type Store, type WriteCounts } from '../store/index.js'

@@ -11,14 +11,14 @@
  * over many values, never pay for one. Views hold values with at most `maxSettlements` settlements,
  * least recently used first out past `maxBytes`.
  *
- * Exact, by the page cache's argument (server/rest/page-cache.ts): the indexer's report of committed
+ * Exact, by the page cache's argument (api/rest/page-cache.ts): the indexer's report of committed
  * settlements adds each to the views of its five field values (it is newer than all they hold), a
  * rollback drops the views of the values it touched, and while a settlement write is in flight no
  * view answers. `address` filters (two indexes merged) have no views.
  */
 import type { IndexerListener } from '../indexer/index.js'
 import type { Metrics } from '../../platform/observability/index.js'
-import { PK_BYTES, decodePk, indexValuePk } from '../store/index.js'
+import { HIGHEST_PK, LOWEST_PK, decodePk, indexValuePk } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { recordJson } from '../store/index.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../store/index.js'
@@ -154,7 +154,7 @@ export class KeyViews implements IndexerListener {
 
   #build(id: string, f: FieldFilter): KeyView | undefined {
     const view = new KeyView(id)
-    const everything = { low: Buffer.alloc(PK_BYTES), high: Buffer.alloc(PK_BYTES, 0xff), bounded: false }
+    const everything = { low: LOWEST_PK, high: HIGHEST_PK, bounded: false }
     for (const value of indexWalk(this.#store, f, everything, 'asc')) {
       const pk = indexValuePk(value)
       view.prepend(decodePk(pk), recordJson(pk, this.#store.events.getBinaryFast(pk)!, this.#tokens))

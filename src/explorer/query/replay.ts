@@ -3,7 +3,7 @@
  * order, a chunk at a time. The live layer calls it on the main thread so that the last chunk and the
  * switch to live delivery happen in one synchronous turn (no settlement can be published in between).
  */
-import type { Position } from '../store/index.js'
+import { decodePk, encodePk, keyAfter, type Position } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { StoredSettlement } from '../store/index.js'
 import type { SettlementFilter } from './events-query.js'
@@ -16,6 +16,12 @@ const MAX_LOG_INDEX = 0xffff_ffff
 export function positionBefore(p: Position): Position {
   if (p.logIndex > 0) return { blockNumber: p.blockNumber, logIndex: p.logIndex - 1 }
   return p.blockNumber > 0 ? { blockNumber: p.blockNumber - 1, logIndex: MAX_LOG_INDEX } : p
+}
+
+/** The key after the newest stored settlement: where a replay that starts now ends. */
+export function storedEnd(store: Store): Buffer {
+  for (const key of store.events.getKeys({ reverse: true, limit: 1 })) return keyAfter(decodePk(key))
+  return encodePk(0, 0)
 }
 
 /** Up to `limit` settlements matching `filter` with `from <= key < end`, ascending. */

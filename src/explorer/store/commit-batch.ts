@@ -4,7 +4,7 @@
  * The settlements arrive encoded (encoded-batch.ts, mostly built off this thread); what is done here
  * is what depends on the store: ordinals, and the puts.
  */
-import { encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexValueOrdinal, PK_BYTES } from './keys.js'
+import { bareIndexValue, encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexValueOrdinal, pkAt, TIME_VALUE, writeIndexValue } from './keys.js'
 import { readCount, stampLayout, type IndexedHead } from './meta.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField, type Store } from './open-store.js'
 import { FIXED_BYTES, writeRecordHead, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
@@ -95,7 +95,7 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
   for (let i = 0; i < batch.count; i++) {
     const start = starts[i]!
     const end = starts[i + 1]!
-    pks[i] = bytes.subarray(start, start + PK_BYTES)
+    pks[i] = pkAt(bytes, start)
     fixedAt[i] = end - FIXED_BYTES
     const recordStart = writeRecordHead(bytes, tailStart(start), timestamps[i]!, count + i + 1)
     // Primary keys only grow (a rollback removes everything above the ancestor first): MDB_APPEND.
@@ -106,27 +106,24 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
     const db = store.indexes[field]
     const [from, to] = keyBytes(field)
     const ordinals = ordinalsOf(store, field)
-    const next = keys.map((key) => ordinals.get(key) ?? lastOrdinal(db, Buffer.from(key, 'latin1')))
+    const next = keys.map((key) => ordinals.get(key) ?? lastOrdinal(db, indexKeyFromString(key)))
     const values = Buffer.allocUnsafe(batch.count * INDEX_VALUE_BYTES)
     for (let i = 0; i < batch.count; i++) {
       const id = ids[i]!
       if (id === NO_KEY) continue
-      const at = i * INDEX_VALUE_BYTES
-      values.set(pks[i]!, at)
-      values.writeUInt32BE(++next[id]!, at + PK_BYTES)
-      db.putSync(bytes.subarray(fixedAt[i]! + from, fixedAt[i]! + to), values.subarray(at, at + INDEX_VALUE_BYTES))
+      db.putSync(indexKeyAt(bytes, fixedAt[i]! + from, fixedAt[i]! + to), writeIndexValue(values, i * INDEX_VALUE_BYTES, pks[i]!, ++next[id]!))
     }
     keys.forEach((key, id) => ordinals.set(key, next[id]!))
   }
   for (const field of UNCOUNTED_FIELDS) {
     const db = store.indexes[field]
     const [from, to] = keyBytes(field)
-    for (let i = 0; i < batch.count; i++) db.putSync(bytes.subarray(fixedAt[i]! + from, fixedAt[i]! + to), pks[i]!)
+    for (let i = 0; i < batch.count; i++) db.putSync(indexKeyAt(bytes, fixedAt[i]! + from, fixedAt[i]! + to), bareIndexValue(pks[i]!))
   }
 
   for (const header of batch.blocks) {
     store.blocks.putSync(encodeBlockKey(header.blockNumber), encodeHexKey(header.blockHash))
-    store.times.putSync(encodeTimeKey(header.timestamp, header.blockNumber), Buffer.alloc(0))
+    store.times.putSync(encodeTimeKey(header.timestamp, header.blockNumber), TIME_VALUE)
   }
   store.blocks.putSync(encodeBlockKey(batch.head.blockNumber), encodeHexKey(batch.head.blockHash))
   writeStatsChange(store, batch.stats)

@@ -3,7 +3,7 @@
  * edited or truncated cursor fail loudly instead of silently jumping to some other position. The same
  * cursor works for REST pages, WebSocket `since` and SSE `Last-Event-ID`.
  */
-import { PK_BYTES, decodePk, encodePk, type Position } from './keys.js'
+import { PK_BYTES, decodePk, writePk, type Position } from './keys.js'
 
 const VERSION = 1
 const CHECK_BYTES = 2
@@ -18,7 +18,7 @@ function check(bytes: Uint8Array): number {
 export function encodeCursor(blockNumber: number, logIndex: number): string {
   const bytes = Buffer.allocUnsafe(CURSOR_BYTES)
   bytes[0] = VERSION
-  encodePk(blockNumber, logIndex).copy(bytes, 1)
+  writePk(bytes, 1, blockNumber, logIndex)
   bytes.writeUInt16BE(check(bytes.subarray(0, 1 + PK_BYTES)), 1 + PK_BYTES)
   return bytes.toString('base64url')
 }

@@ -6,7 +6,7 @@
  * What is left for the commit is what depends on the store's state: ordinals, and the writes.
  */
 import type { IndexedHead } from './meta.js'
-import { PK_BYTES } from './keys.js'
+import { decodeBareHexKey, indexKeyFromString, indexKeyString, PK_BYTES, writePk } from './keys.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, RECORD_HEAD_ROOM, recordTailBytes, writeRecordTail, type SettlementRecord } from './record.js'
 import { addToStatsChange, emptyStatsChange, type StatsChange } from './stats.js'
@@ -23,7 +23,7 @@ export interface CountedKeys {
   field: IndexedField
   /** Per settlement, the position of its key in `keys`; NO_KEY when it has none (`selfPayment`). */
   ids: Uint32Array
-  /** Distinct keys, their bytes as latin1 strings, in order of first use. */
+  /** Distinct keys as `indexKeyString` gives them, in order of first use. */
   keys: string[]
 }
 
@@ -108,8 +108,7 @@ export function encodeSettlements(source: SettlementSource, blocks: BlockHeader[
     blockNumbers[i] = source.blockNumber(i)
     logIndexes[i] = source.logIndex(i)
     timestamps[i] = source.timestamp(i)
-    bytes.writeUIntBE(blockNumbers[i]!, start, 6)
-    bytes.writeUInt32BE(logIndexes[i]!, start + 6)
+    writePk(bytes, start, blockNumbers[i]!, logIndexes[i]!)
     const end = writeRecordTail(bytes, tailStart(start), amountTexts[i]!, feeTexts[i]!)
     source.writeFixed(i, bytes, end - FIXED_BYTES)
   }
@@ -117,7 +116,7 @@ export function encodeSettlements(source: SettlementSource, blocks: BlockHeader[
 
   const stats = emptyStatsChange()
   const tokens = counted.find((c) => c.field === 'token')!
-  const tokenHex = tokens.keys.map((key) => Buffer.from(key, 'latin1').toString('hex'))
+  const tokenHex = tokens.keys.map((key) => decodeBareHexKey(indexKeyFromString(key)))
   for (let i = 0; i < count; i++) addToStatsChange(stats, tokenHex[tokens.ids[i]!]!, timestamps[i]!, amounts[i]!, fees[i]!, 1)
   return { count, bytes, starts, blockNumbers, logIndexes, timestamps, counted, blocks, head, stats }
 }
@@ -135,7 +134,7 @@ function countedKeys(field: IndexedField, bytes: Buffer, starts: Uint32Array, co
       ids[i] = NO_KEY
       continue
     }
-    const key = bytes.toString('latin1', fixed + from, fixed + to)
+    const key = indexKeyString(bytes, fixed + from, fixed + to)
     let id = seen.get(key)
     if (id === undefined) seen.set(key, (id = seen.size))
     ids[i] = id

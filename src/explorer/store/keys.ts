@@ -3,17 +3,25 @@
  *
  * - Primary key: block number (6 bytes, big-endian) ‖ log index (4 bytes) = 10 bytes, so byte order is
  *   chain order and keyset paging is a plain range.
+ * - Index key: the raw bytes of the field's value (20 for addresses, 16 for order references and
+ *   acquirer ids, 32 for hashes), as they sit in the record's fixed run; `selfPayment` is keyed by the payer.
  * - Index value (dupsort): primary key ‖ ordinal (4 bytes) for fields whose values repeat (see
  *   `hasOrdinals`), the bare primary key for the others. The ordinal is the 1-based position of the
  *   settlement among those with the same key, so the number of matches between two positions is a
- *   difference of two ordinals: exact totals without counting at query time.
- * - Time key: timestamp (4 bytes) ‖ block (6 bytes), one entry per block that holds settlements.
+ *   difference of two ordinals: exact totals without counting at query time. Either way a value sorts
+ *   by its primary key first.
+ * - Time key: timestamp (4 bytes) ‖ block (6 bytes), one entry per block that holds settlements; no value.
+ * - Block key: block (6 bytes); its value is the block hash's 32 bytes (`encodeHexKey`).
+ * - Token key (tokens, per-token stats): the address's 20 bytes (`encodeHexKey`).
  * - Hour key: hour since epoch (4 bytes) ‖ token (20 bytes), for the rolling 24-hour figures.
+ *
+ * The commit writes a batch's keys and values at offsets into buffers allocated once per batch, and
+ * hands LMDB views of them (`writePk`, `pkAt`, `indexKeyAt`, `writeIndexValue`): no bytes per entry.
  */
 import type { Hex } from '../../wire/index.js'
 
 export const PK_BYTES = 10
-export const ORDINAL_BYTES = 4
+const ORDINAL_BYTES = 4
 export const INDEX_VALUE_BYTES = PK_BYTES + ORDINAL_BYTES
 
 export interface Position {
@@ -21,11 +29,21 @@ export interface Position {
   logIndex: number
 }
 
+/** Writes the primary key of a position at `out[at]` and returns where it ends. */
+export function writePk(out: Buffer, at: number, blockNumber: number, logIndex: number): number {
+  out.writeUIntBE(blockNumber, at, 6)
+  return out.writeUInt32BE(logIndex, at + 6)
+}
+
 export function encodePk(blockNumber: number, logIndex: number): Buffer {
   const key = Buffer.allocUnsafe(PK_BYTES)
-  key.writeUIntBE(blockNumber, 0, 6)
-  key.writeUInt32BE(logIndex, 6)
+  writePk(key, 0, blockNumber, logIndex)
   return key
+}
+
+/** The primary key written at `bytes[at]`, as a view (no copy). */
+export function pkAt(bytes: Buffer, at: number): Buffer {
+  return bytes.subarray(at, at + PK_BYTES)
 }
 
 export function decodePk(key: Uint8Array): Position {
@@ -51,12 +69,24 @@ export function blockEndPk(blockNumber: number): Buffer {
   return encodePk(blockNumber + 1, 0)
 }
 
-export function encodeIndexValue(pk: Uint8Array, ordinal: number): Buffer {
-  const value = Buffer.allocUnsafe(INDEX_VALUE_BYTES)
-  value.set(pk, 0)
-  value.writeUInt32BE(ordinal, PK_BYTES)
-  return value
+/**
+ * The lowest and the highest primary key: [LOWEST_PK, HIGHEST_PK) holds every settlement, as no block
+ * reaches 2^48 − 1. Shared: never written to.
+ */
+export const LOWEST_PK: Buffer = Buffer.alloc(PK_BYTES)
+export const HIGHEST_PK: Buffer = Buffer.alloc(PK_BYTES, 0xff)
+
+export const isLowestPk = (key: Buffer) => key.equals(LOWEST_PK)
+
+/** Writes a counted index value (primary key ‖ ordinal) at `out[at]` and returns a view of it. */
+export function writeIndexValue(out: Buffer, at: number, pk: Uint8Array, ordinal: number): Buffer {
+  out.set(pk, at)
+  out.writeUInt32BE(ordinal, at + PK_BYTES)
+  return out.subarray(at, at + INDEX_VALUE_BYTES)
 }
+
+/** The index value of a field without ordinals: the primary key itself. */
+export const bareIndexValue = (pk: Buffer): Buffer => pk
 
 export function indexValuePk(value: Buffer): Buffer {
   return value.subarray(0, PK_BYTES)
@@ -66,9 +96,51 @@ export function indexValueOrdinal(value: Buffer): number {
   return value.readUInt32BE(PK_BYTES)
 }
 
-/** Index key of a field value: the raw bytes of its hex (20 for addresses, 16 for refs, 32 for hashes). */
+/** Two index values by their primary keys alone (ordinals aside): negative, zero or positive. */
+export function compareIndexValuePks(a: Buffer, b: Buffer): number {
+  return a.compare(b, 0, PK_BYTES, 0, PK_BYTES)
+}
+
+/** Whether an index value's primary key sorts before `pk`. */
+export function indexValueBefore(value: Buffer, pk: Buffer): boolean {
+  // A value equal to `pk` in its first PK_BYTES is longer, so it sorts after `pk`: a plain comparison answers.
+  return Buffer.compare(value, pk) < 0
+}
+
+/** Index key of a field value (and token key): the raw bytes of its hex. */
 export function encodeHexKey(hex: Hex): Buffer {
   return Buffer.from(hex.slice(2), 'hex')
+}
+
+/** The same from lowercase hex without 0x (as stored settlements hold field values). */
+export function encodeBareHexKey(bare: string): Buffer {
+  return Buffer.from(bare, 'hex')
+}
+
+export function decodeHexKey(key: Buffer): Hex {
+  return `0x${key.toString('hex')}`
+}
+
+/** Lowercase hex without 0x. */
+export function decodeBareHexKey(key: Buffer): string {
+  return key.toString('hex')
+}
+
+/** The index key of a field whose raw bytes are `bytes[start, end)` (a record's fixed run), as a view. */
+export function indexKeyAt(bytes: Buffer, start: number, end: number): Buffer {
+  return bytes.subarray(start, end)
+}
+
+/**
+ * The same key as a string of one character per byte: a Map key that costs no hex conversion, and
+ * that crosses between threads as is. `indexKeyFromString` gives the key back.
+ */
+export function indexKeyString(bytes: Buffer, start: number, end: number): string {
+  return bytes.toString('latin1', start, end)
+}
+
+export function indexKeyFromString(key: string): Buffer {
+  return Buffer.from(key, 'latin1')
 }
 
 export function encodeTimeKey(timestamp: number, blockNumber: number): Buffer {
@@ -82,6 +154,9 @@ export function decodeTimeKey(key: Buffer): { timestamp: number; blockNumber: nu
   return { timestamp: key.readUInt32BE(0), blockNumber: key.readUIntBE(4, 6) }
 }
 
+/** The time index keeps nothing beside its keys. Shared: never written to. */
+export const TIME_VALUE: Buffer = Buffer.alloc(0)
+
 export function encodeBlockKey(blockNumber: number): Buffer {
   const key = Buffer.allocUnsafe(6)
   key.writeUIntBE(blockNumber, 0, 6)
@@ -93,14 +168,21 @@ export function decodeBlockKey(key: Buffer): number {
 }
 
 export const HOUR_SECONDS = 3600
+const ADDRESS_BYTES = 20
 
-export function encodeHourKey(hour: number, token: Buffer): Buffer {
-  const key = Buffer.allocUnsafe(24)
+export function encodeHourKey(hour: number, token: Uint8Array): Buffer {
+  const key = Buffer.allocUnsafe(4 + ADDRESS_BYTES)
   key.writeUInt32BE(hour, 0)
   key.set(token, 4)
   return key
 }
 
-export function decodeHourKey(key: Buffer): { hour: number; token: Buffer } {
-  return { hour: key.readUInt32BE(0), token: Buffer.from(key.subarray(4, 24)) }
+/** The first hour key of an hour: a range bound below every token's. */
+export function hourStartKey(hour: number): Buffer {
+  return encodeHourKey(hour, Buffer.alloc(ADDRESS_BYTES))
+}
+
+/** `token` as lowercase hex without 0x. */
+export function decodeHourKey(key: Buffer): { hour: number; token: string } {
+  return { hour: key.readUInt32BE(0), token: key.toString('hex', 4, 4 + ADDRESS_BYTES) }
 }

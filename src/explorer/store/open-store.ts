@@ -5,6 +5,7 @@
  * shares one environment between the threads of a process.
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { encodeBareHexKey } from './keys.js'
 import { fieldHex, type StoredSettlement } from './record.js'
 
 /**
@@ -45,9 +46,9 @@ export const hasOrdinals = (field: IndexedField) => COUNTED.has(field)
 
 /** The keys a settlement is indexed under, per field: one, or none in `selfPayment` for a payment to another address. */
 export function indexKeysOf(field: IndexedField, s: StoredSettlement): Buffer[] {
-  if (field !== 'selfPayment') return [Buffer.from(fieldHex(s, field), 'hex')]
+  if (field !== 'selfPayment') return [encodeBareHexKey(fieldHex(s, field))]
   const payer = fieldHex(s, 'payer')
-  return payer === fieldHex(s, 'recipient') ? [Buffer.from(payer, 'hex')] : []
+  return payer === fieldHex(s, 'recipient') ? [encodeBareHexKey(payer)] : []
 }
 
 export interface Store {

@@ -4,7 +4,7 @@
  * settlements are always the newest of every key, so ordinals stay dense.
  */
 import type { Hex } from '../../wire/index.js'
-import { blockEndPk, decodeBlockKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
+import { blockEndPk, decodeBlockKey, decodeHexKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
 import { forgetOrdinals } from './commit-batch.js'
 import { readCount, readGeneration } from './meta.js'
 import { INDEXED_FIELDS, indexKeysOf, type Store } from './open-store.js'
@@ -49,6 +49,6 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
 /** Indexed blocks with a stored hash, newest first, at or below `blockNumber`. */
 export function* storedBlocksDownFrom(store: Store, blockNumber: number): Generator<{ blockNumber: number; blockHash: Hex }> {
   for (const { key: blockKey, value } of store.blocks.getRange({ start: encodeBlockKey(blockNumber), reverse: true })) {
-    yield { blockNumber: decodeBlockKey(blockKey), blockHash: `0x${value.toString('hex')}` as Hex }
+    yield { blockNumber: decodeBlockKey(blockKey), blockHash: decodeHexKey(value) }
   }
 }

@@ -4,7 +4,7 @@
  * `last24h` sums the 24 hour buckets ending with the current one, so it covers between 23 and 24 hours.
  */
 import type { Hex, Stats } from '../../wire/index.js'
-import { HOUR_SECONDS, decodeHourKey, encodeHourKey } from './keys.js'
+import { HOUR_SECONDS, decodeBareHexKey, decodeHourKey, encodeBareHexKey, encodeHourKey, hourStartKey } from './keys.js'
 import type { Store } from './open-store.js'
 import { fieldHex, type StoredSettlement, type TokenInfo } from './record.js'
 
@@ -52,7 +52,7 @@ export function addToStatsChange(change: StatsChange, token: string, timestamp: 
 
 function write(db: Store['stats'], deltas: Map<string, Delta>, withFees: boolean): void {
   for (const { token, hour, count, volume, fees } of deltas.values()) {
-    const tokenKey = Buffer.from(token, 'hex')
+    const tokenKey = encodeBareHexKey(token)
     const key = hour < 0 ? tokenKey : encodeHourKey(hour, tokenKey)
     const current = (db.get(key) as Figures | undefined) ?? { count: 0, volume: '0', fees: '0' }
     const next: Figures = { count: current.count + count, volume: (BigInt(current.volume) + volume).toString() }
@@ -81,7 +81,7 @@ export function readStats(store: Store, tokenOf: (addressHex: string) => TokenIn
     into[key] = (BigInt(into[key] ?? '0') + BigInt(amount)).toString()
   }
   for (const { key, value } of store.stats.getRange()) {
-    const bare = (key as Buffer).toString('hex')
+    const bare = decodeBareHexKey(key as Buffer)
     const address = `0x${bare}` as Hex
     const figures = value as Required<Figures>
     const { symbol, decimals } = tokenOf(bare)
@@ -99,8 +99,8 @@ export function readStats(store: Store, tokenOf: (addressHex: string) => TokenIn
   }
 
   const fromHour = Math.floor(nowSeconds / HOUR_SECONDS) - 23
-  for (const { key, value } of store.hours.getRange({ start: encodeHourKey(fromHour, Buffer.alloc(20)) })) {
-    const address = `0x${decodeHourKey(key as Buffer).token.toString('hex')}` as Hex
+  for (const { key, value } of store.hours.getRange({ start: hourStartKey(fromHour) })) {
+    const address = `0x${decodeHourKey(key as Buffer).token}` as Hex
     const figures = value as Figures
     const perToken = stats.byToken[address]
     if (!perToken) continue

@@ -19,13 +19,9 @@ import type { LiveLimits } from '../../../config/index.js'
 import type { IndexerListener } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import type { SettlementFilter } from '../../query/index.js'
-import { matchingInRange, positionBefore } from '../../query/index.js'
-import type { TokenCache } from '../../query/index.js'
-import { encodeCursor } from '../../store/index.js'
-import { decodePk, encodePk, keyAfter, type Position } from '../../store/index.js'
-import type { Store } from '../../store/index.js'
-import { fieldHex, settlementJson, type StoredSettlement } from '../../store/index.js'
+import { matchingInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
+import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
+import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
 import { ShapeCounts, fieldValues, filterTopic, topicsOf } from './topics.js'
 
@@ -97,7 +93,8 @@ export class LiveHub implements IndexerListener {
 
   constructor(options: LiveHubOptions) {
     this.#o = options
-    this.#publishedEnd = storeEnd(options.store)
+    // At start-up everything stored counts as published.
+    this.#publishedEnd = storedEnd(options.store)
     const { metrics } = options
     this.#sent = metrics.counter('live_messages_sent_total', 'Settlement and removal messages sent to live subscribers, by channel')
     this.#slowCloses = metrics.counter('live_slow_consumer_closes_total', 'Live connections closed because their unsent bytes passed the bound')
@@ -354,10 +351,4 @@ export class LiveHub implements IndexerListener {
   #keepSseAlive(): void {
     for (const conn of this.#connections) if (conn.channel === 'sse') conn.send(': keepalive\n\n')
   }
-}
-
-/** The key after the newest stored settlement: at start-up everything stored counts as published. */
-function storeEnd(store: Store): Buffer {
-  for (const key of store.events.getKeys({ reverse: true, limit: 1 })) return keyAfter(decodePk(key))
-  return encodePk(0, 0)
 }

@@ -2,8 +2,7 @@
  * The one place that validates WebSocket client messages (SPEC §3.3). Filter values and cursors go
  * through the same checks as the REST query string, so both interfaces accept exactly the same input.
  */
-import { FILTER_FIELDS, type SettlementFilter } from '../../query/index.js'
-import type { Position } from '../../store/index.js'
+import { FILTER_FIELDS, type Position, type SettlementFilter } from '../../query/index.js'
 import { ProblemError } from '../../../wire/index.js'
 import { parseCursor, parseFilter } from '../rest/parse-query.js'
 import type { LiveError, LiveErrorCode } from './messages.js'

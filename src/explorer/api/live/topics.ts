@@ -7,7 +7,7 @@
  * reaches every matching subscriber with hash lookups, never a loop over subscribers.
  */
 import { FILTER_FIELDS, type SettlementFilter } from '../../query/index.js'
-import { addressesOf, fieldHex, type StoredSettlement } from '../../store/index.js'
+import { addressesOf, fieldHex, type StoredSettlement } from '../../query/index.js'
 
 export const SHAPE_COUNT = 1 << FILTER_FIELDS.length
 

@@ -23,10 +23,7 @@
  */
 import type { IndexerListener } from '../../indexer/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import type { EventsQuery } from '../../query/index.js'
-import type { Store } from '../../store/index.js'
-import type { StoredSettlement } from '../../store/index.js'
-import { settlementWrites, type WriteCounts } from '../../store/index.js'
+import { settlementWrites, type EventsQuery, type Store, type StoredSettlement, type WriteCounts } from '../../query/index.js'
 import { ShapeCounts, fieldValues, filterTopic, topicsOf } from '../live/topics.js'
 
 interface Entry {

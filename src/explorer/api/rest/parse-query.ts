@@ -2,9 +2,7 @@
  * The one place that validates HTTP query strings, for `/events`, the lookups and `/events/stream`.
  * Input hex is accepted in any case and lowercased; every problem names its parameter.
  */
-import { decodeCursor } from '../../store/index.js'
-import type { Position } from '../../store/index.js'
-import { DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type SettlementFilter } from '../../query/index.js'
+import { decodeCursor, DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { badParam } from '../../../wire/index.js'
 

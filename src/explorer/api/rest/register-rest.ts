@@ -7,14 +7,7 @@ import type { ExplorerOptions } from '../../../config/index.js'
 import type { Indexer } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import type { KeyViews } from '../../query/index.js'
-import type { QueryExecutor } from '../../query/index.js'
-import type { QueryTask } from '../../query/index.js'
-import type { TokenCache } from '../../query/index.js'
-import { HOUR_SECONDS } from '../../store/index.js'
-import { readCount, readHead } from '../../store/index.js'
-import type { Store } from '../../store/index.js'
-import { readStats } from '../../store/index.js'
+import { indexedHead, statsBody, type KeyViews, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { explorerOpenApi } from './openapi.js'
@@ -101,7 +94,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   app.get('/', now('/', [], () => json(JSON.stringify(root(ctx)))))
   app.get('/health', now('/health', [], () => json('{"status":"ok"}')))
   app.get('/ready', now('/ready', [], () => ready(ctx)))
-  const stats = statsBody(ctx)
+  const stats = statsBody(ctx.store, ctx.tokens)
   app.get('/stats', now('/stats', [], () => json(stats())))
   const openApi = Buffer.from(JSON.stringify(explorerOpenApi(ctx.version)))
   app.get('/openapi.json', now('/openapi.json', [], () => json(openApi)))
@@ -143,7 +136,7 @@ export function registerFallbacks(app: TemplatedApp): void {
 }
 
 function root(ctx: RestContext) {
-  const head = readHead(ctx.store)
+  const head = indexedHead(ctx.store)
   return {
     name: 'settlement-explorer',
     version: ctx.version,
@@ -153,25 +146,6 @@ function root(ctx: RestContext) {
     indexedHead: head ? { blockNumber: head.blockNumber, blockHash: head.blockHash } : null,
     endpoints: ENDPOINTS,
     eventsParams: EVENTS_PARAMS,
-  }
-}
-
-/**
- * `/stats` changes only when the indexer commits or rolls back, or when the hour (the `last24h`
- * window) turns: the body is rebuilt then, not on every request.
- */
-function statsBody(ctx: RestContext): () => Buffer {
-  let key = ''
-  let body = Buffer.alloc(0)
-  return () => {
-    const now = Date.now() / 1000
-    const head = readHead(ctx.store)
-    const current = `${head?.blockNumber}:${head?.blockHash}:${readCount(ctx.store)}:${Math.floor(now / HOUR_SECONDS)}`
-    if (current !== key) {
-      body = Buffer.from(JSON.stringify(readStats(ctx.store, (a) => ctx.tokens.get(a), now)))
-      key = current
-    }
-    return body
   }
 }
 
