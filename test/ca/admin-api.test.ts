@@ -1,7 +1,8 @@
 /**
  * The CA's admin API over real sockets on a real PostgreSQL: merchants and every refused body, issuing
  * from a CSR (the certificate read back with @peculiar/x509), refused CSRs, revocation into the CRL and
- * its NOTIFY, the token, and the HTTP edges (401, 404, 405, 413, 415).
+ * its NOTIFY, the token, the HTTP edges (401, 404, 405, 413, 415), and the operator's /ready (503 once
+ * the database is stopped) and /metrics.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -10,6 +11,7 @@ import { x509 } from '../../src/processor/ca/x509.js'
 import { certificateChannels } from '../../src/processor/db/certificates.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { waitFor } from '../helpers/explorer.js'
+import { checkPrometheusText } from '../helpers/prometheus.js'
 import { startDatabaseAndCa, type TestCa } from './fixture.js'
 
 let db: Database
@@ -225,5 +227,29 @@ describe('the HTTP edge', () => {
     assert.equal(wrongMethod.headers.get('allow'), 'POST')
     assert.equal((await ca.request('POST', '/crl', { token: '' })).headers.get('allow'), 'GET')
     assert.equal((await ca.request('GET', '/health')).status, 200, 'the connection survives the refusals')
+  })
+})
+
+describe('the operator endpoints', () => {
+  test('/ready and /metrics need no token: ready with a published CRL, Prometheus text with answers by status', async () => {
+    const ready = await ca.request('GET', '/ready', { token: '' })
+    assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])
+    const metrics = await ca.request('GET', '/metrics', { token: '' })
+    const samples = checkPrometheusText(metrics, 'ca')
+    assert.ok(samples.get('ca_http_requests_total{method="GET",status="200"}')! >= 1)
+    assert.ok(samples.get('ca_http_requests_total{method="POST",status="401"}')! >= 1, 'refusals are counted too')
+  })
+
+  test('/ready is a 503 problem once the database is stopped; /health says it does not answer', async () => {
+    const other = await startDatabaseAndCa()
+    try {
+      assert.equal((await other.ca.request('GET', '/ready', { token: '' })).status, 200)
+      await other.db.close()
+      const ready = await other.ca.request('GET', '/ready', { token: '' })
+      assertProblem(ready, 503, /^the database does not answer/)
+      assertProblem(await other.ca.request('GET', '/health', { token: '' }), 503, /the database does not answer/)
+    } finally {
+      await other.ca.stop()
+    }
   })
 })

@@ -1,7 +1,8 @@
 /**
  * The data service on a real anvil chain, over real sockets: every value against what the contract and
  * the tokens report (read here independently with viem and the compiled ABIs), HTTP caching and CORS,
- * problem bodies, refresh on admin events, a failing node, and the `npm run data-service` process.
+ * problem bodies, readiness and metrics, refresh on admin events, a failing node, and the
+ * `npm run data-service` process.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -21,6 +22,7 @@ import { startDataService, type RunningDataService } from '../../src/processor/d
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { waitFor } from '../helpers/explorer.js'
 import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { checkPrometheusText } from '../helpers/prometheus.js'
 import { startRpcProxy } from '../helpers/rpc-proxy.js'
 
 const silent = createLogger('silent')
@@ -159,6 +161,15 @@ test('/health: ok, the chain id and the block the directory was read at', async 
   assert.equal(body.lastError, undefined)
 })
 
+test('/ready is 200 ready and /metrics is Prometheus text with the process, the directory block and answers by route', async () => {
+  const ready = await request('/ready')
+  assert.deepEqual([ready.status, ready.body, ready.headers.get('cache-control')], [200, { status: 'ready' }, 'no-store'])
+  const response = await fetch(`${service.url}/metrics`)
+  const samples = checkPrometheusText({ status: response.status, headers: response.headers, body: await response.text() }, 'data_service')
+  assert.ok(samples.get('data_service_directory_block_number')! >= chain.deployment.startBlock)
+  assert.ok(samples.get('data_service_http_requests_total{route="/ready",status="200"}')! >= 1)
+})
+
 test('a strong ETag that hashes the body; If-None-Match answers 304 without a body', async () => {
   for (const path of ['/config', '/tokens']) {
     const first = await request(path)
@@ -258,7 +269,7 @@ test('fee recipient, maximum acquirer fee and a newly allowed token show too', a
   assert.equal(added.decimals, 6)
 })
 
-test('a failing node: the last directory is still served, /health reports the error until it recovers', async () => {
+test('a failing node: the last directory is still served, /health reports the error and /ready is 503 until it recovers', async () => {
   const proxy = await startRpcProxy(chain.rpcUrl)
   const logs: { level: string; msg: string }[] = []
   const logger = createLogger('debug', {}, (line) => {
@@ -276,6 +287,10 @@ test('a failing node: the last directory is still served, /health reports the er
     })
     assert.equal(health.status, 'ok')
     assert.ok(!String(health.lastError).includes('\n'))
+    const notReady = await request('/ready', {}, viaProxy.url)
+    assert.equal(notReady.status, 503)
+    assert.equal(notReady.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+    assert.match(notReady.body.detail, /^the node at RPC_URL fails .*; the directory was last read at block \d+$/)
     const during = await request('/config', {}, viaProxy.url)
     assert.equal(during.status, 200)
     assert.equal(during.text, before.text)
@@ -283,6 +298,7 @@ test('a failing node: the last directory is still served, /health reports the er
     assert.deepEqual(logged(/refresh failed/).map((l) => l.level), ['warn', ...logged(/failed again/).map(() => 'debug')], 'one warning per outage')
     proxy.down = false
     await waitFor('lastError to clear', async () => (await request('/health', {}, viaProxy.url)).body.lastError === undefined)
+    assert.equal((await request('/ready', {}, viaProxy.url)).status, 200)
     assert.equal(logged(/recovered/).length, 1)
   } finally {
     await viaProxy.stop()

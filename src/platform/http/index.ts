@@ -1,9 +1,10 @@
 /**
- * The HTTP kit of every server: uWebSockets.js replies, and for node:http servers a router, a capped
- * body reader, listening, replies and server-sent events.
+ * The HTTP kit of every server: uWebSockets.js replies, `/ready` and `/metrics` answers, and for node:http
+ * servers a router, a capped body reader, listening, replies and server-sent events.
  */
 export * from './event-stream.js'
 export * from './listen-node-http.js'
+export * from './operator-endpoints.js'
 export * from './read-body.js'
 export * from './replies.js'
 export * from './respond.js'

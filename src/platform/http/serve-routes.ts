@@ -6,7 +6,7 @@
  * path with another method a 405 with `Allow` (plain text unless the caller answers it).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Logger } from '../observability/index.js'
+import type { Logger, Metrics } from '../observability/index.js'
 import { listenNodeHttp, type ListeningServer } from './listen-node-http.js'
 
 export interface RouteRequest {
@@ -45,13 +45,18 @@ export interface ServeRoutesParams {
   headersTimeoutMs?: number
   /** Unset: node's default. */
   requestTimeoutMs?: number
+  /** Counts every answer as `http_requests_total` by status (the method's too, for the routes' mix). */
+  metrics?: Metrics
   log: Logger
 }
 
 export function serveRoutes(params: ServeRoutesParams): Promise<ListeningServer> {
   const { host, port, portSetting, routes, notFound, log, paths = 'resolved', headAsGet = true } = params
   const methodNotAllowed = params.methodNotAllowed ?? answerMethodNotAllowed
+  const requests = params.metrics?.counter('http_requests_total', 'HTTP requests answered, by method and status')
   const server = createServer((req, res) => {
+    // On close: an event stream is counted when it ends, and a request the client gave up on too.
+    if (requests) res.once('close', () => requests(1, { method: req.method ?? '', status: String(res.statusCode) }))
     const path = paths === 'as-sent' ? pathAsSent(req) : resolvedPath(req)
     const matching = routes.filter((route) => route.path.test(path))
     const route = matching.find((r) => r.method === req.method || (headAsGet && r.method === 'GET' && req.method === 'HEAD'))

@@ -3,3 +3,4 @@
  */
 export * from './logger.js'
 export * from './metrics.js'
+export * from './service-metrics.js'

@@ -1,6 +1,7 @@
 /**
  * A small Prometheus registry: counters and gauges with optional labels, rendered in the text
- * exposition format. Names carry the `explorer_` prefix and base units (seconds, bytes).
+ * exposition format. Names carry the service's prefix (`explorer_` unless another is given) and base
+ * units (seconds, bytes).
  */
 type Labels = Record<string, string>
 
@@ -34,10 +35,15 @@ function labelKeys(): (labels?: Labels) => string {
 
 export class Metrics {
   #metrics = new Map<string, Metric>()
+  #prefix: string
+
+  constructor(prefix = 'explorer') {
+    this.#prefix = prefix
+  }
 
   #metric(name: string, help: string, type: Metric['type']): Metric {
     let metric = this.#metrics.get(name)
-    if (!metric) this.#metrics.set(name, (metric = { name: `explorer_${name}`, help, type, values: new Map() }))
+    if (!metric) this.#metrics.set(name, (metric = { name: `${this.#prefix}_${name}`, help, type, values: new Map() }))
     return metric
   }
 

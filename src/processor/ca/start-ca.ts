@@ -6,7 +6,7 @@
 import type { CaOptions } from '../../config/index.js'
 import { LOCAL_CHAIN_ID } from '../../config/index.js'
 import type { Database } from '../db/index.js'
-import type { Logger } from '../../platform/observability/index.js'
+import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
 import { adminRoutes } from './admin-api/admin-routes.js'
 import { serveAdminApi } from './admin-api/serve-admin-api.js'
 import { resolveAdminToken } from './admin-token.js'
@@ -24,12 +24,14 @@ export interface RunningCa {
 export interface CaServices {
   db: Database
   log: Logger
+  /** Served at `/metrics`; a `ca_` registry with the process gauges unless one is handed in. */
+  metrics?: Metrics
 }
 
 /** How often the CRL's age is looked at, at most. */
 const MAX_RENEW_CHECK_MS = 3_600_000
 
-export async function startCa(options: CaOptions, { db, log }: CaServices): Promise<RunningCa> {
+export async function startCa(options: CaOptions, { db, log, metrics = serviceMetrics('ca') }: CaServices): Promise<RunningCa> {
   const authority = await openAuthority(options, log)
   const admin = await resolveAdminToken(options)
   const validityMs = options.crlValidityHours * 3_600_000
@@ -44,7 +46,7 @@ export async function startCa(options: CaOptions, { db, log }: CaServices): Prom
   renewal.unref()
 
   const httpsOnlyWebhooks = options.chainId !== LOCAL_CHAIN_ID
-  const server = await serveAdminApi({ host: options.host, port: options.port, token: admin.token, routes: adminRoutes({ db, authority, crl, httpsOnlyWebhooks, log }), log }).catch(
+  const server = await serveAdminApi({ host: options.host, port: options.port, token: admin.token, routes: adminRoutes({ db, authority, crl, httpsOnlyWebhooks, metrics, log }), metrics, log }).catch(
     (error: unknown) => {
       clearInterval(renewal)
       throw error

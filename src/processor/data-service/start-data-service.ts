@@ -9,7 +9,7 @@ import type { Directory } from '../../chain/index.js'
 import { createChainClient } from '../../chain/index.js'
 import type { DataServiceOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
-import { createLogger, type Logger } from '../../platform/observability/index.js'
+import { createLogger, serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
 import { registerRoutes } from './register-routes.js'
 import { renderDirectory, type RenderedDirectory } from './render-directory.js'
 
@@ -21,10 +21,14 @@ export interface RunningDataService {
 
 export interface DataServiceServices {
   log?: Logger
+  /** Served at `/metrics`; a `data_service_` registry with the process gauges unless one is handed in. */
+  metrics?: Metrics
 }
 
 export async function startDataService(options: DataServiceOptions, services: DataServiceServices = {}): Promise<RunningDataService> {
   const logger = services.log ?? createLogger(options.logLevel, { service: 'data-service' })
+  const metrics = services.metrics ?? serviceMetrics('data_service')
+  metrics.collected('directory_block_number', 'The block the directory was last read at', () => Number(watch.current().blockNumber))
   const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
   await checkChainId(publicClient, options)
 
@@ -65,6 +69,13 @@ export async function startDataService(options: DataServiceOptions, services: Da
         ...(error && { lastError: error.message.split('\n')[0] }),
       }
     },
+    // Serving a directory the node can no longer refresh could announce fees or tokens changed since.
+    ready() {
+      const error = watch.lastError()
+      if (error) return `the node at RPC_URL fails (${error.message.split('\n')[0]}); the directory was last read at block ${watch.current().blockNumber}`
+    },
+    metrics,
+    log: logger,
   })
   let listenSocket: uWS.us_listen_socket
   try {

@@ -1,12 +1,14 @@
 /**
  * The admin API's routes (PROCESSOR.md §3). Every change is logged at info with who it concerns, as
  * the CA's audit trail; bodies are validated by `parse-bodies.ts` before anything is read or signed.
+ * The operator's `/health`, `/ready` and `/metrics` need no token, like the CRL.
  */
 import { certificatesOfMerchant, insertCertificate, latestRevocationList, type CertificateRecord } from '../../db/index.js'
 import { findMerchant, insertMerchant, type Merchant } from '../../db/index.js'
 import type { Database } from '../../db/index.js'
-import type { Logger } from '../../../platform/observability/index.js'
-import { json, problemReply, type Reply } from '../../../platform/http/index.js'
+import { databaseUnavailable } from '../../db/index.js'
+import type { Logger, Metrics } from '../../../platform/observability/index.js'
+import { json, metricsReply, problemReply, readyReply, type Reply } from '../../../platform/http/index.js'
 import { badParam, ProblemError } from '../../../wire/index.js'
 import type { CertificateAuthority } from '../authority/load-authority.js'
 import { issueClientCertificate } from '../issue/issue-certificate.js'
@@ -22,6 +24,7 @@ export interface AdminContext {
   crl: CrlPublisher
   /** Off the local chain a webhook URL must be https. */
   httpsOnlyWebhooks: boolean
+  metrics: Metrics
   log: Logger
 }
 
@@ -36,6 +39,8 @@ export function adminRoutes(ctx: AdminContext): AdminRoute[] {
     { method: 'POST', path: /^\/certificates\/([^/]+)\/revoke$/, body: 'optional', handle: ([serial], body) => revokeCertificate(ctx, serial!, body) },
     { method: 'GET', path: /^\/crl$/, public: true, handle: () => currentCrl(ctx) },
     { method: 'GET', path: /^\/health$/, public: true, handle: () => health(ctx) },
+    { method: 'GET', path: /^\/ready$/, public: true, handle: () => readyReply(() => notReady(ctx)) },
+    { method: 'GET', path: /^\/metrics$/, public: true, handle: async () => metricsReply(ctx.metrics) },
   ]
 }
 
@@ -94,6 +99,15 @@ async function health({ db, authority }: AdminContext): Promise<Reply> {
   if (crl === null) return problemReply(503, 'the database does not answer')
   const ca = { subject: authority.certificate.subject, notAfter: authority.certificate.notAfter.toISOString() }
   return json(JSON.stringify({ status: 'ok', ca, crl: crl && { number: crl.number, thisUpdate: crl.thisUpdate.toISOString(), nextUpdate: crl.nextUpdate.toISOString() } }))
+}
+
+/** Issuing and revoking need the database, and clients check certificates against a current CRL. */
+async function notReady({ db }: AdminContext): Promise<string | undefined> {
+  const unavailable = await databaseUnavailable(db.pool)
+  if (unavailable) return unavailable
+  const crl = await latestRevocationList(db.pool)
+  if (!crl) return 'no CRL has been published yet'
+  if (crl.nextUpdate.getTime() < Date.now()) return `the CRL ${crl.number} expired at ${crl.nextUpdate.toISOString()} and has not been renewed`
 }
 
 async function requireMerchant(db: Database, id: string): Promise<Merchant> {

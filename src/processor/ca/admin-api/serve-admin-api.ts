@@ -6,9 +6,8 @@
  * Throughput buys nothing here. Every answer, refusals included, is an `application/problem+json` or a
  * route's reply, and paths are matched as sent: each names one resource.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Logger } from '../../../platform/observability/index.js'
-import { errorReply, JSON_TYPE, problemReply, type Reply, type RouteRequest } from '../../../platform/http/index.js'
+import type { Logger, Metrics } from '../../../platform/observability/index.js'
+import { errorReply, problemReply, sendReply, type Reply, type RouteRequest } from '../../../platform/http/index.js'
 import { serveRoutes, type ListeningServer } from '../../../platform/http/index.js'
 import { bearerMatches } from '../admin-token.js'
 import { readJsonBody } from './read-json-body.js'
@@ -30,16 +29,19 @@ export interface ServeParams {
   port: number
   token: string
   routes: AdminRoute[]
+  /** Counts every answer by method and status. */
+  metrics: Metrics
   log: Logger
 }
 
-export function serveAdminApi({ host, port, token, routes, log }: ServeParams): Promise<AdminServer> {
+export function serveAdminApi({ host, port, token, routes, metrics, log }: ServeParams): Promise<AdminServer> {
   const respond = ({ req, res }: RouteRequest, answer: () => Promise<Reply>): Promise<void> =>
     answer()
       .catch((error: unknown) => errorReply(error, log))
       .then((reply) => {
         log.debug('admin request', { method: req.method, path: req.url, status: reply.status })
-        send(req, res, reply)
+        // A body refused before it was read to the end: close rather than read the rest to keep the connection.
+        sendReply(res, reply, req.complete ? {} : { connection: 'close' })
       })
 
   const answerRoute = async (route: AdminRoute, { req, params }: RouteRequest): Promise<Reply> => {
@@ -63,6 +65,7 @@ export function serveAdminApi({ host, port, token, routes, log }: ServeParams): 
     headAsGet: false,
     headersTimeoutMs: 5_000,
     requestTimeoutMs: 10_000,
+    metrics,
     log,
   })
 }
@@ -73,11 +76,4 @@ function decodeParam(param: string): string {
   } catch {
     return param
   }
-}
-
-function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-  const headers: Record<string, string> = { 'content-type': reply.contentType ?? JSON_TYPE, 'cache-control': 'no-store', ...reply.headers }
-  // A body refused before it was read to the end: close rather than read the rest to keep the connection.
-  if (!req.complete) headers.connection = 'close'
-  res.writeHead(reply.status, headers).end(reply.body)
 }
