@@ -32,6 +32,8 @@ export interface GatewayOptions extends ChainSettings {
   pollIntervalMs: number
   /** How often the relayer status is re-read besides its notifications. */
   relayerRefreshMs: number
+  /** A relayer status no submitter rewrote for this long means none is alive: RELAYER_UNAVAILABLE. */
+  relayerStaleMs: number
   logLevel: LogLevel
   limits: GatewayLimits
 }
@@ -45,6 +47,8 @@ export function gatewayOptionsFromEnv(env: Env = process.env, deployment?: Deplo
     explorerUrl: urlSetting(env, 'EXPLORER_URL', 'http://127.0.0.1:4001').replace(/\/+$/, ''),
     pollIntervalMs: pollIntervalSetting(env, chain.chainId),
     relayerRefreshMs: intSetting(env, 'GATEWAY_RELAYER_REFRESH_MS', 5_000, 10),
+    // About three of the submitter's heartbeats (SUBMITTER_HEARTBEAT_MS, 5 s).
+    relayerStaleMs: intSetting(env, 'GATEWAY_RELAYER_STALE_MS', 15_000, 100),
     logLevel: logLevelSetting(env),
     limits: {
       maxMessageBytes: intSetting(env, 'GATEWAY_MAX_MESSAGE_BYTES', 64 * 1024, 1024, 1 << 20),

@@ -25,6 +25,8 @@ export interface SubmitterSettings {
   /** How often a standby tries to take over the relayer's lock. */
   standbyPollMs: number
   balanceCheckMs: number
+  /** How often the relayer status is rewritten while active, so gateways can tell a live submitter from a dead one. */
+  heartbeatMs: number
   /** Submissions validated and sent per step. */
   batchSize: number
   /** How long a payment whose permit nonce is ahead waits before it is checked again. */
@@ -47,6 +49,7 @@ export function submitterSettingsFromEnv(env: Env = process.env, deployment?: De
     idlePollMs: intSetting(env, 'SUBMITTER_IDLE_POLL_MS', 1_000, 10),
     standbyPollMs: intSetting(env, 'SUBMITTER_STANDBY_POLL_MS', 1_000, 10),
     balanceCheckMs: intSetting(env, 'SUBMITTER_BALANCE_CHECK_MS', 1_000, 10),
+    heartbeatMs: intSetting(env, 'SUBMITTER_HEARTBEAT_MS', 5_000, 10),
     batchSize: intSetting(env, 'SUBMITTER_BATCH', 64, 1, 1000),
     deferMs: intSetting(env, 'SUBMITTER_DEFER_MS', 100, 1),
     deadlineMarginSeconds: intSetting(env, 'SUBMITTER_DEADLINE_MARGIN_SECONDS', 5, 0),

@@ -7,8 +7,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { writeRelayerStatus } from '../../src/processor/db/relayer-status.js'
 import { getJson, waitFor } from '../helpers/explorer.js'
+import { startTestSubmitter } from '../helpers/processor.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let f: GatewayFixture
@@ -111,6 +113,42 @@ test('/health follows the relayer status: ok, degraded 503 with RELAYER_UNAVAILA
   assert.deepEqual({ ...recovered.body.relayer, updatedAt: undefined }, { address: relayer, balance: '5000', minimum: '1000', updatedAt: undefined })
   const accepted = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
   assert.equal(accepted.type, 'SUBMIT_PAYMENT_ACK')
+})
+
+test('a relayer status no submitter refreshes goes stale: /health 503 and RELAYER_UNAVAILABLE, ok again when a submitter reports', async () => {
+  const watching = await f.startGateway({ GATEWAY_RELAYER_STALE_MS: '1500' })
+  const payer = f.payers[9]!
+  const client = await f.connect(payer, watching)
+  const relayer = privateKeyToAccount(f.chain.deployment.relayerKey!).address.toLowerCase()
+  const heartbeat = { SUBMITTER_HEARTBEAT_MS: '200', SUBMITTER_BALANCE_CHECK_MS: '50' }
+  let submitter = await startTestSubmitter(f.chain, f.db, heartbeat)
+  await waitFor('/health to show the live submitter', async () => {
+    const health = await getJson(watching.url, '/health')
+    return health.status === 200 && health.body.relayer?.address === relayer
+  })
+  await submitter.stop()
+  // Every submitter is gone: the last status says "available" but nobody will send what is accepted now.
+  const stopped = Date.now()
+  const degraded = await waitFor('a degraded /health after the submitter stopped', async () => {
+    const health = await getJson(watching.url, '/health')
+    return health.status === 503 && health
+  }, 6_000)
+  assert.ok(Date.now() - stopped >= 1000, 'not before the status is about three heartbeats old')
+  assert.equal(degraded.body.status, 'degraded')
+  assert.equal(degraded.body.relayer.address, relayer)
+  assert.equal(degraded.body.relayer.stale, true)
+  const refused = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
+  assert.equal(refused.errorCode, 'RELAYER_UNAVAILABLE')
+  assert.match(refused.message, /no submitter/)
+
+  submitter = await startTestSubmitter(f.chain, f.db, heartbeat)
+  try {
+    await waitFor('/health ok again', async () => (await getJson(watching.url, '/health')).status === 200)
+    const accepted = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
+    assert.equal(accepted.type, 'SUBMIT_PAYMENT_ACK')
+  } finally {
+    await submitter.stop()
+  }
 })
 
 test('anything but /ws and /health is a 404 problem', async () => {

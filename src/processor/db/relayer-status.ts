@@ -1,7 +1,8 @@
 /**
  * The relayer guard's shared state: the active submitter writes what it sees of its relayer account
  * (balance against the minimum) and announces changes; every gateway reads it to refuse new work with
- * RELAYER_UNAVAILABLE and to answer a degraded /health.
+ * RELAYER_UNAVAILABLE and to answer a degraded /health. The row is rewritten every heartbeat, so its age
+ * tells whether any submitter is still alive to send what the gateways accept.
  */
 import type { Hex } from 'viem'
 import type { Sql } from './open-database.js'
@@ -25,11 +26,17 @@ export async function writeRelayerStatus(sql: Sql, status: Omit<RelayerStatus, '
   if (announce) await sql.query('SELECT pg_notify($1, $2)', [channels.relayer, JSON.stringify(status)])
 }
 
+export interface StoredRelayerStatus extends RelayerStatus {
+  /** How long ago it was written, on the database's clock (so no two hosts' clocks are compared). */
+  ageMs: number
+}
+
 /** The most recently updated relayer (one active submitter per key; normally there is one key). */
-export async function readRelayerStatus(sql: Sql): Promise<RelayerStatus | undefined> {
+export async function readRelayerStatus(sql: Sql): Promise<StoredRelayerStatus | undefined> {
   const { rows } = await sql.query(
-    `SELECT relayer, balance::text, minimum::text, available, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"
+    `SELECT relayer, balance::text, minimum::text, available, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+            (extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS "ageMs"
      FROM relayer_status ORDER BY updated_at DESC LIMIT 1`,
   )
-  return rows[0] as RelayerStatus | undefined
+  return rows[0] as StoredRelayerStatus | undefined
 }

@@ -44,7 +44,7 @@ export async function startGateway(options: GatewayOptions, { db, log }: Gateway
     while (stops.length > 0) await stops.pop()!()
   }
   try {
-    const relayer = await monitorRelayer(db.pool, options.relayerRefreshMs, log)
+    const relayer = await monitorRelayer({ sql: db.pool, refreshMs: options.relayerRefreshMs, staleMs: options.relayerStaleMs, log })
     stops.push(() => relayer.stop())
     const ctx: GatewayContext = { chainId: options.chainId, contract: options.contract, chain, db, explorer, registry, relayer, log }
     const listener = await listenNotifications(db, registry, relayer, log)

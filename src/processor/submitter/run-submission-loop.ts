@@ -64,7 +64,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
   const { settings, publicClient, account, db, log, signal } = ctx
   const relayer = account.address.toLowerCase() as Hex
   const fees = createFeeCache(publicClient)
-  const guard = createRelayerGuard({ publicClient, sql: db.pool, relayer, fees, minimum: settings.minBalance, checkIntervalMs: settings.balanceCheckMs, heartbeatMs: 5_000, log })
+  const guard = createRelayerGuard({ publicClient, sql: db.pool, relayer, fees, minimum: settings.minBalance, checkIntervalMs: settings.balanceCheckMs, heartbeatMs: settings.heartbeatMs, log })
   const validation: ValidationContext = {
     publicClient,
     permits: createPermitTracker(publicClient),

@@ -5,8 +5,9 @@
  * permit signatures both recover to the owner (INVALID_SIGNATURE), the permit deadline is ahead
  * (EXPIRED_DEADLINE), the permit nonce is not behind the token's (NONCE_MISMATCH; a nonce ahead waits
  * for its predecessors in the queue), the relayer is available (RELAYER_UNAVAILABLE: the status the
- * gateway keeps from the submitter's NOTIFY, as /health answers it) — then the submission is queued in
- * PostgreSQL, once per payload id and binding digest (ALREADY_SUBMITTED).
+ * gateway keeps from the submitter's NOTIFY, as /health answers it; a stale one means no submitter is
+ * alive) — then the submission is queued in PostgreSQL, once per payload id and binding digest
+ * (ALREADY_SUBMITTED).
  */
 import type { Hex } from 'viem'
 import { bindingDigest, intentOfAcquiring, intentOfPayment, permitDigest, type PaymentIntent } from '../../../wire/index.js'
@@ -45,9 +46,8 @@ async function accept(ctx: GatewayContext, conn: BoundConnection, intent: Paymen
   if (intent.permit.nonce < nonce) {
     throw new GatewayRefusal('NONCE_MISMATCH', `the permit's nonce ${intent.permit.nonce} is already used: the token's next nonce for ${intent.owner} is ${nonce}`)
   }
-  if (ctx.relayer.current()?.available === false) {
-    throw new GatewayRefusal('RELAYER_UNAVAILABLE', 'the relayer cannot pay for transactions right now (balance below its minimum); retry later')
-  }
+  const unavailable = ctx.relayer.unavailable()
+  if (unavailable) throw new GatewayRefusal('RELAYER_UNAVAILABLE', `${unavailable}; retry later`)
   const result = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request })
   if (result === 'duplicate') throw new GatewayRefusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
   return intent.payloadId
