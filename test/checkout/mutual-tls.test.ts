@@ -13,6 +13,7 @@ import { x509 } from '../../src/processor/ca/x509.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { tempCaDir } from '../ca/fixture.js'
 import { waitFor } from '../helpers/explorer.js'
+import { checkPrometheusText } from '../helpers/prometheus.js'
 import { startCheckoutFixture, type CheckoutFixture, type Credentials, type TestMerchant } from './checkout-fixture.js'
 
 const DAY_MS = 86_400_000
@@ -134,5 +135,15 @@ describe('the merchant is the certificate’s', () => {
     assert.equal(body.reconciler.role, 'active')
     assert.equal(body.reconciler.explorerConnected, true)
     assert.equal(typeof body.crlNumber, 'number')
+  })
+
+  test('/ready and /metrics answer any valid certificate: ready, and Prometheus text with the reconciler and answers by status', async () => {
+    const ready = await f.request(merchant.credentials, 'GET', '/ready')
+    assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])
+    const samples = checkPrometheusText(await f.request(merchant.credentials, 'GET', '/metrics'), 'checkout')
+    assert.equal(samples.get('checkout_reconciler_active'), 1)
+    assert.equal(samples.get('checkout_explorer_connected'), 1)
+    assert.ok(samples.get('checkout_crl_number')! >= 1)
+    assert.ok(samples.get('checkout_http_requests_total{method="GET",status="200"}')! >= 1)
   })
 })

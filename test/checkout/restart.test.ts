@@ -4,7 +4,7 @@
  * and resumes from the stored cursor — every charge ends settled with one payment and one
  * confirming/settled pair of webhook events, nothing applied twice, nothing lost. And a reorg that
  * happens while no engine runs (the explorer's REMOVED reaches nobody) is found from the chain itself
- * when the charge would settle. Without the explorer the API serves and /health says degraded.
+ * when the charge would settle. Without the explorer the API serves, /health says degraded and /ready 503.
  */
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -128,7 +128,7 @@ test('a reorg while no engine runs is found from the chain when the charge would
   await second.stop()
 })
 
-test('with the explorer unreachable the API still serves and /health is 503 degraded', async () => {
+test('with the explorer unreachable the API still serves, /health is 503 degraded and /ready a 503 problem', async () => {
   const blind = await f.startCheckout({ EXPLORER_URL: 'http://127.0.0.1:9' })
   await waitFor('the engine to take the reconciler lock', () => blind.reconcilerRole() === 'active')
   const health = await f.request(merchant.credentials, 'GET', '/health', {}, blind)
@@ -138,6 +138,10 @@ test('with the explorer unreachable the API still serves and /health is 503 degr
     reconciler: { role: 'active', explorerConnected: false, head: undefined },
     crlNumber: undefined,
   })
+  const ready = await f.request(merchant.credentials, 'GET', '/ready', {}, blind)
+  assert.equal(ready.status, 503)
+  assert.match(ready.headers.get('content-type') ?? '', /^application\/problem\+json/)
+  assert.equal(ready.body.detail, 'this replica reconciles charges but does not reach the explorer at EXPLORER_URL')
   assert.equal((await f.request(merchant.credentials, 'GET', '/api/v1/charges?limit=1', {}, blind)).status, 200)
   await blind.stop()
 })

@@ -2,7 +2,7 @@
  * The merchant API's OpenAPI document (`GET /openapi.json` on the checkout server) against the engine
  * itself, over mutual TLS with the real CA: the served document validates, and every answer real
  * requests get — charges created, replayed, listed, read, paid on anvil, canceled; payments; the webhook
- * delivery log and retries; health, ok and degraded; and every refusal (400, 401, 404, 409, 413, 415,
+ * delivery log and retries; health and readiness, ok and degraded; metrics; and every refusal (400, 401, 404, 409, 413, 415,
  * 422) — matches the document's schema for that path and status. Every documented answer is seen.
  */
 import assert from 'node:assert/strict'
@@ -184,14 +184,21 @@ describe('the rest', () => {
     openApi.check('DELETE', charges, await f.request(merchant.credentials, 'DELETE', charges))
   })
 
-  test('health: ok, then degraded on a replica whose explorer is unreachable', async () => {
+  test('health and readiness: ok, then degraded and not ready on a replica whose explorer is unreachable; metrics', async () => {
     await check(200, 'GET', '/health', '/health')
+    assert.deepEqual((await check(200, 'GET', '/ready', '/ready')).body, { status: 'ready' })
+    const metrics = await check(200, 'GET', '/metrics', '/metrics')
+    assert.match(metrics.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/)
     await f.checkout.stop()
     const blind = await f.startCheckout({ EXPLORER_URL: 'http://127.0.0.1:9' })
     await waitFor('the blind engine to take the reconciler lock', () => blind.reconcilerRole() === 'active')
     const health = await f.request(merchant.credentials, 'GET', '/health', {}, blind)
     assert.equal(health.status, 503)
     openApi.check('GET', '/health', health)
+    const ready = await f.request(merchant.credentials, 'GET', '/ready', {}, blind)
+    assert.equal(ready.status, 503)
+    openApi.check('GET', '/ready', ready)
+    assert.match(ready.body.detail, /does not reach the explorer at EXPLORER_URL/)
   })
 })
 

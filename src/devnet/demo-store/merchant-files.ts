@@ -39,6 +39,12 @@ export async function readClientCredentials(dir: string): Promise<ClientCredenti
   return { key, cert, ca }
 }
 
+/** What keeps the store from buying and verifying webhooks: a credential or the secret unreadable. */
+export async function merchantFilesMissing(dir: string): Promise<string | undefined> {
+  const read = await Promise.all([readClientCredentials(dir), readWebhookSecrets(dir)]).catch((error: Error) => error)
+  if (read instanceof Error) return read.message
+}
+
 /** Read at every webhook, so secrets written after a rotation count at once. */
 export async function readWebhookSecrets(dir: string): Promise<string[]> {
   const text = await readFile(join(dir, merchantFiles.webhookSecret), 'utf8').catch((error: NodeJS.ErrnoException) => Promise.reject(missing(dir, merchantFiles.webhookSecret, error)))

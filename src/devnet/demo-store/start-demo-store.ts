@@ -2,20 +2,24 @@
  * Composes the demo store (PROCESSOR.md §6): the token it sells in and the payment pages' origin from the
  * data service's `/config`, the merchant API client (the demo merchant's files are read when used, so the
  * store may start before `setUpDemoMerchant` writes them), the in-memory orders, the demo wallet on the
- * devnet, and the pages on node:http.
+ * devnet, and the pages on node:http with the operator's `/ready` (the demo merchant's files are there
+ * to pay and verify with) and `/metrics`.
  */
 import type { DemoStoreOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
 import { fetchConfig } from '../demo-wallet/index.js'
-import type { Logger } from '../../platform/observability/index.js'
-import { serveRoutes } from '../../platform/http/index.js'
+import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
+import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { demoWalletPayments } from './demo-wallet-payments.js'
 import { merchantApi } from './merchant-api.js'
+import { merchantFilesMissing } from './merchant-files.js'
 import { createOrderBook, type Order } from './order-book.js'
 import { storeNotFound, storeRoutes } from './store-routes.js'
 
 export interface DemoStoreServices {
   log: Logger
+  /** Served at `/metrics`; a `demo_store_` registry with the process gauges unless one is handed in. */
+  metrics?: Metrics
 }
 
 export interface RunningDemoStore {
@@ -26,7 +30,7 @@ export interface RunningDemoStore {
   stop(): Promise<void>
 }
 
-export async function startDemoStore(options: DemoStoreOptions, { log }: DemoStoreServices): Promise<RunningDemoStore> {
+export async function startDemoStore(options: DemoStoreOptions, { log, metrics = serviceMetrics('demo_store') }: DemoStoreServices): Promise<RunningDemoStore> {
   const config = await fetchConfig(options.dataServiceUrl).catch((error: Error) => {
     throw new ConfigError(`DATA_SERVICE_URL: ${error.message}`, { cause: error })
   })
@@ -44,7 +48,9 @@ export async function startDemoStore(options: DemoStoreOptions, { log }: DemoSto
     demoWallet: options.demoWallet && demoWalletPayments({ api, book, rpcUrl: options.demoWallet.rpcUrl, dataServiceUrl: options.dataServiceUrl, log }),
     log,
   })
-  const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'STORE_PORT', routes, notFound: storeNotFound, log })
+  metrics.collected('orders', 'Orders in memory', () => book.list().length)
+  routes.push(...operatorRoutes({ ready: () => merchantFilesMissing(options.merchantDir), metrics }))
+  const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'STORE_PORT', routes, notFound: storeNotFound, metrics, log })
   log.info('demo store listening', { url: server.url, currency: token.symbol, beneficiary: options.beneficiary, demoWallet: Boolean(options.demoWallet) })
   return {
     url: server.url,

@@ -1,7 +1,7 @@
 /**
  * The demo store's routes: products, buying (a charge through the merchant API, then the browser is sent
  * to the payment page), an order's page and its live events, the demo wallet button, the webhook
- * receiver and `/health`.
+ * receiver and `/health` (`/ready` and `/metrics` are added by start-demo-store.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { parseUnits } from 'viem'

@@ -13,8 +13,8 @@ import { createChainClient } from '../../chain/index.js'
 import type { CheckoutOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
 import type { Database } from '../db/index.js'
-import { readReconciliationCursor } from '../db/index.js'
-import type { Logger } from '../../platform/observability/index.js'
+import { databaseUnavailable, readReconciliationCursor } from '../db/index.js'
+import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
 import { buildCheckoutApp } from './api/build-app.js'
 import { openChargeTerms } from './api/charge-terms.js'
 import { chargeService } from './api/charge-service.js'
@@ -34,11 +34,13 @@ export interface RunningCheckout {
 export interface CheckoutServices {
   db: Database
   log: Logger
+  /** Served at `/metrics`; a `checkout_` registry with the process gauges unless one is handed in. */
+  metrics?: Metrics
 }
 
 const CURSOR_POLL_MS = 100
 
-export async function startCheckout(options: CheckoutOptions, { db, log }: CheckoutServices): Promise<RunningCheckout> {
+export async function startCheckout(options: CheckoutOptions, { db, log, metrics = serviceMetrics('checkout') }: CheckoutServices): Promise<RunningCheckout> {
   const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
   const terms = await openChargeTerms(options, publicClient, log)
   const stops: (() => Promise<void> | void)[] = [() => terms.stop()]
@@ -49,24 +51,37 @@ export async function startCheckout(options: CheckoutOptions, { db, log }: Check
     const tls = await loadTlsMaterial(options, log)
     const reconciler = startReconciler(options, { db, publicClient, log })
     stops.push(() => reconciler.stop())
+    const health = () => {
+      const role = reconciler.role()
+      const explorerConnected = reconciler.connected()
+      const chainError = terms.lastError()
+      const healthy = (role === 'standby' || explorerConnected) && !chainError
+      const body = {
+        status: healthy ? 'ok' : 'degraded',
+        reconciler: { role, explorerConnected, head: reconciler.head() ?? null },
+        crlNumber: revocations.crlNumber() ?? null,
+        ...(chainError && { chain: chainError.message.split('\n')[0] }),
+      }
+      return { healthy, body }
+    }
+    metrics.collected('reconciler_active', '1 while this replica holds the reconciler lock', () => (reconciler.role() === 'active' ? 1 : 0))
+    metrics.collected('explorer_connected', "1 while the active reconciler follows the explorer's feed", () => (reconciler.connected() ? 1 : 0))
+    metrics.collected('crl_number', 'The CRL loaded into the TLS context (0 before any)', () => revocations.crlNumber() ?? 0)
     const app = buildCheckoutApp({
       tls,
       db,
       service: chargeService({ db, terms, widgetBaseUrl: options.widgetBaseUrl, chargeTtlSeconds: options.chargeTtlSeconds }),
       log,
-      health() {
-        const role = reconciler.role()
-        const explorerConnected = reconciler.connected()
+      health,
+      // What /health calls degraded, and the database every charge is kept in.
+      async ready() {
+        const unavailable = await databaseUnavailable(db.pool)
+        if (unavailable) return unavailable
         const chainError = terms.lastError()
-        const healthy = (role === 'standby' || explorerConnected) && !chainError
-        const body = {
-          status: healthy ? 'ok' : 'degraded',
-          reconciler: { role, explorerConnected, head: reconciler.head() ?? null },
-          crlNumber: revocations.crlNumber() ?? null,
-          ...(chainError && { chain: chainError.message.split('\n')[0] }),
-        }
-        return { healthy, body }
+        if (chainError) return `the node at RPC_URL fails (${chainError.message.split('\n')[0]}): fees cannot be quoted`
+        if (reconciler.role() === 'active' && !reconciler.connected()) return 'this replica reconciles charges but does not reach the explorer at EXPLORER_URL'
       },
+      metrics,
     })
     stops.push(() => app.close())
     const revocations = await watchRevocations({ db, apply: (crl) => app.server.setSecureContext({ ...tls, crl }), log })

@@ -1,7 +1,7 @@
 /**
  * The widget's routes: the payment page (a fresh payment link and its QR code on every load while the
  * charge awaits payment), the wallet's session call, the page's live status as server-sent events, and
- * `/health`. Charges are read from PostgreSQL through the db layer on every request: any number of widget
+ * `/health` (`/ready` and `/metrics` are added by start-widget.ts). Charges are read from PostgreSQL through the db layer on every request: any number of widget
  * replicas serve the same pages.
  */
 import QRCode from 'qrcode'

@@ -1,20 +1,23 @@
 /**
  * Composes the checkout widget (PROCESSOR.md §5): the supported tokens from the settlement contract (for
  * display units; the chain must be CHAIN_ID), the LISTEN connection for live status, and the payment
- * pages on node:http. The database is handed in and left open on `stop()`, so `npm start` can share one.
+ * pages on node:http with the operator's `/ready` (the database answers, the chain is read) and `/metrics`. The database is handed in and left open on `stop()`, so `npm start` can share one.
  */
 import { createChainClient } from '../../chain/index.js'
 import { openChargeTerms } from '../checkout/index.js'
 import type { WidgetOptions } from '../../config/index.js'
 import type { Database } from '../db/index.js'
-import type { Logger } from '../../platform/observability/index.js'
-import { serveRoutes } from '../../platform/http/index.js'
+import { databaseUnavailable } from '../db/index.js'
+import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
+import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
 import { widgetNotFound, widgetRoutes } from './routes.js'
 
 export interface WidgetServices {
   db: Database
   log: Logger
+  /** Served at `/metrics`; a `widget_` registry with the process gauges unless one is handed in. */
+  metrics?: Metrics
 }
 
 export interface RunningWidget {
@@ -25,7 +28,7 @@ export interface RunningWidget {
   stop(): Promise<void>
 }
 
-export async function startWidget(options: WidgetOptions, { db, log }: WidgetServices): Promise<RunningWidget> {
+export async function startWidget(options: WidgetOptions, { db, log, metrics = serviceMetrics('widget') }: WidgetServices): Promise<RunningWidget> {
   const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
   const terms = await openChargeTerms(options, publicClient, log)
   const charges = await watchCharges(db).catch((error: unknown) => {
@@ -42,7 +45,12 @@ export async function startWidget(options: WidgetOptions, { db, log }: WidgetSer
     explorerUrl: options.explorerUrl,
     publicUrl: () => publicUrl,
   })
-  const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'WIDGET_PORT', routes, notFound: widgetNotFound, log }).catch(async (error: unknown) => {
+  const ready = async () => {
+    const chainError = terms.lastError()
+    return (await databaseUnavailable(db.pool)) ?? (chainError && `the node at RPC_URL fails (${chainError.message.split('\n')[0]})`)
+  }
+  routes.push(...operatorRoutes({ ready, metrics }))
+  const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'WIDGET_PORT', routes, notFound: widgetNotFound, metrics, log }).catch(async (error: unknown) => {
     terms.stop()
     await charges.close()
     throw error

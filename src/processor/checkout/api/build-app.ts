@@ -2,17 +2,18 @@
  * The merchant API server (PROCESSOR.md §4): fastify on `node:https` with mutual TLS — a client without a
  * certificate chained to the processor CA, unexpired and not on the loaded CRL, fails in the handshake,
  * before HTTP. Behind it every `/api/v1` route runs for the merchant its certificate names
- * (`request.merchant`); `GET /health` and `GET /openapi.json` (openapi.ts) need a valid certificate but
- * no merchant. Bodies are JSON only (anything else 415), 16 KiB at most (413); every refusal is
+ * (`request.merchant`); `GET /health`, `/ready`, `/metrics` and `/openapi.json` (openapi.ts) need a valid
+ * certificate but no merchant. Bodies are JSON only (anything else 415), 16 KiB at most (413); every refusal is
  * `application/problem+json`.
  * The webhook-deliveries routes (`webhooks/routes.ts`) sit behind the same authentication.
  */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Server } from 'node:https'
 import type { TLSSocket } from 'node:tls'
 import type { Merchant } from '../../db/index.js'
 import type { Database } from '../../db/index.js'
-import type { Logger } from '../../../platform/observability/index.js'
+import type { Logger, Metrics } from '../../../platform/observability/index.js'
+import { metricsReply, readyReply, type ReadinessCheck, type Reply } from '../../../platform/http/index.js'
 import { problem, ProblemError } from '../../../wire/index.js'
 import { identifyMerchant } from '../tls/identify-merchant.js'
 import { webhookRoutes } from '../../webhooks/index.js'
@@ -34,6 +35,9 @@ export interface CheckoutAppParams {
   db: Database
   service: ChargeService
   health(): { healthy: boolean; body: object }
+  ready: ReadinessCheck
+  /** Served at `/metrics`; every answer is counted in it by status. */
+  metrics: Metrics
   log: Logger
 }
 
@@ -62,11 +66,16 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
   app.setErrorHandler((error: FastifyError, _request, reply) => sendProblem(reply, problemOf(error, log)))
   app.setNotFoundHandler((request, reply) => sendProblem(reply, problem(404, `no route ${request.method} ${request.url.split('?')[0]}`)))
   app.decorateRequest('merchant', undefined as unknown as Merchant)
+  const requests = params.metrics.counter('http_requests_total', 'HTTP requests answered, by method and status')
+  app.addHook('onResponse', async (request, reply) => requests(1, { method: request.method, status: String(reply.statusCode) }))
 
   app.get('/health', async (_request, reply) => {
     const { healthy, body } = params.health()
     return reply.status(healthy ? 200 : 503).send(body)
   })
+  const send = (reply: FastifyReply, r: Reply) => reply.status(r.status).headers(r.headers ?? {}).type(r.contentType!).send(r.body)
+  app.get('/ready', async (_request, reply) => send(reply, await readyReply(params.ready)))
+  app.get('/metrics', async (_request, reply) => send(reply, metricsReply(params.metrics)))
 
   const openApi = JSON.stringify(checkoutOpenApi())
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openApi))

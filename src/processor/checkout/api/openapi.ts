@@ -241,10 +241,27 @@ export function checkoutOpenApi() {
           },
         },
       },
+      '/ready': {
+        get: {
+          summary: 'Readiness of this replica',
+          description: 'Needs a valid client certificate but no merchant. 200 while this replica can take charges: the database answers, the node answers, and, when it is the active reconciler, the explorer’s feed is reached. A 503 problem naming what is missing otherwise. A load balancer routes to ready replicas only.',
+          responses: {
+            '200': { description: 'Ready.', content: json(ref('Ready')) },
+            '503': problem('Not ready; `detail` says why.'),
+          },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics',
+          description: 'Needs a valid client certificate but no merchant. Text exposition format 0.0.4, names prefixed `checkout_`: the process (start time, uptime, memory), answers by method and status, the reconciler’s role and feed, the loaded CRL number.',
+          responses: { '200': { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        },
+      },
       '/openapi.json': {
         get: {
           summary: 'This document',
-          description: 'The OpenAPI 3.1 description of the merchant API (like /health, no merchant needed).',
+          description: 'The OpenAPI 3.1 description of the merchant API (like /health, /ready and /metrics, no merchant needed).',
           responses: {
             '200': {
               description: 'The document.',
@@ -367,6 +384,7 @@ export function checkoutOpenApi() {
             chain: { type: 'string', description: 'the node’s last error, while it lasts' },
           },
         },
+        Ready: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { const: 'ready' } } },
         Problem: problemSchema,
         DuplicateOrderProblem: {
           ...problemSchema,

@@ -1,0 +1,62 @@
+/**
+ * The demo store's operator endpoints on the real server, its configuration read from a real data
+ * service on anvil: `/ready` is a 503 problem naming DEMO_MERCHANT_DIR until the demo merchant's
+ * credentials and webhook secret are there, then ready without a restart; `/metrics` is Prometheus text
+ * with the orders in memory and the answers by status.
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { dataServiceOptionsFromEnv } from '../../src/config/data-service-options.js'
+import { demoStoreOptionsFromEnv } from '../../src/config/demo-store-options.js'
+import { merchantFiles, writeWebhookSecrets } from '../../src/devnet/demo-store/merchant-files.js'
+import { startDemoStore, type RunningDemoStore } from '../../src/devnet/demo-store/index.js'
+import { startDataService, type RunningDataService } from '../../src/processor/data-service/index.js'
+import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { createLogger } from '../../src/platform/observability/logger.js'
+import { getJson } from '../helpers/explorer.js'
+import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { checkPrometheusText } from '../helpers/prometheus.js'
+
+const log = createLogger('silent')
+let chain: LocalChain
+let dataService: RunningDataService
+let store: RunningDemoStore
+const merchantDir = mkdtempSync(join(tmpdir(), 'demo-store-test-'))
+
+before(async () => {
+  chain = await startLocalChain()
+  const chainEnv = { RPC_URL: chain.rpcUrl, SETTLEMENT_CONTRACT: chain.deployment.settlementContract, START_BLOCK: String(chain.deployment.startBlock), LOG_LEVEL: 'silent' }
+  dataService = await startDataService(dataServiceOptionsFromEnv({ ...chainEnv, DATA_SERVICE_PORT: '0' }), { log })
+  store = await startDemoStore(demoStoreOptionsFromEnv({ STORE_PORT: '0', DEMO_MERCHANT_DIR: merchantDir, DATA_SERVICE_URL: dataService.url, RPC_URL: chain.rpcUrl }), { log })
+})
+after(async () => {
+  await store?.stop()
+  await dataService?.stop()
+  await chain?.stop()
+  rmSync(merchantDir, { recursive: true, force: true })
+})
+
+test('/ready: a 503 problem naming DEMO_MERCHANT_DIR until the merchant files are written, then ready', async () => {
+  const missing = await getJson(store.url, '/ready')
+  assert.equal(missing.status, 503)
+  assert.equal(missing.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+  assert.match(missing.body.detail, /^DEMO_MERCHANT_DIR .*: cannot read [a-z.]+\.pem \(ENOENT\); npm start sets the demo merchant up there$/)
+  assert.deepEqual((await getJson(store.url, '/health')).body, { status: 'ok', orders: 0 }, '/health is unchanged')
+
+  for (const file of [merchantFiles.key, merchantFiles.certificate, merchantFiles.caCertificate]) writeFileSync(join(merchantDir, file), '-----BEGIN PLACEHOLDER-----\n')
+  assert.match((await getJson(store.url, '/ready')).body.detail, /cannot read webhook-secret/)
+  await writeWebhookSecrets(merchantDir, [generateWebhookSecret()])
+  const ready = await getJson(store.url, '/ready')
+  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])
+})
+
+test('/metrics is Prometheus text with the orders in memory and the answers by status', async () => {
+  const response = await fetch(`${store.url}/metrics`)
+  const samples = checkPrometheusText({ status: response.status, headers: response.headers, body: await response.text() }, 'demo_store')
+  assert.equal(samples.get('demo_store_orders'), 0)
+  assert.ok(samples.get('demo_store_http_requests_total{method="GET",status="503"}')! >= 1)
+  assert.ok(samples.get('demo_store_http_requests_total{method="GET",status="200"}')! >= 1)
+})
