@@ -1,8 +1,8 @@
 /**
  * Connection rules and health, over real WebSockets and HTTP: one connection per address (4001, on one
  * gateway and across two sharing the database), the first signed message in time (4002), idleness (4003),
- * shutdown (1001), and /health following the relayer status the submitter writes (RELAYER_UNAVAILABLE
- * while it is degraded).
+ * shutdown (1001), /health and /ready following the relayer status the submitter writes (RELAYER_UNAVAILABLE
+ * while it is degraded), and /metrics.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
@@ -11,6 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { writeRelayerStatus } from '../../src/processor/db/relayer-status.js'
 import { getJson, waitFor } from '../helpers/explorer.js'
 import { startTestSubmitter } from '../helpers/processor.js'
+import { checkPrometheusText } from '../helpers/prometheus.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let f: GatewayFixture
@@ -82,7 +83,7 @@ test('stopping the gateway closes its connections with 1001', async () => {
   assert.equal((await client.waitClosed()).code, 1001)
 })
 
-test('/health follows the relayer status: ok, degraded 503 with RELAYER_UNAVAILABLE for new submissions, ok again after a top-up', async () => {
+test('/health and /ready follow the relayer status: ok, degraded 503 with RELAYER_UNAVAILABLE for new submissions, ok again after a top-up', async () => {
   const payer = f.payers[8]!
   const client = await f.connect(payer)
   assert.equal((await nonce(client)).type, 'NONCE_RESULT')
@@ -91,6 +92,8 @@ test('/health follows the relayer status: ok, degraded 503 with RELAYER_UNAVAILA
   assert.equal(ok.body.status, 'ok')
   assert.equal(ok.body.connections, f.gateway.connections())
   assert.ok(ok.body.connections >= 1)
+  const ready = await getJson(f.gateway.url, '/ready')
+  assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }])
 
   const relayer = `0x${'ab'.repeat(20)}` as Hex
   await writeRelayerStatus(f.db.pool, { relayer, balance: '5', minimum: '1000', available: false }, true)
@@ -99,6 +102,10 @@ test('/health follows the relayer status: ok, degraded 503 with RELAYER_UNAVAILA
     return health.status === 503 && health
   })
   assert.deepEqual(degraded.body, { status: 'degraded', connections: f.gateway.connections(), relayer: { address: relayer, balance: '5', minimum: '1000' } })
+  const notReady = await getJson(f.gateway.url, '/ready')
+  assert.equal(notReady.status, 503)
+  assert.equal(notReady.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+  assert.match(notReady.body.detail, /holds 5 wei, below the minimum 1000: submissions are refused$/)
   const refused = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
   assert.equal(refused.errorCode, 'RELAYER_UNAVAILABLE')
   assert.equal(refused.errorCategory, 'SEMANTIC_ERROR')
@@ -110,6 +117,7 @@ test('/health follows the relayer status: ok, degraded 503 with RELAYER_UNAVAILA
     return health.status === 200 && health
   })
   assert.equal(recovered.body.status, 'ok')
+  assert.deepEqual((await getJson(f.gateway.url, '/ready')).body, { status: 'ready' })
   assert.deepEqual({ ...recovered.body.relayer, updatedAt: undefined }, { address: relayer, balance: '5000', minimum: '1000', updatedAt: undefined })
   const accepted = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
   assert.equal(accepted.type, 'SUBMIT_PAYMENT_ACK')
@@ -149,6 +157,16 @@ test('a relayer status no submitter refreshes goes stale: /health 503 and RELAYE
   } finally {
     await submitter.stop()
   }
+})
+
+test('/metrics is Prometheus text with the open connections, the relayer availability and the process', async () => {
+  const client = await f.connect(f.payers[10]!)
+  assert.equal((await nonce(client)).type, 'NONCE_RESULT')
+  const response = await fetch(`${f.gateway.url}/metrics`)
+  const samples = checkPrometheusText({ status: response.status, headers: response.headers, body: await response.text() }, 'gateway')
+  assert.equal(samples.get('gateway_connections'), f.gateway.connections())
+  assert.ok(samples.get('gateway_connections')! >= 1)
+  assert.ok([0, 1].includes(samples.get('gateway_relayer_available')!))
 })
 
 test('anything but /ws and /health is a 404 problem', async () => {

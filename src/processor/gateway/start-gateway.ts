@@ -1,7 +1,8 @@
 /**
  * Composes the wallet gateway (PROCESSOR.md §2): the chain's directory and reads, the explorer (history
  * over REST, one live subscription for transfer notifications), the shared database (submissions, status
- * and relayer notifications, connection claims) and the uWebSockets.js server with `/ws` and `/health`.
+ * and relayer notifications, connection claims) and the uWebSockets.js server with `/ws`, `/health`,
+ * `/ready` and `/metrics`.
  * The database is handed in, so one process can share it with the submitter; `stop()` leaves it open.
  */
 import { randomBytes } from 'node:crypto'
@@ -9,7 +10,7 @@ import uWS from 'uWebSockets.js'
 import type { GatewayOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
 import type { Database } from '../db/index.js'
-import type { Logger } from '../../platform/observability/index.js'
+import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
 import { ExplorerClient } from '../../sdk/index.js'
 import { openGatewayChain } from './chain/gateway-chain.js'
 import { watchBalances } from './chain/watch-balances.js'
@@ -32,9 +33,11 @@ export interface RunningGateway {
 export interface GatewayServices {
   db: Database
   log: Logger
+  /** Served at `/metrics`; a `gateway_` registry with the process gauges unless one is handed in. */
+  metrics?: Metrics
 }
 
-export async function startGateway(options: GatewayOptions, { db, log }: GatewayServices): Promise<RunningGateway> {
+export async function startGateway(options: GatewayOptions, { db, log, metrics = serviceMetrics('gateway') }: GatewayServices): Promise<RunningGateway> {
   const { limits } = options
   const chain = await openGatewayChain({ ...options, log })
   const registry = new ConnectionRegistry(randomBytes(8).toString('hex'))
@@ -56,7 +59,7 @@ export async function startGateway(options: GatewayOptions, { db, log }: Gateway
 
     const app = uWS.App()
     registerSocket(app, ctx, { chainId: options.chainId, maxMessageBytes: limits.maxMessageBytes, maxSeparators: limits.maxSeparators }, limits)
-    registerHealth(app, relayer, () => registry.all.size)
+    registerHealth(app, { relayer, connections: () => registry.all.size, db, metrics, log })
     const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
       app.listen(options.host, options.port, (socket) =>
         socket ? resolve(socket) : reject(new ConfigError(`GATEWAY_PORT ${options.port} on ${options.host} is not available`)),
