@@ -27,6 +27,10 @@ export interface SubmitterSettings {
   balanceCheckMs: number
   /** How often the relayer status is rewritten while active, so gateways can tell a live submitter from a dead one. */
   heartbeatMs: number
+  /** A consumed nonce whose receipts stay absent while the chain moves this many blocks on is DROPPED. */
+  droppedAfterBlocks: number
+  /** How many blocks after the verdict a DROPPED submission is still watched for a receipt (→ SUCCESS). */
+  droppedWatchBlocks: number
   /** Submissions validated and sent per step. */
   batchSize: number
   /** How long a payment whose permit nonce is ahead waits before it is checked again. */
@@ -50,6 +54,8 @@ export function submitterSettingsFromEnv(env: Env = process.env, deployment?: De
     standbyPollMs: intSetting(env, 'SUBMITTER_STANDBY_POLL_MS', 1_000, 10),
     balanceCheckMs: intSetting(env, 'SUBMITTER_BALANCE_CHECK_MS', 1_000, 10),
     heartbeatMs: intSetting(env, 'SUBMITTER_HEARTBEAT_MS', 5_000, 10),
+    droppedAfterBlocks: intSetting(env, 'SUBMITTER_DROPPED_AFTER_BLOCKS', 5, 1, 10_000),
+    droppedWatchBlocks: intSetting(env, 'SUBMITTER_DROPPED_WATCH_BLOCKS', 256, 0, 1_000_000),
     batchSize: intSetting(env, 'SUBMITTER_BATCH', 64, 1, 1000),
     deferMs: intSetting(env, 'SUBMITTER_DEFER_MS', 100, 1),
     deadlineMarginSeconds: intSetting(env, 'SUBMITTER_DEADLINE_MARGIN_SECONDS', 5, 0),

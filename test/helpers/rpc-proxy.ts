@@ -1,6 +1,7 @@
 /**
  * A JSON-RPC relay between a piece and anvil that a test can slow down, take offline, or make refuse one
- * method, to see what the piece does with a slow, unreachable or erring node.
+ * method or hide what it would answer, to see what the piece does with a slow, unreachable, erring or
+ * lagging node.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -15,6 +16,8 @@ export interface RpcProxy {
   refuse?: (request: RpcRequest) => boolean
   /** How many requests were refused that way. */
   refused: number
+  /** Requests it picks are answered `result: null` without asking the node ("no such receipt"). */
+  hide?: (request: RpcRequest) => boolean
   stop(): Promise<void>
 }
 
@@ -37,9 +40,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     const body = JSON.parse(Buffer.concat(chunks).toString() || 'null') as RpcRequest | RpcRequest[] | null
     const requests = Array.isArray(body) ? body : [body]
     const refused = (r: RpcRequest | null): r is RpcRequest => r !== null && (proxy.refuse?.(r) ?? false)
-    if (requests.some(refused)) {
-      // Answered one by one: the refused ones get the error, the others the node's answer.
-      const answers = await Promise.all(requests.map((r) => (refused(r) ? refusal(r) : forward(r))))
+    const hidden = (r: RpcRequest | null) => r !== null && (proxy.hide?.(r) ?? false)
+    if (requests.some((r) => refused(r) || hidden(r))) {
+      // Answered one by one: the refused ones get the error, the hidden ones null, the others the node's answer.
+      const answers = await Promise.all(requests.map((r) => (refused(r) ? refusal(r) : hidden(r) ? { jsonrpc: '2.0', id: r!.id, result: null } : forward(r))))
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? answers : answers[0]))
       return
     }

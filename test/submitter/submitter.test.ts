@@ -1,6 +1,7 @@
 /**
  * The broadcast submitter on a real anvil chain and a real PostgreSQL: validation before gas, ordering of
- * one payer's payments, stuck-transaction replacement, and the relayer guard.
+ * one payer's payments, stuck-transaction replacement, the relayer guard, and receipts: an unreadable one
+ * is not an absent one, DROPPED waits for blocks and is taken back when the receipt shows up.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
@@ -11,7 +12,7 @@ import { createChainClient } from '../../src/chain/create-chain-client.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { readRelayerStatus } from '../../src/processor/db/relayer-status.js'
 import { waitFor } from '../helpers/explorer.js'
-import { startRpcProxy } from '../helpers/rpc-proxy.js'
+import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
 import type { LocalChain } from '../helpers/local-chain.js'
 import { signTransferRequests } from '../helpers/payment-requests.js'
 import { enqueue, settlementsOnChain, startChainAndDatabase, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
@@ -109,23 +110,69 @@ test('the relayer guard: no work while the relayer is unfunded, resumed by a top
   }
 })
 
-test('a node error during the simulation is not the payment\'s failure: it waits and goes through once the node answers', async () => {
+/** A submitter that reaches the chain through an RPC proxy the test steers; both stopped after `run`. */
+async function throughProxy(env: Record<string, string>, run: (proxy: RpcProxy) => Promise<void>): Promise<void> {
   const proxy = await startRpcProxy(chain.rpcUrl)
-  // Only the simulation of the payment itself (a transferWithPermit call) is refused; reads go through.
-  const selector = toFunctionSelector(getAbiItem({ abi: settlementAbi, name: 'transferWithPermit' }))
-  proxy.refuse = (r) => r.method === 'eth_call' && String((r.params?.[0] as { data?: string; input?: string })?.data ?? (r.params?.[0] as { input?: string })?.input).startsWith(selector)
-  const submitter = await startTestSubmitter(chain, db, { RPC_URL: proxy.url, SUBMITTER_DEFER_MS: '20' })
+  const submitter = await startTestSubmitter(chain, db, { RPC_URL: proxy.url, ...env })
   try {
-    const [signed] = await signTransferRequests(chain, 1, { firstPayer: 8, payers: 1 })
-    await enqueue(db, [signed!])
-    await waitFor('several refused simulations', () => proxy.refused >= 3)
-    const { rows } = await db.pool.query('SELECT status FROM submissions WHERE payload_id = $1', [signed!.request.payloadId])
-    assert.notEqual(rows[0].status, 'FAILURE')
-    proxy.refuse = undefined
-    const [row] = await waitForFinal(db, [signed!.request.payloadId])
-    assert.equal(row!.status, 'SUCCESS')
+    await run(proxy)
   } finally {
     await submitter.stop()
     await proxy.stop()
   }
-})
+}
+
+const rowOf = async (payloadId: string) =>
+  (await db.pool.query<{ status: string; failure_category: string | null; tx_hash: Hex | null }>('SELECT status, failure_category, tx_hash FROM submissions WHERE payload_id = $1', [payloadId])).rows[0]!
+
+const minedOnChain = (orderReference: Hex) =>
+  waitFor('the payment to be mined', async () => (await settlementsOnChain(chain)).find((s) => s.orderReference === orderReference))
+
+test('a node error during the simulation is not the payment\'s failure: it waits and goes through once the node answers', () =>
+  throughProxy({ SUBMITTER_DEFER_MS: '20' }, async (proxy) => {
+    // Only the simulation of the payment itself (a transferWithPermit call) is refused; reads go through.
+    const selector = toFunctionSelector(getAbiItem({ abi: settlementAbi, name: 'transferWithPermit' }))
+    proxy.refuse = (r) => r.method === 'eth_call' && String((r.params?.[0] as { data?: string; input?: string })?.data ?? (r.params?.[0] as { input?: string })?.input).startsWith(selector)
+    const [signed] = await signTransferRequests(chain, 1, { firstPayer: 8, payers: 1 })
+    await enqueue(db, [signed!])
+    await waitFor('several refused simulations', () => proxy.refused >= 3)
+    assert.notEqual((await rowOf(signed!.request.payloadId)).status, 'FAILURE')
+    proxy.refuse = undefined
+    const [row] = await waitForFinal(db, [signed!.request.payloadId])
+    assert.equal(row!.status, 'SUCCESS')
+  }))
+
+test('receipts the node fails to answer for longer than the old 5 s do not make a mined payment FAILURE: it ends SUCCESS', () =>
+  throughProxy({}, async (proxy) => {
+    proxy.refuse = (r) => r.method === 'eth_getTransactionReceipt'
+    const [signed] = await signTransferRequests(chain, 1, { firstPayer: 9, payers: 1 })
+    await enqueue(db, [signed!])
+    await minedOnChain(signed!.orderReference)
+    await waitFor('receipt reads refused', () => proxy.refused > 0)
+    await new Promise((resolve) => setTimeout(resolve, 7_000))
+    const during = await rowOf(signed!.request.payloadId)
+    assert.equal(during.status, 'BROADCASTING', `an unreadable receipt is not a missing one: ${JSON.stringify(during)}`)
+    proxy.refuse = undefined
+    const [row] = await waitForFinal(db, [signed!.request.payloadId])
+    assert.equal(row!.status, 'SUCCESS')
+  }))
+
+test('DROPPED waits for blocks, and a DROPPED payment whose receipt then shows up becomes SUCCESS', () =>
+  throughProxy({ SUBMITTER_DROPPED_AFTER_BLOCKS: '3' }, async (proxy) => {
+    // A node whose receipts lag behind its state: the nonce is consumed, the receipt "does not exist".
+    proxy.hide = (r) => r.method === 'eth_getTransactionReceipt'
+    const [signed] = await signTransferRequests(chain, 1, { firstPayer: 10, payers: 1 })
+    await enqueue(db, [signed!])
+    const mined = await minedOnChain(signed!.orderReference)
+    await new Promise((resolve) => setTimeout(resolve, 6_000))
+    assert.equal((await rowOf(signed!.request.payloadId)).status, 'BROADCASTING', 'no DROPPED while the chain has not moved on')
+    await testClient().mine({ blocks: 3 })
+    await waitFor('DROPPED after 3 blocks without a receipt', async () => (await rowOf(signed!.request.payloadId)).failure_category === 'DROPPED')
+    proxy.hide = undefined
+    const recovered = await waitFor("the chain's word to turn it into SUCCESS", async () => {
+      const row = await rowOf(signed!.request.payloadId)
+      return row.status === 'SUCCESS' && row
+    })
+    assert.equal(recovered.failure_category, null)
+    assert.equal(recovered.tx_hash, mined.txHash)
+  }))

@@ -44,7 +44,8 @@ interface Change {
 
 /**
  * Moves submissions to `status` and announces each change, all in one statement. Only rows still in one
- * of `from` change, so a stale decision never overwrites a newer state.
+ * of `from` change, so a stale decision never overwrites a newer state. Of the failures only DROPPED can
+ * change (when a receipt shows up after all): every other one is final.
  */
 async function transition(
   sql: Sql,
@@ -59,7 +60,7 @@ async function transition(
      changed AS (
        UPDATE submissions s SET status = $4, tx_hash = COALESCE(i.tx_hash, s.tx_hash), failure_category = $5, failure_reason = $6, updated_at = now()
        FROM input i
-       WHERE s.payload_id = i.payload_id AND s.status = ANY($3)
+       WHERE s.payload_id = i.payload_id AND s.status = ANY($3) AND (s.status <> 'FAILURE' OR s.failure_category = 'DROPPED')
        RETURNING s.payload_id, s.kind, s.caller_address, s.status, s.tx_hash, s.failure_category, s.failure_reason
      )
      SELECT pg_notify($7, json_strip_nulls(json_build_object(
@@ -73,13 +74,14 @@ async function transition(
 
 export const markPending = (sql: Sql, payloadIds: string[]) => transition(sql, payloadIds.map((payloadId) => ({ payloadId })), ['ENQUEUING'], 'PENDING')
 
+/** A final failure; a DROPPED one may also become REVERTED when its receipt shows up. */
 export function markFailed(sql: Sql, payloadId: string, category: FailureCategory, reason: string, txHash?: Hex) {
-  return transition(sql, [{ payloadId, txHash }], ['ENQUEUING', 'PENDING', 'BROADCASTING'], 'FAILURE', { category, reason })
+  return transition(sql, [{ payloadId, txHash }], ['ENQUEUING', 'PENDING', 'BROADCASTING', 'FAILURE'], 'FAILURE', { category, reason })
 }
 
-/** Each submission mined successfully in its transaction `txHash`. */
+/** Each submission mined successfully in its transaction `txHash` (also one wrongly called DROPPED). */
 export function markSucceeded(sql: Sql, mined: { payloadId: string; txHash: Hex }[]) {
-  return transition(sql, mined, ['BROADCASTING'], 'SUCCESS')
+  return transition(sql, mined, ['BROADCASTING', 'FAILURE'], 'SUCCESS')
 }
 
 /** Holds a submission back (its permit nonce is ahead of the token's) until `delayMs` from now. */

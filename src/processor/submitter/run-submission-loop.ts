@@ -26,7 +26,6 @@ import {
   inFlightSubmissions,
   markFailed,
   markPending,
-  markSucceeded,
   recordTransactions,
   waitingSubmissions,
   type InFlight,
@@ -34,6 +33,7 @@ import {
 import type { SubmissionRow } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { createBroadcaster, type SignedTx } from './broadcaster.js'
+import { followReceipts } from './follow-receipts.js'
 import type { Doorbell } from './doorbell.js'
 import { createRelayerGuard } from './relayer-guard.js'
 import type { SubmitterSettings } from '../../config/index.js'
@@ -49,13 +49,6 @@ export interface SubmissionLoopContext {
   /** Rung when there may be new work (a NOTIFY) or the lock is lost. */
   doorbell: Doorbell
 }
-
-/**
- * A nonce the chain reports consumed can come before its receipt can be read (a node updates its state
- * before it stores the block; the steps run while transactions are being mined), so a submission is only
- * called DROPPED when none of its transactions has a receipt for this long after its nonce was used.
- */
-const DROPPED_AFTER_MS = 5_000
 
 /** buyAcquiringPack is rare and its gas varies with the acquirer table: estimated, with headroom. */
 const ACQUIRING_GAS_HEADROOM = 5n
@@ -75,8 +68,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
   }
 
   const inFlight = new Map<string, InFlight>()
-  /** In-flight payload ids whose nonce was consumed with no receipt found yet → when that was first seen. */
-  const receiptMissingSince = new Map<string, number>()
+  const receipts = followReceipts({ publicClient, sql: db.pool, droppedAfterBlocks: settings.droppedAfterBlocks, droppedWatchBlocks: settings.droppedWatchBlocks, log })
   for (const entry of await inFlightSubmissions(db.pool, relayer)) inFlight.set(entry.payloadId, entry)
   const broadcaster = createBroadcaster({
     rpcUrl: settings.rpcUrl,
@@ -113,35 +105,12 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
 
   /** In-flight submissions whose nonce the chain has consumed get their outcome from the receipts. */
   async function settleInFlight(): Promise<void> {
-    if (inFlight.size === 0) return
+    if (inFlight.size === 0 && !receipts.watching()) return
     const consumed = await publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' })
-    const due = [...inFlight.values()].filter((entry) => entry.nonce < consumed)
-    const outcomes = await Promise.all(due.map(async (entry) => ({ entry, ...(await outcomeOf(entry)) })))
-    const mined = outcomes.filter((o) => o.status === 'success')
-    await markSucceeded(db.pool, mined.map(({ entry, txHash }) => ({ payloadId: entry.payloadId, txHash: txHash! })))
-    for (const { entry, status, txHash } of outcomes) {
-      if (status === 'reverted') await markFailed(db.pool, entry.payloadId, 'REVERTED', 'the transaction was mined but reverted', txHash)
-      else if (status === 'missing') {
-        const since = receiptMissingSince.get(entry.payloadId) ?? Date.now()
-        receiptMissingSince.set(entry.payloadId, since)
-        if (Date.now() - since < DROPPED_AFTER_MS) continue
-        await markFailed(db.pool, entry.payloadId, 'DROPPED', `relayer nonce ${entry.nonce} was used by a transaction the submitter did not sign`)
-      }
-      receiptMissingSince.delete(entry.payloadId)
-      inFlight.delete(entry.payloadId)
-    }
+    await receipts.settle(inFlight, consumed)
     for (const entry of inFlight.values()) {
       if (entry.nonce >= consumed && Date.now() - entry.transactions.at(-1)!.sentAt.getTime() > settings.stuckTimeoutMs) await replace(entry)
     }
-  }
-
-  /** Which of the entry's transactions took its nonce, newest first; none of them (yet) = `missing`. */
-  async function outcomeOf(entry: InFlight): Promise<{ status: 'success' | 'reverted' | 'missing'; txHash?: Hex }> {
-    for (const tx of [...entry.transactions].reverse()) {
-      const receipt = await publicClient.getTransactionReceipt({ hash: tx.txHash }).catch(() => undefined)
-      if (receipt) return { status: receipt.status, txHash: tx.txHash }
-    }
-    return { status: 'missing' }
   }
 
   async function replace(entry: InFlight): Promise<void> {
