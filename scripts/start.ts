@@ -2,8 +2,9 @@
  * `npm start`: the whole local stack in one process — devnet (anvil + contracts), PostgreSQL (embedded
  * unless DATABASE_URL is set), the explorer, the data service, the wallet gateway with its broadcast
  * submitter, the certificate authority, the checkout engine with webhook delivery, the checkout widget,
- * the demo store with its registered demo merchant, and demo traffic that pays through the gateway with the SDK's WalletClient. Each piece is
- * started in order and stopped in reverse order on Ctrl-C.
+ * the demo store with its registered demo merchant, and demo traffic that pays through the gateway with
+ * the SDK's WalletClient. Each piece is started in order and stopped in reverse order on Ctrl-C, in a
+ * session of its own so that Ctrl-C does not stop anvil and PostgreSQL under the pieces (own-session.ts).
  *
  * The devnet is a fresh chain every time, so the explorer's data directory and the embedded database
  * start empty too: state from an earlier chain would describe transactions that no longer exist.
@@ -13,7 +14,7 @@ import { readDirectory } from '../src/chain/index.js'
 import { createChainClient } from '../src/chain/index.js'
 import { startDevnet } from '../src/devnet/local-devnet/index.js'
 import { devnetOptions, devnetOptionsFromFlags, devnetUsage } from '../src/devnet/cli/index.js'
-import { onShutdown } from '../src/platform/shutdown/index.js'
+import { onShutdown, runInOwnSession } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/devnet/cli/index.js'
 import { trafficOptions, trafficSettingsFromFlags, trafficUsage } from '../src/devnet/cli/index.js'
 import { CaClient, readLocalAdminToken, startCa } from '../src/processor/ca/index.js'
@@ -38,7 +39,7 @@ import { createLogger } from '../src/platform/observability/index.js'
 import { startExplorer } from '../src/explorer/index.js'
 import { startSubmitter } from '../src/processor/submitter/index.js'
 import { startWidget } from '../src/processor/widget/index.js'
-import { formatProgress } from '../src/devnet/traffic/index.js'
+import { createProgressPrinter } from '../src/devnet/traffic/index.js'
 import { runWalletTraffic } from '../src/devnet/traffic/index.js'
 
 runCli(
@@ -55,12 +56,14 @@ on https://127.0.0.1:4003 (CHECKOUT_PORT, mutual TLS) with webhook delivery, the
 demo traffic paying through the gateway, until Ctrl-C.
 
 ${devnetUsage}
-${trafficUsage}`,
-    options: { ...devnetOptions, ...trafficOptions },
+${trafficUsage}
+  --quiet               no traffic progress line`,
+    options: { ...devnetOptions, ...trafficOptions, quiet: { type: 'boolean' } },
   },
   async ({ values }) => {
     const devnetSettings = devnetOptionsFromFlags(values)
     const trafficSettings = trafficSettingsFromFlags(values)
+    await runInOwnSession()
     const log = createLogger(logLevelSetting(process.env, 'warn'))
     /** Stop functions, run last-started-first on shutdown. */
     const stops: (() => Promise<void>)[] = []
@@ -83,7 +86,7 @@ ${trafficUsage}`,
     const explorerDataDir = process.env.DATA_DIR ?? '.data/devnet-explorer'
     rmSync(explorerDataDir, { recursive: true, force: true })
     const chainEnv = { ...process.env, CHAIN_ID: String(deployment.chainId), RPC_URL: deployment.rpcUrl, SETTLEMENT_CONTRACT: undefined, START_BLOCK: undefined }
-    const explorer = await startExplorer(explorerOptionsFromEnv({ ...chainEnv, DATA_DIR: explorerDataDir }, deployment))
+    const explorer = await startExplorer(explorerOptionsFromEnv({ ...chainEnv, DATA_DIR: explorerDataDir }, deployment), { logger: log.child({ service: 'explorer' }) })
     stops.push(explorer.stop)
     console.log(`explorer:     ${explorer.url}/events (WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
 
@@ -135,7 +138,7 @@ ${trafficUsage}`,
       gatewayUrl: gateway.wsUrl,
       ...trafficSettings,
       signal: traffic.signal,
-      onProgress: (p) => console.log(formatProgress(p)),
+      onProgress: values.quiet ? undefined : createProgressPrinter({ suffix: ` — open ${store.url}` }),
     })
     stops.push(async () => {
       traffic.abort()

@@ -12,7 +12,7 @@ export const devnetOptions = {
 } as const
 
 export const devnetUsage = `  --host <ip>          anvil listen address (127.0.0.1)
-  --port <n>           anvil port (8545)
+  --port <n>           anvil port, 0 = a free one (8545)
   --block-time <s>     seconds per block, 0 = a block per transaction (1)
   --payers <n>         funded test payers (20)
   --out <path>         deployment file to write (${DEFAULT_DEPLOYMENT_PATH})`
@@ -20,7 +20,7 @@ export const devnetUsage = `  --host <ip>          anvil listen address (127.0.0
 export function devnetOptionsFromFlags(values: Partial<Record<keyof typeof devnetOptions, string>>): StartDevnetOptions {
   return {
     host: values.host ?? '127.0.0.1',
-    port: numberFlag(values.port, 'port', 8545, 1, 65535),
+    port: numberFlag(values.port, 'port', 8545, 0, 65535),
     blockTime: numberFlag(values['block-time'], 'block-time', 1, 0, 3600),
     payers: numberFlag(values.payers, 'payers', 20, 1, 10_000),
     deploymentPath: values.out ?? DEFAULT_DEPLOYMENT_PATH,

@@ -1,6 +1,6 @@
 /**
- * Runs the cleanup once on Ctrl-C or SIGTERM, then exits. A second Ctrl-C exits at once, for a cleanup
- * that hangs.
+ * Runs the cleanup once on Ctrl-C or SIGTERM, then says `stopped` and exits. A second Ctrl-C exits at
+ * once, for a cleanup that hangs.
  */
 export function onShutdown(cleanup: () => Promise<void>): void {
   let stopping = false
@@ -9,7 +9,10 @@ export function onShutdown(cleanup: () => Promise<void>): void {
     stopping = true
     console.log(`\nstopping (${signal})…`)
     cleanup().then(
-      () => process.exit(0),
+      () => {
+        console.log('stopped')
+        process.exit(0)
+      },
       (error: unknown) => {
         console.error(`stop failed: ${String(error)}`)
         process.exit(1)
