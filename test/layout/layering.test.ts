@@ -25,6 +25,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   devnet: ['processor', 'explorer', 'sdk', 'chain', 'platform', 'config', 'wire', 'errors'],
 }
 
+/** Inside the explorer, what each piece may import: the API reads the store only through the query layer. */
+const EXPLORER_MAY_IMPORT: Record<string, readonly string[]> = {
+  store: [],
+  indexer: ['store'],
+  query: ['store', 'indexer'],
+  api: ['query', 'indexer'],
+}
+
 /** Areas made of several pieces, one per sub-folder; the others are one piece each. */
 const AREAS_OF_PIECES = new Set(['platform', 'explorer', 'processor', 'devnet'])
 
@@ -64,6 +72,10 @@ export function findViolations(imports: readonly Import[]): string[] {
     const toPiece = pieceOf(to)
     if (fromPiece === toPiece) continue
     if (to !== `${toPiece}/index.ts`) found.push(`${from} imports ${to}: enter ${toPiece} through its index.ts`)
+    const [fromSub, toSub] = [fromPiece, toPiece].map((piece) => /^src\/explorer\/([^/]+)$/.exec(piece)?.[1])
+    if (fromSub !== undefined && toSub !== undefined && !EXPLORER_MAY_IMPORT[fromSub]?.includes(toSub)) {
+      found.push(`${from} imports ${to}: explorer/${fromSub} may not import explorer/${toSub}`)
+    }
     if (fromArea !== undefined) pieceEdges.set(fromPiece, (pieceEdges.get(fromPiece) ?? new Set()).add(toPiece))
   }
   for (const [a, targets] of pieceEdges) {
@@ -126,6 +138,13 @@ describe('source layout', () => {
     ])
   })
 
+  test('the explorer reads its store only through the query layer', () => {
+    assert.deepEqual(findViolations([{ from: 'src/explorer/api/rest/register-rest.ts', to: 'src/explorer/store/index.ts' }]), [
+      'src/explorer/api/rest/register-rest.ts imports src/explorer/store/index.ts: explorer/api may not import explorer/store',
+    ])
+    assert.deepEqual(findViolations([{ from: 'src/explorer/start-explorer.ts', to: 'src/explorer/store/index.ts' }]), [])
+  })
+
   test('a piece is entered through its index.ts, inside an area too', () => {
     assert.deepEqual(findViolations([{ from: 'src/processor/widget/routes.ts', to: 'src/processor/checkout/api/ephemeral-token.ts' }]), [
       'src/processor/widget/routes.ts imports src/processor/checkout/api/ephemeral-token.ts: enter src/processor/checkout through its index.ts',
@@ -138,10 +157,10 @@ describe('source layout', () => {
 
   test('two pieces that import each other are refused', () => {
     const imports = [
-      { from: 'src/explorer/query/replay.ts', to: 'src/explorer/store/index.ts' },
-      { from: 'src/explorer/store/stats.ts', to: 'src/explorer/query/index.ts' },
+      { from: 'src/processor/checkout/api/charge-service.ts', to: 'src/processor/charges/index.ts' },
+      { from: 'src/processor/charges/change-charge.ts', to: 'src/processor/checkout/index.ts' },
     ]
-    assert.deepEqual(findViolations(imports), ['src/explorer/query and src/explorer/store import each other'])
+    assert.deepEqual(findViolations(imports), ['src/processor/charges and src/processor/checkout import each other'])
   })
 
   test('an area the layout does not name is refused', () => {
