@@ -39,22 +39,6 @@ const TYPES: Record<number, string> = {
   503: 'unavailable',
 }
 
-/** Thrown by validation at the edge; the server turns it into a problem response. */
-export class ProblemError extends Error {
-  constructor(
-    readonly status: number,
-    detail: string,
-    readonly param?: string,
-  ) {
-    super(detail)
-    this.name = 'ProblemError'
-  }
-
-  toProblem(): Problem {
-    return problem(this.status, this.message, this.param)
-  }
-}
-
 export function problem(status: number, detail: string, param?: string): Problem {
   return {
     type: `https://settlement-explorer.dev/problems/${TYPES[status] ?? 'error'}`,
@@ -64,8 +48,6 @@ export function problem(status: number, detail: string, param?: string): Problem
     ...(param === undefined ? {} : { param }),
   }
 }
-
-export const badParam = (param: string, detail: string) => new ProblemError(400, detail, param)
 
 /** The JSON Schema of `Problem`, for the OpenAPI documents of the explorer and the merchant API. */
 export const problemSchema = {

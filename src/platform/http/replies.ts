@@ -4,7 +4,8 @@
  */
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { Logger } from '../observability/index.js'
-import { ProblemError, problem } from '../../wire/index.js'
+import { problem } from '../../wire/index.js'
+import { ProblemError } from './problem-error.js'
 
 export interface Reply {
   status: number

@@ -3,7 +3,7 @@
  * through the same checks as the REST query string, so both interfaces accept exactly the same input.
  */
 import { FILTER_FIELDS, type Position, type SettlementFilter } from '../../query/index.js'
-import { ProblemError } from '../../../wire/index.js'
+import { ProblemError } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter } from '../rest/parse-query.js'
 import type { LiveError, LiveErrorCode } from './messages.js'
 

@@ -4,7 +4,7 @@
  */
 import { decodeCursor, DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
-import { badParam } from '../../../wire/index.js'
+import { badParam } from '../../../platform/http/index.js'
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const BYTES16 = /^0x[0-9a-fA-F]{32}$/

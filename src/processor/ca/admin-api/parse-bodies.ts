@@ -6,7 +6,7 @@
 import type { Hex } from 'viem'
 import { revocationReasons, type RevocationReason } from '../../db/index.js'
 import type { NewMerchant } from '../../db/index.js'
-import { badParam, ProblemError } from '../../../wire/index.js'
+import { badParam, ProblemError } from '../../../platform/http/index.js'
 
 export const DEFAULT_VALIDITY_DAYS = 90
 /** The CA/Browser Forum's old ceiling, which clients still enforce for TLS certificates. */

@@ -3,8 +3,7 @@
  * refused from Content-Length before reading when it is declared), and valid JSON (400).
  */
 import type { IncomingMessage } from 'node:http'
-import { BodyTooLarge, readBody } from '../../../platform/http/index.js'
-import { ProblemError } from '../../../wire/index.js'
+import { BodyTooLarge, ProblemError, readBody } from '../../../platform/http/index.js'
 
 export const MAX_BODY_BYTES = 16 * 1024
 
@@ -20,7 +19,7 @@ export async function readJsonBody(req: IncomingMessage, required: boolean): Pro
   })
   try {
     return JSON.parse(body.toString('utf8')) as unknown
-  } catch {
-    throw new ProblemError(400, 'the body is not valid JSON')
+  } catch (error) {
+    throw new ProblemError(400, 'the body is not valid JSON', undefined, { cause: error })
   }
 }

@@ -3,7 +3,7 @@
  * merchant authentication of `build-app.ts` (`request.merchant`).
  */
 import type { FastifyPluginAsync } from 'fastify'
-import { ProblemError } from '../../../wire/index.js'
+import { ProblemError } from '../../../platform/http/index.js'
 import type { ChargeService, CreateChargeRequest, ListChargesQuery } from './charge-service.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
 import { strictValidatorCompiler } from './strict-validator.js'

@@ -5,7 +5,8 @@
  */
 import type { FastifyError, FastifyReply } from 'fastify'
 import type { Logger } from '../../../platform/observability/index.js'
-import { problem, ProblemError, type Problem } from '../../../wire/index.js'
+import { problem, type Problem } from '../../../wire/index.js'
+import { ProblemError } from '../../../platform/http/index.js'
 import { meaningOf } from './schemas.js'
 
 export const MAX_BODY_BYTES = 16 * 1024

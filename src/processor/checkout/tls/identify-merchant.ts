@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls'
 import { findCertificate } from '../../db/index.js'
 import { findMerchant, type Merchant } from '../../db/index.js'
 import type { Sql } from '../../db/index.js'
-import { ProblemError } from '../../../wire/index.js'
+import { ProblemError } from '../../../platform/http/index.js'
 
 const MERCHANT_SAN = /(?:^|, )URI:urn:merchant:(m_[0-9a-f]{24})(?:,|$)/
 
