@@ -3,6 +3,7 @@
  * through the same checks as the REST query string, so both interfaces accept exactly the same input.
  */
 import { FILTER_FIELDS, type Position, type SettlementFilter } from '../../query/index.js'
+import { BaseError } from '../../../errors/index.js'
 import { ProblemError } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter } from '../rest/parse-query.js'
 import type { LiveError, LiveErrorCode } from './messages.js'
@@ -19,12 +20,16 @@ export interface RefusedMessage {
   id?: string
 }
 
-class Refusal extends Error {
+/** Bad input from a subscriber: answered with an ERROR message, never retryable as sent. */
+class LiveRefusal extends BaseError {
+  override name = 'LiveRefusal'
+
   constructor(
     readonly code: LiveErrorCode,
     message: string,
+    cause?: unknown,
   ) {
-    super(message)
+    super(message, { details: { code }, cause })
   }
 }
 
@@ -49,7 +54,7 @@ export function parseClientMessage(message: ArrayBuffer, isBinary: boolean, maxB
   try {
     return parseBody(body)
   } catch (error) {
-    if (error instanceof Refusal) return { ...refused(error.code, error.message), ...(id === undefined ? {} : { id }) }
+    if (error instanceof LiveRefusal) return { ...refused(error.code, error.message), ...(id === undefined ? {} : { id }) }
     throw error
   }
 }
@@ -59,7 +64,7 @@ function parseBody(body: Record<string, unknown>): ClientMessage {
     case 'SUBSCRIBE': {
       allowOnly(body, SUBSCRIBE_KEYS, 'SUBSCRIBE')
       if (body.channel !== 'settlements') {
-        throw new Refusal('UNKNOWN_CHANNEL', `unknown channel ${JSON.stringify(body.channel ?? null)}; the only channel is "settlements"`)
+        throw new LiveRefusal('UNKNOWN_CHANNEL', `unknown channel ${JSON.stringify(body.channel ?? null)}; the only channel is "settlements"`)
       }
       const since = parseSince(body.since)
       return { type: 'SUBSCRIBE', id: parseId(body.id), filter: parseFilterObject(body.filter), since, sinceCursor: since && (body.since as string) }
@@ -68,40 +73,40 @@ function parseBody(body: Record<string, unknown>): ClientMessage {
       allowOnly(body, UNSUBSCRIBE_KEYS, 'UNSUBSCRIBE')
       return { type: 'UNSUBSCRIBE', id: parseId(body.id) }
     case undefined:
-      throw new Refusal('INVALID_MESSAGE', 'a message must have a "type": "SUBSCRIBE" or "UNSUBSCRIBE"')
+      throw new LiveRefusal('INVALID_MESSAGE', 'a message must have a "type": "SUBSCRIBE" or "UNSUBSCRIBE"')
     default:
-      throw new Refusal('UNKNOWN_TYPE', `unknown message type ${JSON.stringify(body.type)}; expected "SUBSCRIBE" or "UNSUBSCRIBE"`)
+      throw new LiveRefusal('UNKNOWN_TYPE', `unknown message type ${JSON.stringify(body.type)}; expected "SUBSCRIBE" or "UNSUBSCRIBE"`)
   }
 }
 
 function allowOnly(body: Record<string, unknown>, keys: string[], type: string): void {
   const unknown = Object.keys(body).find((key) => !keys.includes(key))
-  if (unknown !== undefined) throw new Refusal('INVALID_MESSAGE', `unknown key "${unknown}" in ${type}; allowed: ${keys.join(', ')}`)
+  if (unknown !== undefined) throw new LiveRefusal('INVALID_MESSAGE', `unknown key "${unknown}" in ${type}; allowed: ${keys.join(', ')}`)
 }
 
 function parseId(id: unknown): string | undefined {
   if (id === undefined) return undefined
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
-    throw new Refusal('INVALID_ID', `"id" must be a string of 1 to ${MAX_ID_LENGTH} characters`)
+    throw new LiveRefusal('INVALID_ID', `"id" must be a string of 1 to ${MAX_ID_LENGTH} characters`)
   }
   return id
 }
 
 function parseSince(since: unknown): Position | undefined {
   if (since === undefined) return undefined
-  if (typeof since !== 'string') throw new Refusal('INVALID_CURSOR', '"since" must be a cursor string')
+  if (typeof since !== 'string') throw new LiveRefusal('INVALID_CURSOR', '"since" must be a cursor string')
   return viaQueryRules('INVALID_CURSOR', () => parseCursor(since, 'since'))
 }
 
 function parseFilterObject(filter: unknown): SettlementFilter {
   if (filter === undefined) return {}
-  if (!isObject(filter)) throw new Refusal('INVALID_FILTER', '"filter" must be an object')
+  if (!isObject(filter)) throw new LiveRefusal('INVALID_FILTER', '"filter" must be an object')
   const params = new Map<string, string>()
   for (const [key, value] of Object.entries(filter)) {
     if (!(FILTER_FIELDS as readonly string[]).includes(key)) {
-      throw new Refusal('INVALID_FILTER', `unknown filter key "${key}"; allowed: ${FILTER_FIELDS.join(', ')}`)
+      throw new LiveRefusal('INVALID_FILTER', `unknown filter key "${key}"; allowed: ${FILTER_FIELDS.join(', ')}`)
     }
-    if (typeof value !== 'string') throw new Refusal('INVALID_FILTER', `filter.${key} must be a string`)
+    if (typeof value !== 'string') throw new LiveRefusal('INVALID_FILTER', `filter.${key} must be a string`)
     params.set(key, value)
   }
   return viaQueryRules('INVALID_FILTER', () => parseFilter(params))
@@ -112,7 +117,7 @@ function viaQueryRules<T>(code: LiveErrorCode, check: () => T): T {
   try {
     return check()
   } catch (error) {
-    if (error instanceof ProblemError) throw new Refusal(code, error.message)
+    if (error instanceof ProblemError) throw new LiveRefusal(code, error.message, error)
     throw error
   }
 }
