@@ -3,7 +3,7 @@
  * database (DATABASE_URL, or the embedded one). Settings: see the README.
  */
 import { onShutdown } from '../src/platform/shutdown/index.js'
-import { runCli } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/platform/cli/index.js'
 import { caOptionsFromEnv } from '../src/config/index.js'
 import { databaseOptionsFromEnv } from '../src/config/index.js'
 import { startCa } from '../src/processor/ca/index.js'

@@ -7,7 +7,7 @@
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
-import { runCli } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/platform/cli/index.js'
 import { checkoutOptionsFromEnv } from '../src/config/index.js'
 import { databaseOptionsFromEnv } from '../src/config/index.js'
 import { webhookOptionsFromEnv } from '../src/config/index.js'

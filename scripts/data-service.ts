@@ -4,7 +4,7 @@
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
-import { runCli } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/platform/cli/index.js'
 import { dataServiceOptionsFromEnv } from '../src/config/index.js'
 import { startDataService } from '../src/processor/data-service/index.js'
 

@@ -4,7 +4,7 @@
  * sets up. Settings: see the README.
  */
 import { onShutdown } from '../src/platform/shutdown/index.js'
-import { runCli } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/platform/cli/index.js'
 import { demoStoreOptionsFromEnv } from '../src/config/index.js'
 import { startDemoStore } from '../src/devnet/demo-store/index.js'
 import { createLogger } from '../src/platform/observability/index.js'

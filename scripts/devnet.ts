@@ -2,8 +2,8 @@
  * `npm run devnet`: anvil on 127.0.0.1:8545 (chain 31337) with the test stablecoins, the settlement
  * contract, funded payers and registered acquirers; writes .data/deployment.json and runs until Ctrl-C.
  */
-import { devnetOptions, devnetOptionsFromFlags, devnetUsage } from '../src/devnet/cli/index.js'
-import { runCli } from '../src/devnet/cli/index.js'
+import { devnetOptions, devnetOptionsFromFlags, devnetUsage } from '../src/devnet/flags/index.js'
+import { runCli } from '../src/platform/cli/index.js'
 import { startDevnet } from '../src/devnet/local-devnet/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 

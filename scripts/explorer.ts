@@ -3,7 +3,8 @@
  * devnet's deployment file). Settings are read from the environment; see the README.
  */
 import { existsSync } from 'node:fs'
-import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../src/devnet/local-devnet/index.js'
+import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'
+import { readDeployment } from '../src/devnet/local-devnet/index.js'
 import { explorerOptionsFromEnv } from '../src/config/index.js'
 import { ConfigError } from '../src/config/index.js'
 import { startExplorer } from '../src/explorer/index.js'

@@ -6,7 +6,7 @@
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
-import { runCli } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/platform/cli/index.js'
 import { databaseOptionsFromEnv } from '../src/config/index.js'
 import { gatewayOptionsFromEnv } from '../src/config/index.js'
 import { oneOfSetting } from '../src/config/index.js'

@@ -3,8 +3,8 @@
  * wallet would after scanning it, as a local test payer on the devnet (chain 31337 only). Prints each
  * submission status, then the final one and the transaction hash.
  */
-import { runCli } from '../src/devnet/cli/index.js'
-import { numberFlag } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/platform/cli/index.js'
+import { numberFlag } from '../src/platform/cli/index.js'
 import { ConfigError, urlSetting } from '../src/config/index.js'
 import { payAsDemoPayer } from '../src/devnet/demo-wallet/index.js'
 

@@ -5,7 +5,7 @@
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
-import { runCli } from '../src/devnet/cli/index.js'
+import { runCli } from '../src/platform/cli/index.js'
 import { databaseOptionsFromEnv } from '../src/config/index.js'
 import { widgetOptionsFromEnv } from '../src/config/index.js'
 import { openDatabase } from '../src/processor/db/index.js'

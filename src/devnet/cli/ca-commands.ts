@@ -9,7 +9,7 @@ import { CaClient, credentialFiles, generateMerchantCredentials, localTokenPath,
 import { DEFAULT_CA_DATA_DIR } from '../../config/index.js'
 import { ConfigError, stringSetting, urlSetting, type Env } from '../../config/index.js'
 import type { RevocationReason } from '../../processor/db/index.js'
-import { numberFlag } from './flags.js'
+import { numberFlag } from '../../platform/cli/index.js'
 
 export const caCommandNames = ['create-merchant', 'show-merchant', 'issue-certificate', 'revoke-certificate', 'crl'] as const
 export type CaCommand = (typeof caCommandNames)[number]

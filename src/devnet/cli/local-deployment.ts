@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs'
 import { type Deployment } from '../../wire/index.js'
-import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from '../local-devnet/index.js'
+import { DEFAULT_DEPLOYMENT_PATH } from '../flags/index.js'
+import { readDeployment } from '../local-devnet/index.js'
 import type { Env } from '../../config/index.js'
 
 export async function localDeploymentFromEnv(env: Env = process.env): Promise<Deployment | undefined> {

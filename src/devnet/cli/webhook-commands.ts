@@ -11,7 +11,7 @@ import { findMerchant, listMerchants } from '../../processor/db/index.js'
 import { openDatabase, type Database } from '../../processor/db/index.js'
 import { rotateWebhookSecret } from '../../processor/db/index.js'
 import { createLogger } from '../../platform/observability/index.js'
-import { numberFlag } from './flags.js'
+import { numberFlag } from '../../platform/cli/index.js'
 
 export const webhookCommandNames = ['rotate-webhook-secret', 'webhook-secret'] as const
 export type WebhookCommand = (typeof webhookCommandNames)[number]

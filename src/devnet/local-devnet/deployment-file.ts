@@ -2,8 +2,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Deployment } from '../../wire/index.js'
-
-export const DEFAULT_DEPLOYMENT_PATH = '.data/deployment.json'
+import { DEFAULT_DEPLOYMENT_PATH } from '../flags/index.js'
 
 export async function writeDeployment(path: string, deployment: Deployment): Promise<void> {
   await mkdir(dirname(path), { recursive: true })

@@ -7,17 +7,9 @@ import { createTestClient, http } from 'viem'
 import { startAnvil, type AnvilInstance } from '../anvil/index.js'
 import { LOCAL_CHAIN_ID } from '../../config/index.js'
 import { deployDevnet } from './deploy-devnet.js'
+import type { StartDevnetOptions } from '../flags/index.js'
 import { type Deployment } from '../../wire/index.js'
 import { writeDeployment } from './deployment-file.js'
-
-export interface StartDevnetOptions {
-  host: string
-  port: number
-  /** Seconds per block; 0 = automine (a block per transaction). */
-  blockTime: number
-  payers: number
-  deploymentPath: string
-}
 
 export interface Devnet {
   anvil: AnvilInstance

@@ -41,7 +41,10 @@ export async function openDatabase(opts: DatabaseOptions, log: Logger): Promise<
   }
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 })
   // An idle client losing its server must not crash the process; the next query reconnects.
-  pool.on('error', (error) => log.warn('database connection lost', { error: error.message }))
+  let closing = false
+  // pool.end() resolves before the server has seen every socket close, so stopping the embedded server
+  // right after terminates some of them: expected then, and not worth a warning.
+  pool.on('error', (error) => closing || log.warn('database connection lost', { error: error.message }))
   const listeners = new Set<Listener>()
   const databaseUrl = url
 
@@ -62,6 +65,7 @@ export async function openDatabase(opts: DatabaseOptions, log: Logger): Promise<
       return listener
     },
     async close() {
+      closing = true
       for (const listener of listeners) await listener.close()
       await pool.end()
       await embedded?.stop()

@@ -1,18 +1,23 @@
 /** Typed reading of command-line flag values, with one-line errors naming the flag. */
-import { ConfigError } from '../../config/index.js'
+import { BaseError } from '../../errors/index.js'
+
+/** A flag value the command cannot use: the operator must fix it. */
+export class FlagError extends BaseError {
+  override name = 'FlagError'
+}
 
 export function numberFlag(value: string | undefined, flag: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback
   const n = Number(value)
   if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new ConfigError(`--${flag} must be a number ${min}..${max}, got "${value}"`)
+    throw new FlagError(`--${flag} must be a number ${min}..${max}, got "${value}"`)
   }
   return n
 }
 
 export function amountFlag(value: string | undefined, flag: string): bigint {
   if (value === undefined || !/^\d+$/.test(value)) {
-    throw new ConfigError(`--${flag} must be an integer amount in the token's smallest unit, got "${value ?? ''}"`)
+    throw new FlagError(`--${flag} must be an integer amount in the token's smallest unit, got "${value ?? ''}"`)
   }
   return BigInt(value)
 }

@@ -1,7 +1,16 @@
 /** The devnet flags shared by `npm run devnet` and `npm start`. */
-import { DEFAULT_DEPLOYMENT_PATH } from '../local-devnet/index.js'
-import type { StartDevnetOptions } from '../local-devnet/index.js'
-import { numberFlag } from './flags.js'
+import { numberFlag } from '../../platform/cli/index.js'
+
+export const DEFAULT_DEPLOYMENT_PATH = '.data/deployment.json'
+
+export interface StartDevnetOptions {
+  host: string
+  port: number
+  /** Seconds per block; 0 = automine (a block per transaction). */
+  blockTime: number
+  payers: number
+  deploymentPath: string
+}
 
 export const devnetOptions = {
   host: { type: 'string' },
@@ -11,11 +20,11 @@ export const devnetOptions = {
   out: { type: 'string' },
 } as const
 
-export const devnetUsage = `  --host <ip>          anvil listen address (127.0.0.1)
-  --port <n>           anvil port, 0 = a free one (8545)
-  --block-time <s>     seconds per block, 0 = a block per transaction (1)
-  --payers <n>         funded test payers (20)
-  --out <path>         deployment file to write (${DEFAULT_DEPLOYMENT_PATH})`
+export const devnetUsage = `  --host <ip>           anvil listen address (127.0.0.1)
+  --port <n>            anvil port, 0 = a free one (8545)
+  --block-time <s>      seconds per block, 0 = a block per transaction (1)
+  --payers <n>          funded test payers (20)
+  --out <path>          deployment file to write (${DEFAULT_DEPLOYMENT_PATH})`
 
 export function devnetOptionsFromFlags(values: Partial<Record<keyof typeof devnetOptions, string>>): StartDevnetOptions {
   return {
