@@ -1,7 +1,7 @@
 /**
  * The wallet gateway's options (PROCESSOR.md §2), built once from the environment: the chain it serves
  * (the devnet's deployment fills in on chain 31337), where it listens, the explorer it follows, and the
- * per-connection limits that keep a bad client from costing others anything.
+ * per-connection and per-owner limits that keep a bad client from costing others anything.
  */
 import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
@@ -22,6 +22,10 @@ export interface GatewayLimits {
   idleSeconds: number
   /** Subscribed, queried or subscribed-to domain separators per message. */
   maxSeparators: number
+  /** Submissions not yet final one permit owner may have queued (RATE_LIMIT_EXCEEDED past it). */
+  maxQueuedPerOwner: number
+  /** Submissions not yet final in the whole queue (RELAYER_UNAVAILABLE past it). */
+  maxQueued: number
 }
 
 export interface GatewayOptions extends ChainSettings {
@@ -58,6 +62,8 @@ export function gatewayOptionsFromEnv(env: Env = process.env, deployment?: Deplo
       firstMessageSeconds: intSetting(env, 'GATEWAY_FIRST_MESSAGE_SECONDS', 30, 1, 3600),
       idleSeconds: intSetting(env, 'GATEWAY_IDLE_SECONDS', 300, 1, 86_400),
       maxSeparators: intSetting(env, 'GATEWAY_MAX_SEPARATORS', 32, 1, 1000),
+      maxQueuedPerOwner: intSetting(env, 'GATEWAY_MAX_QUEUED_PER_OWNER', 16, 1, 100_000),
+      maxQueued: intSetting(env, 'GATEWAY_MAX_QUEUED_TOTAL', 10_000, 1, 10_000_000),
     },
   }
 }

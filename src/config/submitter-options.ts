@@ -33,8 +33,12 @@ export interface SubmitterSettings {
   droppedWatchBlocks: number
   /** Submissions validated and sent per step. */
   batchSize: number
-  /** How long a payment whose permit nonce is ahead waits before it is checked again. */
+  /** The first wait of a submission put back (permit nonce ahead, node not answering); doubled each time. */
   deferMs: number
+  /** The longest single wait. */
+  deferMaxMs: number
+  /** A submission put back this many times fails at the next check that would put it back again. */
+  maxDeferrals: number
   deadlineMarginSeconds: number
 }
 
@@ -58,6 +62,8 @@ export function submitterSettingsFromEnv(env: Env = process.env, deployment?: De
     droppedWatchBlocks: intSetting(env, 'SUBMITTER_DROPPED_WATCH_BLOCKS', 256, 0, 1_000_000),
     batchSize: intSetting(env, 'SUBMITTER_BATCH', 64, 1, 1000),
     deferMs: intSetting(env, 'SUBMITTER_DEFER_MS', 100, 1),
+    deferMaxMs: intSetting(env, 'SUBMITTER_DEFER_MAX_MS', 30_000, 1),
+    maxDeferrals: intSetting(env, 'SUBMITTER_MAX_DEFERRALS', 20, 0, 1000),
     deadlineMarginSeconds: intSetting(env, 'SUBMITTER_DEADLINE_MARGIN_SECONDS', 5, 0),
   }
 }

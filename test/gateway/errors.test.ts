@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { parseSignature, type Hex, type LocalAccount } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { envelopeDigest, gatewayDomain, gatewayMessageTypes, payloadHash, type Envelope } from '../../src/wire/envelope.js'
 import { errorCategories, type ErrorCode } from '../../src/wire/gateway-messages.js'
@@ -184,6 +185,31 @@ test('SUBMIT_PAYMENT refusals: owner not the caller, wrong spender, a foreign si
   const usedClient = await f.connect(used)
   const stale = await usedClient.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(used, { token, nonce: 0n }) })
   assertError(stale, 'NONCE_MISMATCH', stale.requestId, /next nonce .* is 1/)
+  await stillAnswers(client)
+})
+
+test('junk permits: a nonce past the token nonce plus the owner\'s queued ones is NONCE_MISMATCH; the per-owner and total queue caps refuse the rest', async () => {
+  const capped = await f.startGateway({ GATEWAY_MAX_QUEUED_PER_OWNER: '3' })
+  // Signatures cost nothing: an unfunded wallet nobody will ever pay for.
+  const unfunded = privateKeyToAccount(generatePrivateKey())
+  const client = await f.connect(unfunded, capped)
+  const token = f.tokens[0]!
+  const submit = async (wallet: GatewayTestClient, nonce: bigint) =>
+    wallet.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(wallet.account, { token, nonce }) })
+
+  let answer = await submit(client, 1000n)
+  assertError(answer, 'NONCE_MISMATCH', answer.requestId, /ahead/)
+  answer = await submit(client, 1n)
+  assertError(answer, 'NONCE_MISMATCH', answer.requestId, /it is 0 with 0 queued payments in this token, so at most nonce 0/)
+  for (const nonce of [0n, 1n, 2n]) assert.equal((await submit(client, nonce)).type, 'SUBMIT_PAYMENT_ACK', `nonce ${nonce}`)
+  answer = await submit(client, 3n)
+  assertError(answer, 'RATE_LIMIT_EXCEEDED', answer.requestId, /3 submissions queued/)
+
+  const { rows } = await f.db.pool.query<{ queued: number }>(`SELECT count(*)::int AS queued FROM submissions WHERE status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')`)
+  const full = await f.startGateway({ GATEWAY_MAX_QUEUED_TOTAL: String(rows[0]!.queued) })
+  const late = await f.connect(privateKeyToAccount(generatePrivateKey()), full)
+  answer = await submit(late, 0n)
+  assertError(answer, 'RELAYER_UNAVAILABLE', answer.requestId, /queue is full/)
   await stillAnswers(client)
 })
 

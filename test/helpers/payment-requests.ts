@@ -29,6 +29,8 @@ export interface SignRequestsOptions {
   principal?: bigint
   /** Unix seconds; default an hour from now. */
   deadline?: bigint
+  /** Added to each payer's token nonce: permits far ahead of anything the chain will reach. */
+  nonceOffset?: bigint
 }
 
 export async function signTransferRequests(chain: LocalChain, count: number, opts: SignRequestsOptions = {}): Promise<SignedRequest[]> {
@@ -47,7 +49,7 @@ export async function signTransferRequests(chain: LocalChain, count: number, opt
     const payer = privateKeyToAccount(payerKeys[i % payerKeys.length]!)
     const nonce =
       nextNonce.get(payer.address) ??
-      (await publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [payer.address] }))
+      (await publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [payer.address] })) + (opts.nonceOffset ?? 0n)
     nextNonce.set(payer.address, nonce + 1n)
     const orderReference = randomBytes16()
     const payment = await signPayment({

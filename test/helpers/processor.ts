@@ -62,8 +62,8 @@ export function spawnSubmitter(chain: LocalChain, db: Database, onActive: () => 
 
 export async function enqueue(db: Database, signed: SignedRequest[]): Promise<void> {
   for (const { request, payer, digest } of signed) {
-    const result = await enqueueSubmission(db.pool, { intent: intentOfPayment(request), callerAddress: payer, digest, request })
-    if (result !== 'enqueued') throw new Error(`${request.payloadId} was not enqueued: ${result}`)
+    const { outcome } = await enqueueSubmission(db.pool, { intent: intentOfPayment(request), callerAddress: payer, digest, request })
+    if (outcome !== 'enqueued') throw new Error(`${request.payloadId} was not enqueued: ${outcome}`)
   }
 }
 

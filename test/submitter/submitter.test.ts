@@ -176,3 +176,22 @@ test('DROPPED waits for blocks, and a DROPPED payment whose receipt then shows u
     assert.equal(recovered.failure_category, null)
     assert.equal(recovered.tx_hash, mined.txHash)
   }))
+
+test('junk permits far ahead of the token nonce do not starve a real payment, and fail after backing off', async () => {
+  const junk = await signTransferRequests(chain, 30, { firstPayer: 11, payers: 1, nonceOffset: 1000n })
+  await enqueue(db, junk)
+  const submitter = await startTestSubmitter(chain, db, { SUBMITTER_BATCH: '4', SUBMITTER_DEFER_MS: '50', SUBMITTER_MAX_DEFERRALS: '4' })
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const [real] = await signTransferRequests(chain, 1, { firstPayer: 12, payers: 1 })
+    await enqueue(db, [real!])
+    const [row] = await waitForFinal(db, [real!.request.payloadId], 15_000)
+    assert.equal(row!.status, 'SUCCESS')
+    const junkRows = await waitForFinal(db, junk.map((s) => s.request.payloadId), 30_000)
+    for (const junkRow of junkRows) assert.deepEqual([junkRow.status, junkRow.failureCategory], ['FAILURE', 'NONCE_MISMATCH'])
+    const { rows } = await db.pool.query<{ defers: number[] }>('SELECT array_agg(DISTINCT defer_count) AS defers FROM submissions WHERE payload_id = ANY($1)', [junk.map((s) => s.request.payloadId)])
+    assert.deepEqual(rows[0]!.defers, [4], 'each junk permit was put back 4 times, then failed')
+  } finally {
+    await submitter.stop()
+  }
+})

@@ -33,6 +33,10 @@ export interface SubmissionRow {
   failureCategory: FailureCategory | null
   /** The request as the wallet sent it. */
   request: unknown
+  /** How many times in a row the submitter put it back to wait (permit nonce ahead, node not answering). */
+  deferCount: number
+  /** The token's permit nonce for the owner at the last wait (decimal), null if none or not nonce-related. */
+  deferredAtNonce: string | null
 }
 
 export interface NewSubmission {
@@ -42,25 +46,68 @@ export interface NewSubmission {
   request: unknown
 }
 
-export type EnqueueResult = 'enqueued' | 'duplicate'
+/** What a gateway lets an owner queue: the permit nonce bound and the caps. */
+export interface QueueLimits {
+  /** The token's next permit nonce for the owner, as the chain says. */
+  chainNonce: bigint
+  /** Queued submissions (not yet final) per owner, and in all. */
+  maxPerOwner: number
+  maxTotal: number
+}
 
-/** Stores a new submission as ENQUEUING; a known payload id or binding digest is a duplicate. */
-export async function enqueueSubmission(sql: Sql, { intent, callerAddress, digest, request }: NewSubmission): Promise<EnqueueResult> {
+/** Submissions not yet final when the request came: in all, the owner's, the owner's in this token. */
+export interface QueuedCounts {
+  total: number
+  byOwner: number
+  byOwnerToken: number
+}
+
+export interface EnqueueResult {
+  /**
+   * `nonce-ahead`: the permit nonce is past the chain's next one plus the owner's queued payments in the
+   * token (nothing queued could ever bring the token there); `owner-full`, `queue-full`: a cap is reached.
+   */
+  outcome: 'enqueued' | 'duplicate' | 'nonce-ahead' | 'owner-full' | 'queue-full'
+  queued: QueuedCounts
+}
+
+/**
+ * Stores a new submission as ENQUEUING, unless `limits` refuse it; a known payload id or binding digest
+ * is a duplicate. The counts and the insert are one statement, so concurrent requests see each other's
+ * rows as far as PostgreSQL's snapshot allows (a cap can be passed by the requests in flight at once).
+ */
+export async function enqueueSubmission(sql: Sql, { intent, callerAddress, digest, request }: NewSubmission, limits?: QueueLimits): Promise<EnqueueResult> {
   const notice: StatusNotice = { payloadId: intent.payloadId, submissionType: intent.kind, status: 'ENQUEUING', callerAddress }
-  const { rowCount } = await sql.query(
-    `WITH inserted AS (
+  const { rows } = await sql.query<{ refusal: EnqueueResult['outcome'] | null; inserted: number } & QueuedCounts>(
+    `WITH queued AS (
+       SELECT count(*) AS total, count(*) FILTER (WHERE owner = $6) AS by_owner, count(*) FILTER (WHERE owner = $6 AND token = $5) AS by_owner_token
+       FROM submissions WHERE status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')
+     ),
+     verdict AS (
+       SELECT *, CASE
+         WHEN $7::numeric > $13::numeric + by_owner_token THEN 'nonce-ahead'
+         WHEN by_owner >= $14::bigint THEN 'owner-full'
+         WHEN total >= $15::bigint THEN 'queue-full'
+       END AS refusal
+       FROM queued
+     ),
+     inserted AS (
        INSERT INTO submissions (payload_id, kind, caller_address, digest, token, owner, permit_nonce, deadline, request, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'ENQUEUING')
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'ENQUEUING' FROM verdict WHERE refusal IS NULL
        ON CONFLICT DO NOTHING
        RETURNING payload_id
-     )
-     SELECT pg_notify($10, payload_id), pg_notify($11, $12) FROM inserted`,
+     ),
+     notified AS (SELECT pg_notify($10, payload_id), pg_notify($11, $12) FROM inserted)
+     SELECT refusal, total::int, by_owner::int AS "byOwner", by_owner_token::int AS "byOwnerToken", (SELECT count(*) FROM notified)::int AS inserted
+     FROM verdict`,
     [
       intent.payloadId, intent.kind, callerAddress, digest, intent.token, intent.owner, intent.permit.nonce.toString(),
       intent.permit.deadline.toString(), JSON.stringify(request), channels.enqueued, channels.status, JSON.stringify(notice),
+      limits?.chainNonce.toString() ?? null, limits?.maxPerOwner ?? null, limits?.maxTotal ?? null,
     ],
   )
-  return rowCount === 1 ? 'enqueued' : 'duplicate'
+  const { refusal, inserted, ...queued } = rows[0]!
+  return { outcome: refusal ?? (inserted === 1 ? 'enqueued' : 'duplicate'), queued }
 }
 
 export async function findSubmission(sql: Sql, payloadId: string): Promise<SubmissionRow | undefined> {
@@ -69,7 +116,8 @@ export async function findSubmission(sql: Sql, payloadId: string): Promise<Submi
 }
 
 export const rowColumns = `payload_id AS "payloadId", kind, caller_address AS "callerAddress", digest, status,
-  tx_hash AS "txHash", failure_reason AS "failureReason", failure_category AS "failureCategory", request`
+  tx_hash AS "txHash", failure_reason AS "failureReason", failure_category AS "failureCategory", request, defer_count AS "deferCount",
+  deferred_at_nonce::text AS "deferredAtNonce"`
 
 export function statusNoticeOf(row: SubmissionRow): StatusNotice {
   return {

@@ -25,12 +25,15 @@ export interface InFlight {
   transactions: RecordedTransaction[]
 }
 
-/** Waiting submissions (ENQUEUING or PENDING) whose turn has come, oldest first. */
+/**
+ * Waiting submissions (ENQUEUING or PENDING) whose turn has come: the least often put back first, then
+ * the oldest, so re-checks of permits that keep waiting never crowd out fresh payments.
+ */
 export async function waitingSubmissions(sql: Sql, limit: number): Promise<SubmissionRow[]> {
   const { rows } = await sql.query(
     `SELECT ${rowColumns} FROM submissions
      WHERE status IN ('ENQUEUING', 'PENDING') AND not_before <= now()
-     ORDER BY created_at LIMIT $1`,
+     ORDER BY defer_count, created_at LIMIT $1`,
     [limit],
   )
   return rows as SubmissionRow[]
@@ -79,14 +82,27 @@ export function markFailed(sql: Sql, payloadId: string, category: FailureCategor
   return transition(sql, [{ payloadId, txHash }], ['ENQUEUING', 'PENDING', 'BROADCASTING', 'FAILURE'], 'FAILURE', { category, reason })
 }
 
-/** Each submission mined successfully in its transaction `txHash` (also one wrongly called DROPPED). */
-export function markSucceeded(sql: Sql, mined: { payloadId: string; txHash: Hex }[]) {
-  return transition(sql, mined, ['BROADCASTING', 'FAILURE'], 'SUCCESS')
+/**
+ * Each submission mined successfully in its transaction `txHash` (also one wrongly called DROPPED). The
+ * same owner's waiting payments in the same token are due at once: the next permit nonce may be theirs.
+ */
+export async function markSucceeded(sql: Sql, mined: { payloadId: string; txHash: Hex }[]): Promise<void> {
+  if (mined.length === 0) return
+  await transition(sql, mined, ['BROADCASTING', 'FAILURE'], 'SUCCESS')
+  await sql.query(
+    `UPDATE submissions w SET not_before = now()
+     FROM (SELECT DISTINCT owner, token FROM submissions WHERE payload_id = ANY($1)) m
+     WHERE w.owner = m.owner AND w.token = m.token AND w.status IN ('ENQUEUING', 'PENDING') AND w.not_before > now()`,
+    [mined.map((m) => m.payloadId)],
+  )
 }
 
-/** Holds a submission back (its permit nonce is ahead of the token's) until `delayMs` from now. */
-export async function deferSubmission(sql: Sql, payloadId: string, delayMs: number): Promise<void> {
-  await sql.query(`UPDATE submissions SET not_before = now() + make_interval(secs => $2::float8 / 1000) WHERE payload_id = $1`, [payloadId, delayMs])
+/** Holds a submission back until `delayMs` from now, with its count of waits and the token nonce seen. */
+export async function deferSubmission(sql: Sql, payloadId: string, wait: { delayMs: number; deferCount: number; atNonce: bigint | undefined }): Promise<void> {
+  await sql.query(
+    `UPDATE submissions SET not_before = now() + make_interval(secs => $2::float8 / 1000), defer_count = $3, deferred_at_nonce = $4 WHERE payload_id = $1`,
+    [payloadId, wait.delayMs, wait.deferCount, wait.atNonce?.toString() ?? null],
+  )
 }
 
 /**

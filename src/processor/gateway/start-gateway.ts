@@ -49,7 +49,7 @@ export async function startGateway(options: GatewayOptions, { db, log, metrics =
   try {
     const relayer = await monitorRelayer({ sql: db.pool, refreshMs: options.relayerRefreshMs, staleMs: options.relayerStaleMs, log })
     stops.push(() => relayer.stop())
-    const ctx: GatewayContext = { chainId: options.chainId, contract: options.contract, chain, db, explorer, registry, relayer, log }
+    const ctx: GatewayContext = { chainId: options.chainId, contract: options.contract, chain, db, explorer, registry, relayer, limits, log }
     const listener = await listenNotifications(db, registry, relayer, log)
     stops.push(() => listener.close())
     const transfers = followTransfers(explorer, registry, log)

@@ -11,6 +11,10 @@
  * the last, costs a round trip per transaction — on anvil's automine also a block per transaction.)
  * A step that took work is followed at once by the next; otherwise the loop sleeps until a NOTIFY of
  * new work or the poll interval (receipts are looked for every `pollIntervalMs` while any are due).
+ * A submission that cannot be decided yet (permit nonce ahead, node not answering) is put back for a
+ * wait that doubles each time, and fails after `maxDeferrals` waits in a row without the owner's token
+ * nonce moving: permits signed for free cannot keep the submitter busy re-checking them, and fresh
+ * submissions are taken before re-checks. A mined payment makes its owner's next ones due at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFunctionData, type Hex, type PublicClient } from 'viem'
@@ -37,7 +41,7 @@ import { followReceipts } from './follow-receipts.js'
 import type { Doorbell } from './doorbell.js'
 import { createRelayerGuard } from './relayer-guard.js'
 import type { SubmitterSettings } from '../../config/index.js'
-import { validateSubmission, type ValidationContext } from './validate-submission.js'
+import { validateSubmission, type ValidationContext, type Verdict } from './validate-submission.js'
 
 export interface SubmissionLoopContext {
   settings: SubmitterSettings
@@ -133,8 +137,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
     const ready: { row: SubmissionRow; intent: PaymentIntent; data: Hex }[] = []
     for (const { row, intent, verdict } of checked) {
       if (verdict.ok) ready.push({ row, intent, data: verdict.data })
-      else if (verdict.defer) await deferSubmission(db.pool, row.payloadId, settings.deferMs)
-      else await markFailed(db.pool, row.payloadId, verdict.category, verdict.reason)
+      else await refuseOrPutBack(row, verdict)
     }
     if (ready.length === 0) return true
     await markPending(db.pool, ready.filter((r) => r.row.status === 'ENQUEUING').map((r) => r.row.payloadId))
@@ -157,11 +160,28 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
     return true
   }
 
+  /** A refused submission fails; an undecidable one waits, twice as long each time, until it has waited too often. */
+  async function refuseOrPutBack(row: SubmissionRow, verdict: FailedVerdict): Promise<void> {
+    if (!verdict.defer) return void (await markFailed(db.pool, row.payloadId, verdict.category, verdict.reason))
+    // The count restarts whenever the owner's token nonce has moved: a payment waiting behind others
+    // that go through is making progress, a permit nobody will ever reach is not.
+    const waits = verdict.tokenNonce?.toString() === (row.deferredAtNonce ?? undefined) ? row.deferCount : 0
+    if (waits >= settings.maxDeferrals) await markFailed(db.pool, row.payloadId, verdict.category, `${verdict.reason}, still after ${waits} waits`)
+    else await deferSubmission(db.pool, row.payloadId, { delayMs: deferralWait(settings, waits), deferCount: waits + 1, atNonce: verdict.tokenNonce })
+  }
+
   async function gasFor(intent: PaymentIntent, data: Hex): Promise<bigint> {
     if (intent.kind === 'PAYMENT') return PAYMENT_GAS
     const estimate = await publicClient.estimateGas({ account: relayer, to: settings.settlementContract, data })
     return estimate + estimate / ACQUIRING_GAS_HEADROOM
   }
+}
+
+/** The wait after the `deferrals`-th deferral: doubling from `deferMs`, at most `deferMaxMs`. */
+type FailedVerdict = Extract<Verdict, { ok: false }>
+
+function deferralWait(settings: SubmitterSettings, deferrals: number): number {
+  return Math.min(settings.deferMs * 2 ** Math.min(deferrals, 30), settings.deferMaxMs)
 }
 
 function intentOf(row: SubmissionRow): PaymentIntent {

@@ -3,7 +3,8 @@
  * the owner, the deadline is ahead, the binding digest is unused, the permit nonce is the token's next
  * one, the payer's balance covers the permit, and an `eth_call` of the exact transaction succeeds.
  * A permit nonce ahead of the token's is not an error: an earlier payment of the same payer is still
- * on its way, so the submission waits (`defer`).
+ * on its way, so the submission waits (`defer`) — until it has waited too often, when the loop fails it
+ * with the verdict's category.
  *
  * After the local checks (deadline, spender) the `eth_call` runs first: the contract itself recovers
  * both signatures (the binding one against the owner, the permit through the token's `permit`), refuses
@@ -21,7 +22,11 @@ import type { PermitTracker } from '../../chain/index.js'
 import { recoverSigner } from '../gateway/index.js'
 import type { FailureCategory } from '../../wire/index.js'
 
-export type Verdict = { ok: true; data: Hex } | { ok: false; defer: true; reason: string } | { ok: false; defer?: false; category: FailureCategory; reason: string }
+/**
+ * `defer`: not yet decidable, checked again later; `category` is the failure once it has waited too often.
+ * `tokenNonce`: the token's permit nonce for the owner when the permit nonce is ahead of it.
+ */
+export type Verdict = { ok: true; data: Hex } | { ok: false; defer: boolean; category: FailureCategory; reason: string; tokenNonce?: bigint }
 
 export interface ValidationContext {
   publicClient: PublicClient
@@ -35,7 +40,7 @@ export interface ValidationContext {
 
 export async function validateSubmission(ctx: ValidationContext, intent: PaymentIntent): Promise<Verdict> {
   const { publicClient, settlementContract } = ctx
-  const fail = (category: FailureCategory, reason: string): Verdict => ({ ok: false, category, reason })
+  const fail = (category: FailureCategory, reason: string): Verdict => ({ ok: false, defer: false, category, reason })
 
   if (intent.permit.deadline <= BigInt(Math.floor(Date.now() / 1000) + ctx.deadlineMarginSeconds)) return fail('EXPIRED', 'the permit deadline has passed or is too close')
   if (intent.permit.spender !== settlementContract) return fail('INVALID_SIGNATURE', 'the permit spender is not the settlement contract')
@@ -61,7 +66,9 @@ export async function validateSubmission(ctx: ValidationContext, intent: Payment
     publicClient.readContract({ address: intent.token, abi: erc20Abi, functionName: 'balanceOf', args: [intent.owner] }),
   ])
   if (used) return fail('ALREADY_USED', 'the binding digest is already recorded in usedHashes')
-  if (intent.permit.nonce > tokenNonce) return { ok: false, defer: true, reason: `permit nonce ${intent.permit.nonce} is ahead of the token's ${tokenNonce}` }
+  if (intent.permit.nonce > tokenNonce) {
+    return { ok: false, defer: true, category: 'NONCE_MISMATCH', reason: `permit nonce ${intent.permit.nonce} is ahead of the token's ${tokenNonce}`, tokenNonce }
+  }
   if (intent.permit.nonce < tokenNonce) return fail('NONCE_MISMATCH', `permit nonce ${intent.permit.nonce} was already used (the token is at ${tokenNonce})`)
   if (balance < intent.permit.value) return fail('INSUFFICIENT_BALANCE', `the payer holds ${balance}, the permit needs ${intent.permit.value}`)
   // The checks read a later state than the simulation: an earlier payment of the same payer mined in
@@ -70,7 +77,7 @@ export async function validateSubmission(ctx: ValidationContext, intent: Payment
   if (!simulation) return { ok: true, data }
   // A node that failed to answer (a timeout, a reorg in progress, "invalid parameters") said nothing about
   // the payment: it waits and is simulated again, until its deadline makes it EXPIRED.
-  if (!isRevert(simulation.error)) return { ok: false, defer: true, reason: `the node could not simulate it: ${revertReason(simulation.error)}` }
+  if (!isRevert(simulation.error)) return { ok: false, defer: true, category: 'SIMULATION_FAILED', reason: `the node could not simulate it: ${revertReason(simulation.error)}` }
   return fail('SIMULATION_FAILED', revertReason(simulation.error))
 }
 

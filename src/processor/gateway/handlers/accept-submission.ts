@@ -3,11 +3,14 @@
  * anything, in this order — the token is supported (UNSUPPORTED_TOKEN), the permit's owner is the
  * caller (ADDRESS_MISMATCH), its spender is the settlement contract (INVALID_FORMAT), the binding and
  * permit signatures both recover to the owner (INVALID_SIGNATURE), the permit deadline is ahead
- * (EXPIRED_DEADLINE), the permit nonce is not behind the token's (NONCE_MISMATCH; a nonce ahead waits
- * for its predecessors in the queue), the relayer is available (RELAYER_UNAVAILABLE: the status the
- * gateway keeps from the submitter's NOTIFY, as /health answers it; a stale one means no submitter is
- * alive) — then the submission is queued in PostgreSQL, once per payload id and binding digest
- * (ALREADY_SUBMITTED).
+ * (EXPIRED_DEADLINE), the permit nonce is not behind the token's (NONCE_MISMATCH), the relayer is
+ * available (RELAYER_UNAVAILABLE: the status the gateway keeps from the submitter's NOTIFY, as /health
+ * answers it; a stale one means no submitter is alive) — then the submission is queued in PostgreSQL,
+ * once per payload id and binding digest (ALREADY_SUBMITTED). The insert itself bounds what an owner can
+ * queue, since signatures cost nothing and every queued permit costs the submitter re-checks: a nonce
+ * ahead waits for its predecessors, so it may be at most the token's next nonce plus the owner's queued
+ * payments in that token (NONCE_MISMATCH); an owner may have GATEWAY_MAX_QUEUED_PER_OWNER submissions
+ * not yet final (RATE_LIMIT_EXCEEDED), the queue GATEWAY_MAX_QUEUED_TOTAL (RELAYER_UNAVAILABLE).
  */
 import type { Hex } from 'viem'
 import { bindingDigest, intentOfAcquiring, intentOfPayment, permitDigest, type PaymentIntent } from '../../../wire/index.js'
@@ -48,9 +51,23 @@ async function accept(ctx: GatewayContext, conn: BoundConnection, intent: Paymen
   }
   const unavailable = ctx.relayer.unavailable()
   if (unavailable) throw new GatewayRefusal('RELAYER_UNAVAILABLE', `${unavailable}; retry later`)
-  const result = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request })
-  if (result === 'duplicate') throw new GatewayRefusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
-  return intent.payloadId
+  const limits = { chainNonce: nonce, maxPerOwner: ctx.limits.maxQueuedPerOwner, maxTotal: ctx.limits.maxQueued }
+  const { outcome, queued } = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request }, limits)
+  switch (outcome) {
+    case 'enqueued':
+      return intent.payloadId
+    case 'duplicate':
+      throw new GatewayRefusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
+    case 'nonce-ahead':
+      throw new GatewayRefusal(
+        'NONCE_MISMATCH',
+        `the permit's nonce ${intent.permit.nonce} is too far ahead of the token's next nonce for ${intent.owner}: it is ${nonce} with ${queued.byOwnerToken} queued payments in this token, so at most nonce ${nonce + BigInt(queued.byOwnerToken)} is accepted`,
+      )
+    case 'owner-full':
+      throw new GatewayRefusal('RATE_LIMIT_EXCEEDED', `${intent.owner} has ${queued.byOwner} submissions queued, the most accepted; retry once one is final`)
+    case 'queue-full':
+      throw new GatewayRefusal('RELAYER_UNAVAILABLE', `the submission queue is full (${queued.total} waiting); retry later`)
+  }
 }
 
 const signedBy = (signer: Hex | undefined) => (signer ? `is signed by ${signer}` : 'recovers to no signer')

@@ -9,6 +9,7 @@ import type { GatewayConnection } from '../connection/gateway-connection.js'
 import type { VerifiedClientMessage } from '../input/read-client-message.js'
 import type { RelayerMonitor } from '../pushes/relayer-monitor.js'
 import type { ClientMessageType, ServerMessage } from '../../../wire/index.js'
+import type { GatewayLimits } from '../../../config/index.js'
 
 export interface GatewayContext {
   chainId: number
@@ -20,6 +21,8 @@ export interface GatewayContext {
   registry: ConnectionRegistry
   /** The relayer status the active submitter last wrote, kept current by its NOTIFY (and /health's too). */
   relayer: RelayerMonitor
+  /** The queue caps among them bound what one permit owner can make the submitter re-check. */
+  limits: GatewayLimits
   log: Logger
 }
 
