@@ -18,6 +18,10 @@ export interface SubmitterSettings {
   minBalance?: bigint
   /** A transaction unmined this long is replaced with a higher fee. */
   stuckTimeoutMs: number
+  /** Wei per gas no replacement passes; undefined = only `maxFeeGrowth` bounds it. */
+  maxFeePerGas?: bigint
+  /** No replacement pays more than this many times its submission's first transaction's fees. */
+  maxFeeGrowth: number
   /** Between steps while there is work in flight. */
   pollIntervalMs: number
   /** Between steps while idle (a NOTIFY wakes the submitter sooner). */
@@ -44,15 +48,15 @@ export interface SubmitterSettings {
 
 export function submitterSettingsFromEnv(env: Env = process.env, deployment?: Deployment): SubmitterSettings {
   const { chainId, rpcUrl, contract } = chainSettingsFromEnv(env, deployment)
-  const minBalance = env.RELAYER_MIN_BALANCE?.trim()
-  if (minBalance !== undefined && minBalance !== '' && !/^\d+$/.test(minBalance)) throw new ConfigError(`RELAYER_MIN_BALANCE must be an integer amount of wei, got "${minBalance}"`)
   return {
     chainId,
     rpcUrl,
     settlementContract: contract,
     relayerKey: privateKeySetting(env, 'RELAYER_PRIVATE_KEY', chainId, chainId === LOCAL_CHAIN_ID ? deployment?.relayerKey : undefined),
-    minBalance: minBalance ? BigInt(minBalance) : undefined,
+    minBalance: weiSetting(env, 'RELAYER_MIN_BALANCE'),
     stuckTimeoutMs: intSetting(env, 'SUBMITTER_STUCK_TIMEOUT_MS', 30_000, 100),
+    maxFeePerGas: weiSetting(env, 'SUBMITTER_MAX_FEE_PER_GAS'),
+    maxFeeGrowth: intSetting(env, 'SUBMITTER_MAX_FEE_GROWTH', 10, 1, 1_000_000),
     pollIntervalMs: intSetting(env, 'SUBMITTER_POLL_MS', 20, 1),
     idlePollMs: intSetting(env, 'SUBMITTER_IDLE_POLL_MS', 1_000, 10),
     standbyPollMs: intSetting(env, 'SUBMITTER_STANDBY_POLL_MS', 1_000, 10),
@@ -66,4 +70,12 @@ export function submitterSettingsFromEnv(env: Env = process.env, deployment?: De
     maxDeferrals: intSetting(env, 'SUBMITTER_MAX_DEFERRALS', 20, 0, 1000),
     deadlineMarginSeconds: intSetting(env, 'SUBMITTER_DEADLINE_MARGIN_SECONDS', 5, 0),
   }
+}
+
+/** An optional amount of wei: undefined when unset. */
+function weiSetting(env: Env, name: string): bigint | undefined {
+  const value = env[name]?.trim()
+  if (value === undefined || value === '') return undefined
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be an integer amount of wei, got "${value}"`)
+  return BigInt(value)
 }

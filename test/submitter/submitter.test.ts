@@ -16,6 +16,7 @@ import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
 import type { LocalChain } from '../helpers/local-chain.js'
 import { signTransferRequests } from '../helpers/payment-requests.js'
 import { enqueue, settlementsOnChain, startChainAndDatabase, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
+import type { SubmissionRow } from '../../src/processor/db/submissions.js'
 
 let chain: LocalChain
 let db: Database
@@ -30,6 +31,27 @@ after(async () => {
 
 const testClient = () => createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) })
 const relayer = () => privateKeyToAccount(chain.deployment.relayerKey!).address
+
+/** A submitter on a chain that mines nothing until `mineAndSucceed`; automine is back on afterwards. */
+async function withAutomineOff(env: Record<string, string>, run: () => Promise<void>): Promise<void> {
+  await testClient().setAutomine(false)
+  const submitter = await startTestSubmitter(chain, db, env)
+  try {
+    await run()
+  } finally {
+    await testClient().setAutomine(true)
+    await submitter.stop()
+  }
+}
+
+/** Mines what is pending and waits for the submission to end SUCCESS. */
+async function mineAndSucceed(payloadId: string): Promise<SubmissionRow> {
+  await testClient().setAutomine(true)
+  await testClient().mine({ blocks: 1 })
+  const [row] = await waitForFinal(db, [payloadId])
+  assert.equal(row!.status, 'SUCCESS')
+  return row!
+}
 
 test('valid payments are mined once each; bad ones fail with their category and spend no gas', async () => {
   const good = await signTransferRequests(chain, 6, { payers: 2 })
@@ -63,9 +85,7 @@ test('valid payments are mined once each; bad ones fail with their category and 
 
 test('a transaction stuck past the timeout is replaced with a higher fee and mined once', async () => {
   const [signed] = await signTransferRequests(chain, 1, { firstPayer: 6, payers: 1 })
-  await testClient().setAutomine(false)
-  const submitter = await startTestSubmitter(chain, db, { SUBMITTER_STUCK_TIMEOUT_MS: '300' })
-  try {
+  await withAutomineOff({ SUBMITTER_STUCK_TIMEOUT_MS: '300' }, async () => {
     await enqueue(db, [signed!])
     const sent = await waitFor('a replacement to be recorded', async () => {
       const { rows } = await db.pool.query<{ tx_hash: Hex; nonce: string; max_fee_per_gas: string }>(
@@ -76,18 +96,12 @@ test('a transaction stuck past the timeout is replaced with a higher fee and min
     })
     assert.equal(new Set(sent.map((r) => r.nonce)).size, 1, 'a replacement reuses the nonce')
     assert.ok(BigInt(sent[1]!.max_fee_per_gas) > BigInt(sent[0]!.max_fee_per_gas))
-    await testClient().setAutomine(true)
-    await testClient().mine({ blocks: 1 })
-    const [row] = await waitForFinal(db, [signed!.request.payloadId])
-    assert.equal(row!.status, 'SUCCESS')
+    const row = await mineAndSucceed(signed!.request.payloadId)
     const settled = (await settlementsOnChain(chain)).filter((x) => x.orderReference === signed!.orderReference)
     assert.equal(settled.length, 1)
-    assert.equal(settled[0]!.txHash, row!.txHash)
-    assert.ok(sent.some((r) => r.tx_hash === row!.txHash))
-  } finally {
-    await testClient().setAutomine(true)
-    await submitter.stop()
-  }
+    assert.equal(settled[0]!.txHash, row.txHash)
+    assert.ok(sent.some((r) => r.tx_hash === row.txHash))
+  })
 })
 
 test('the relayer guard: no work while the relayer is unfunded, resumed by a top-up without restart', async () => {
@@ -193,5 +207,57 @@ test('junk permits far ahead of the token nonce do not starve a real payment, an
     assert.deepEqual(rows[0]!.defers, [4], 'each junk permit was put back 4 times, then failed')
   } finally {
     await submitter.stop()
+  }
+})
+
+/** The fees of every transaction recorded for a submission, oldest first. */
+const recordedFees = async (payloadId: string) =>
+  (await db.pool.query<{ max_fee_per_gas: string }>('SELECT max_fee_per_gas FROM submission_transactions WHERE payload_id = $1 ORDER BY sent_at', [payloadId])).rows.map((r) =>
+    BigInt(r.max_fee_per_gas),
+  )
+
+test('fee bumps stop at the ceiling: SUBMITTER_MAX_FEE_GROWTH times the first fee', async (t) => {
+  const [signed] = await signTransferRequests(chain, 1, { firstPayer: 13, payers: 1 })
+  await withAutomineOff({ SUBMITTER_STUCK_TIMEOUT_MS: '100', SUBMITTER_MAX_FEE_GROWTH: '2' }, async () => {
+    await enqueue(db, [signed!])
+    await new Promise((resolve) => setTimeout(resolve, 4_000))
+    const fees = await recordedFees(signed!.request.payloadId)
+    assert.ok(fees.length >= 2, 'stuck: replaced')
+    assert.ok(fees.every((fee) => fee <= 2n * fees[0]!), `every fee within twice the first: ${fees.join(' ')}`)
+    assert.ok(fees.length <= 8, `1.125^n passes 2 after 6 bumps, so at most 7 transactions; got ${fees.length}`)
+    t.diagnostic(`${fees.length} transactions in 4 s, the last at ${Number((fees.at(-1)! * 1000n) / fees[0]!) / 1000} times the first fee`)
+    await mineAndSucceed(signed!.request.payloadId)
+  })
+})
+
+test('no fee bump for a transaction the node never accepted: the same bytes are sent again', () =>
+  throughProxy({ SUBMITTER_STUCK_TIMEOUT_MS: '100' }, async (proxy) => {
+    proxy.refuse = (r) => r.method === 'eth_sendRawTransaction'
+    const [signed] = await signTransferRequests(chain, 1, { firstPayer: 14, payers: 1 })
+    await enqueue(db, [signed!])
+    await waitFor('several refused sends', () => proxy.refused >= 4)
+    assert.equal((await recordedFees(signed!.request.payloadId)).length, 1, 'one transaction recorded, never replaced')
+    proxy.refuse = undefined
+    const [row] = await waitForFinal(db, [signed!.request.payloadId])
+    assert.equal(row!.status, 'SUCCESS')
+  }))
+
+test('no fee bump while the relayer guard says unavailable', async () => {
+  const [signed] = await signTransferRequests(chain, 1, { firstPayer: 15, payers: 1 })
+  const balance = await createChainClient({ rpcUrl: chain.rpcUrl }).getBalance({ address: relayer() })
+  try {
+    await withAutomineOff({ SUBMITTER_STUCK_TIMEOUT_MS: '100', SUBMITTER_BALANCE_CHECK_MS: '50' }, async () => {
+      await enqueue(db, [signed!])
+      await waitFor('the transaction to be recorded', async () => (await recordedFees(signed!.request.payloadId)).length >= 1)
+      await testClient().setBalance({ address: relayer(), value: 1n })
+      await waitFor('the relayer to be reported unavailable', async () => (await readRelayerStatus(db.pool))?.available === false)
+      const before = (await recordedFees(signed!.request.payloadId)).length
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      assert.equal((await recordedFees(signed!.request.payloadId)).length, before, 'no replacement while unavailable')
+      await testClient().setBalance({ address: relayer(), value: balance })
+      await mineAndSucceed(signed!.request.payloadId)
+    })
+  } finally {
+    await testClient().setBalance({ address: relayer(), value: balance > parseEther('1') ? balance : parseEther('10') })
   }
 })

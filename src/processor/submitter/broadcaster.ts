@@ -1,6 +1,6 @@
 /**
  * The relayer's transactions: its own nonce counter, signing, recording before sending, and fee-bumped
- * replacement of a transaction stuck past a timeout. Each submission owns exactly one nonce; every
+ * replacement of a transaction stuck past a timeout, up to a ceiling. Each submission owns exactly one nonce; every
  * transaction signed for it (the first and its replacements) reuses that nonce, so at most one of
  * them can ever be mined — the submitter's "at most once", whatever crashes in between.
  */
@@ -18,8 +18,12 @@ export interface Broadcaster {
   /** Hands back nonces that were taken but never recorded (the recording transaction failed). */
   returnNonces(first: number): void
   sign(tx: { to: Hex; data: Hex; gas: bigint; nonce: number }): Promise<SignedTx>
-  /** A replacement of `previous`: same nonce and call, fees raised by at least 12.5 %. */
-  signReplacement(previous: RecordedTransaction): Promise<SignedTx>
+  /**
+   * A replacement of `previous`: same nonce and call, fees raised by at least 12.5 % (a node refuses
+   * less), to current prices if higher, but never above `maxFeePerGas`; undefined when even the least
+   * raise would pass it.
+   */
+  signReplacement(previous: RecordedTransaction, maxFeePerGas: bigint): Promise<SignedTx | undefined>
   /**
    * Sends recorded bytes; "already known" and "nonce too low" mean the node has (or had) it. Sends
    * started in the same tick travel as one JSON-RPC batch, in the order they were started.
@@ -61,12 +65,13 @@ export function createBroadcaster(params: CreateBroadcasterParams): Broadcaster 
     async sign(tx) {
       return signWith(tx, await fees.get())
     },
-    async signReplacement(previous) {
+    async signReplacement(previous, ceiling) {
+      const bump = (old: bigint) => old + old / 8n + 1n
+      if (bump(previous.maxFeePerGas) > ceiling || bump(previous.maxPriorityFeePerGas) > ceiling) return undefined
       const { to, data, gas } = parseTransaction(previous.raw)
       const current = await fees.get()
-      const bump = (old: bigint) => old + old / 8n + 1n
-      const maxPriorityFeePerGas = max(current.maxPriorityFeePerGas, bump(previous.maxPriorityFeePerGas))
-      const maxFeePerGas = max(current.maxFeePerGas, bump(previous.maxFeePerGas), maxPriorityFeePerGas)
+      const maxPriorityFeePerGas = min(max(current.maxPriorityFeePerGas, bump(previous.maxPriorityFeePerGas)), ceiling)
+      const maxFeePerGas = min(max(current.maxFeePerGas, bump(previous.maxFeePerGas), maxPriorityFeePerGas), ceiling)
       return signWith({ to: to!, data: data ?? '0x', gas: gas!, nonce: previous.nonce }, { maxFeePerGas, maxPriorityFeePerGas })
     },
     async send(raw) {
@@ -82,3 +87,4 @@ export function createBroadcaster(params: CreateBroadcasterParams): Broadcaster 
 }
 
 const max = (...values: bigint[]) => values.reduce((a, b) => (a > b ? a : b))
+const min = (...values: bigint[]) => values.reduce((a, b) => (a < b ? a : b))

@@ -2,9 +2,10 @@
  * The active submitter's loop, run while this process holds its relayer's advisory lock:
  * 1. recovery — re-send every recorded transaction still in flight (a crash may have come between
  *    recording and sending) and continue nonces after both the chain's and the records';
- * 2. each step — settle in-flight submissions from their receipts, replace transactions stuck past the
- *    timeout, and, while the relayer guard allows, validate waiting submissions, sign them with fresh
- *    nonces and record them in one transaction; then queue them for sending.
+ * 2. each step — settle in-flight submissions from their receipts, unstick transactions stuck past the
+ *    timeout (a higher fee only for one the node accepted, while the guard allows, up to the ceiling),
+ *    and, while the relayer guard allows, validate waiting submissions, sign them with fresh nonces and
+ *    record them in one transaction; then queue them for sending.
  * Sending runs beside the steps: each recorded batch goes to the node as one JSON-RPC batch request in
  * nonce order, after the previous batch was answered, so the next batch is validated and recorded, and
  * mined transactions settled, while the last one is sent. (One request per transaction, each waiting for
@@ -36,10 +37,11 @@ import {
 } from '../db/index.js'
 import type { SubmissionRow } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { createBroadcaster, type SignedTx } from './broadcaster.js'
+import { createBroadcaster } from './broadcaster.js'
 import { followReceipts } from './follow-receipts.js'
 import type { Doorbell } from './doorbell.js'
 import { createRelayerGuard } from './relayer-guard.js'
+import { createSendQueue } from './send-queue.js'
 import type { SubmitterSettings } from '../../config/index.js'
 import { validateSubmission, type ValidationContext, type Verdict } from './validate-submission.js'
 
@@ -82,47 +84,57 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
     nextNonce: Math.max(await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), (await highestRecordedNonce(db.pool, relayer)) + 1),
     log,
   })
-  for (const entry of inFlight.values()) await broadcaster.send(entry.transactions.at(-1)!.raw).catch((error) => log.warn('re-send failed', { payloadId: entry.payloadId, error: String(error) }))
+  const sends = createSendQueue(broadcaster, () => ctx.doorbell.ring(), log)
+  sends.queue([...inFlight.values()].map((entry) => ({ payloadId: entry.payloadId, tx: entry.transactions.at(-1)! })))
   if (inFlight.size > 0) log.info('recovered in-flight submissions', { count: inFlight.size })
-
-  /** The queue of batches to send, in nonce order; each link settles whether its sends worked or not. */
-  let sending: Promise<unknown> = Promise.resolve()
-  const queueSend = (txs: SignedTx[]) => {
-    // A refused send leaves the transaction recorded: the stuck timer re-signs and re-sends it.
-    const sendOne = (tx: SignedTx) => broadcaster.send(tx.raw).catch((error) => log.warn('send failed; will retry as a replacement', { txHash: tx.txHash, error: String(error) }))
-    // Answered sends are often mined already (automine): look for their receipts now, not a poll later.
-    sending = sending.then(() => Promise.all(txs.map(sendOne))).then(() => ctx.doorbell.ring())
-  }
 
   while (!signal.aborted) {
     let busy = false
     try {
-      await settleInFlight()
-      if (await guard.available()) busy = await takeWork()
+      const available = await guard.available()
+      await settleInFlight(available)
+      if (available) busy = await takeWork()
     } catch (error) {
       log.warn('submitter step failed', { error: (error as Error).message })
       await sleep(settings.pollIntervalMs * 5, undefined, { signal }).catch(() => {})
     }
     if (!signal.aborted && !busy) await ctx.doorbell.wait(inFlight.size > 0 ? settings.pollIntervalMs : settings.idlePollMs)
   }
-  await sending
+  await sends.drained()
 
-  /** In-flight submissions whose nonce the chain has consumed get their outcome from the receipts. */
-  async function settleInFlight(): Promise<void> {
+  /**
+   * In-flight submissions whose nonce the chain has consumed get their outcome from the receipts; the
+   * others, unmined past the timeout, are unstuck. `mayBump`: the relayer guard allows spending.
+   */
+  async function settleInFlight(mayBump: boolean): Promise<void> {
     if (inFlight.size === 0 && !receipts.watching()) return
     const consumed = await publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' })
     await receipts.settle(inFlight, consumed)
+    sends.keepOnly((payloadId) => inFlight.has(payloadId))
     for (const entry of inFlight.values()) {
-      if (entry.nonce >= consumed && Date.now() - entry.transactions.at(-1)!.sentAt.getTime() > settings.stuckTimeoutMs) await replace(entry)
+      if (entry.nonce >= consumed && Date.now() - entry.transactions.at(-1)!.sentAt.getTime() > settings.stuckTimeoutMs) await unstick(entry, mayBump)
     }
   }
 
-  async function replace(entry: InFlight): Promise<void> {
-    const replacement = await broadcaster.signReplacement(entry.transactions.at(-1)!)
+  /**
+   * A replacement with higher fees, recorded and sent — only when the node accepted the transaction it
+   * replaces, the guard allows spending and the fee ceiling leaves room. Otherwise the same bytes are
+   * sent again (the node may have dropped or never had them) and the timer restarts.
+   */
+  async function unstick(entry: InFlight, mayBump: boolean): Promise<void> {
+    const last = entry.transactions.at(-1)!
+    const first = entry.transactions[0]!.maxFeePerGas * BigInt(settings.maxFeeGrowth)
+    const ceiling = settings.maxFeePerGas !== undefined && settings.maxFeePerGas < first ? settings.maxFeePerGas : first
+    const replacement = mayBump && sends.accepted(entry.payloadId, last.txHash) ? await broadcaster.signReplacement(last, ceiling) : undefined
+    if (!replacement) {
+      last.sentAt = new Date()
+      sends.queue([{ payloadId: entry.payloadId, tx: last }])
+      return
+    }
     await recordTransactions(db.pool, relayer, [{ payloadId: entry.payloadId, tx: replacement }])
     entry.transactions.push({ ...replacement, sentAt: new Date() })
     log.info('replacing a stuck transaction', { payloadId: entry.payloadId, nonce: entry.nonce, txHash: replacement.txHash, maxFeePerGas: replacement.maxFeePerGas })
-    queueSend([replacement])
+    sends.queue([{ payloadId: entry.payloadId, tx: replacement }])
   }
 
   async function takeWork(): Promise<boolean> {
@@ -155,7 +167,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
     for (const [i, tx] of signed.entries()) {
       inFlight.set(ready[i]!.row.payloadId, { payloadId: ready[i]!.row.payloadId, nonce: tx.nonce, transactions: [{ ...tx, sentAt: new Date() }] })
     }
-    queueSend(signed)
+    sends.queue(signed.map((tx, i) => ({ payloadId: ready[i]!.row.payloadId, tx })))
     log.debug('recorded and queued for sending', { count: signed.length, firstNonce: signed[0]!.nonce })
     return true
   }
