@@ -16,6 +16,7 @@ import type {
   EventsQuery,
   ExplorerClientOptions,
   Hex,
+  IndexedHead,
   RequestOptions,
   Settlement,
   SettlementFilter,
@@ -81,6 +82,14 @@ export class ExplorerClient {
   /** `GET /events/order/:orderReference`: the earliest settlement with that order reference, or `null`. */
   async getEventByOrderReference(orderReference: Hex, options: RequestOptions = {}): Promise<Settlement | null> {
     return (await this.#get<Settlement>(`/events/order/${encodeURIComponent(orderReference)}`, {}, options, true)) ?? null
+  }
+
+  /**
+   * `GET /`: the newest block the explorer has indexed (its confirmed depth behind the chain), or `null`
+   * before it indexed any. Every settlement at or before it can be read.
+   */
+  async getIndexedHead(options: RequestOptions = {}): Promise<IndexedHead | null> {
+    return (await this.#get<{ indexedHead: IndexedHead | null }>('/', {}, options))!.indexedHead
   }
 
   /** `GET /stats`: totals, last 24 h, and the same figures per token address in `byToken`. */

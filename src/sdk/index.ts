@@ -10,6 +10,7 @@ export type {
   EventsQuery,
   ExplorerClientOptions,
   Hex,
+  IndexedHead,
   ProblemDetails,
   ReconnectOptions,
   RequestOptions,

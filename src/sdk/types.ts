@@ -24,6 +24,12 @@ export interface EventsQuery extends SettlementFilter {
   toTimestamp?: number
 }
 
+/** The newest block an explorer has indexed (`indexedHead` of `GET /`). */
+export interface IndexedHead {
+  blockNumber: number
+  blockHash: Hex
+}
+
 /** Per-call options of every REST method. */
 export interface RequestOptions {
   /** Milliseconds; overrides the client's `timeout` for this call. */

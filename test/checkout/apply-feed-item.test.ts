@@ -19,7 +19,8 @@ import { testDatabaseDir } from '../helpers/database.js'
 
 const TOKEN: Hex = `0x${'11'.repeat(20)}`
 const BENEFICIARY: Hex = `0x${'22'.repeat(20)}`
-const ctx: ReconcileContext = { confirmationBlocks: 3, widgetBaseUrl: 'http://widget', head: () => 100 }
+// Synthetic settlements have no chain to be read back from: they are taken as the chain's.
+const ctx: ReconcileContext = { confirmationBlocks: 3, widgetBaseUrl: 'http://widget', head: () => 100, onChain: async (event) => event }
 let db: Database
 let merchantId: string
 let sequence = 0

@@ -21,6 +21,7 @@ import { startTestCa, type TestCa } from '../ca/fixture.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { startTestExplorer, waitFor, type TestExplorer } from '../helpers/explorer.js'
 import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
 
 export interface Credentials {
   key: string
@@ -47,6 +48,8 @@ export interface CheckoutFixture {
   chain: LocalChain
   db: Database
   explorer: TestExplorer
+  /** Between the explorer and anvil when asked for (`explorerRpcProxy`): take it down and the explorer falls behind. */
+  explorerRpc: RpcProxy | undefined
   ca: TestCa
   checkout: RunningCheckout
   /** Every log line of the engine (debug and up). */
@@ -69,10 +72,11 @@ export interface CheckoutFixture {
 let orderCounter = 0
 export const nextOrderId = () => `order-${process.pid}-${++orderCounter}`
 
-export async function startCheckoutFixture(env: Record<string, string> = {}): Promise<CheckoutFixture> {
+export async function startCheckoutFixture(env: Record<string, string> = {}, world: { explorerRpcProxy?: boolean } = {}): Promise<CheckoutFixture> {
   const chain = await startLocalChain()
   const db = await openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))
-  const explorer = await startTestExplorer(chain)
+  const explorerRpc = world.explorerRpcProxy ? await startRpcProxy(chain.rpcUrl) : undefined
+  const explorer = await startTestExplorer(chain, explorerRpc ? { RPC_URL: explorerRpc.url } : {})
   const ca = await startTestCa(db)
   const logs: string[] = []
   const log: Logger = createLogger('debug', {}, (line) => logs.push(line) > 0)
@@ -86,6 +90,7 @@ export async function startCheckoutFixture(env: Record<string, string> = {}): Pr
     chain,
     db,
     explorer,
+    explorerRpc,
     ca,
     checkout: undefined as unknown as RunningCheckout,
     logs,
@@ -178,6 +183,7 @@ export async function startCheckoutFixture(env: Record<string, string> = {}): Pr
       for (const agent of agents.values()) await agent.close().catch(() => {})
       await ca.stop()
       await explorer.stop()
+      await explorerRpc?.stop()
       await db.close()
       await chain.stop()
     },

@@ -1,7 +1,7 @@
 /**
  * Reconciliation with real payments signed on anvil and a real explorer, CONFIRMATION_BLOCKS 2: a charge
- * goes confirming when its settlement is seen and settled two blocks later; expiry at the deadline (a
- * second replica with a 1 s TTL creates the charge, the active reconciler expires it); cancellation;
+ * goes confirming when its settlement is seen and settled two blocks later; expiry once a block past the
+ * deadline is indexed (a second replica with a 1 s TTL creates the charge, the active reconciler expires it); cancellation;
  * underpaid, wrong-token and wrong-recipient payments recorded without settling; a reorg reverting a
  * confirming charge; late and second payments reported, never lost. The webhook events of each charge
  * are checked in order in the outbox.
@@ -98,6 +98,9 @@ describe('expiry and cancellation', () => {
       body: { amount: '5000000', token: f.chain.deployment.tokens[0]!.address, beneficiary: f.chain.deployment.recipients[0]!, currency: f.chain.deployment.tokens[0]!.symbol, orderId: `short-${Date.now()}` },
     }, shortLived)).body as ChargeJson
     assert.equal(Date.parse(created.deadline) - Date.parse(created.createdAt), 1000)
+    // Expiry goes by the chain's clock as the feed has passed it: a block mined after the deadline.
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(created.deadline) - Date.now() + 1_000))
+    await mine(f.chain, 1)
     await f.waitForStatus(merchant, created.id, 'expired')
     assert.deepEqual(await f.webhookTypes(created.id), ['charge.expired'])
 

@@ -1,7 +1,7 @@
 /**
- * A JSON-RPC relay between a piece and anvil that a test can slow down, take offline, or make refuse one
- * method or hide what it would answer, to see what the piece does with a slow, unreachable, erring or
- * lagging node.
+ * A JSON-RPC relay between a piece and anvil that a test can slow down, take offline, make refuse one
+ * method, hide or rewrite what it would answer, to see what the piece does with a slow, unreachable,
+ * erring, lagging or lying node.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,6 +18,8 @@ export interface RpcProxy {
   refused: number
   /** Requests it picks are answered `result: null` without asking the node ("no such receipt"). */
   hide?: (request: RpcRequest) => boolean
+  /** Every answer the node gives passes through it: what it returns is sent instead of `result`. */
+  rewrite?: (request: RpcRequest, result: unknown) => unknown
   stop(): Promise<void>
 }
 
@@ -41,7 +43,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     const requests = Array.isArray(body) ? body : [body]
     const refused = (r: RpcRequest | null): r is RpcRequest => r !== null && (proxy.refuse?.(r) ?? false)
     const hidden = (r: RpcRequest | null) => r !== null && (proxy.hide?.(r) ?? false)
-    if (requests.some((r) => refused(r) || hidden(r))) {
+    if (proxy.rewrite || requests.some((r) => refused(r) || hidden(r))) {
       // Answered one by one: the refused ones get the error, the hidden ones null, the others the node's answer.
       const answers = await Promise.all(requests.map((r) => (refused(r) ? refusal(r) : hidden(r) ? { jsonrpc: '2.0', id: r!.id, result: null } : forward(r))))
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? answers : answers[0]))
@@ -58,8 +60,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     proxy.refused++
     return { jsonrpc: '2.0', id: request.id, error: { code: -32602, message: 'Invalid parameters were provided to the RPC method' } }
   }
-  const forward = async (request: RpcRequest | null) =>
-    (await fetch(targetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).json()
+  const forward = async (request: RpcRequest | null) => {
+    const answer = (await (await fetch(targetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).json()) as { result?: unknown }
+    return proxy.rewrite && request && 'result' in answer ? { ...answer, result: proxy.rewrite(request, answer.result) } : answer
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   proxy.stop = () => new Promise((resolve) => server.close(() => resolve()))

@@ -11,7 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createChainClient } from '../../chain/index.js'
 import type { CheckoutOptions } from '../../config/index.js'
-import { ConfigError } from '../../config/index.js'
+import { ConfigError, LOCAL_CHAIN_ID } from '../../config/index.js'
 import type { Database } from '../db/index.js'
 import { databaseUnavailable, readReconciliationCursor } from '../db/index.js'
 import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
@@ -42,6 +42,10 @@ const CURSOR_POLL_MS = 100
 
 export async function startCheckout(options: CheckoutOptions, { db, log, metrics = serviceMetrics('checkout') }: CheckoutServices): Promise<RunningCheckout> {
   const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  if (options.chainId !== LOCAL_CHAIN_ID && new URL(options.explorerUrl).protocol === 'http:') {
+    // Payments are read back from the node before they settle, but which ones to read comes from the feed.
+    log.warn('EXPLORER_URL uses plain http off the local chain: anyone on the path can hide or delay settlements', { explorerUrl: options.explorerUrl })
+  }
   const terms = await openChargeTerms(options, publicClient, log)
   const stops: (() => Promise<void> | void)[] = [() => terms.stop()]
   const stopAll = async () => {

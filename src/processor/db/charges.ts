@@ -179,14 +179,21 @@ export async function confirmingCharges(sql: Sql): Promise<ChargeRow[]> {
   return rows
 }
 
+/** Whether a charge awaiting payment is past its deadline on the wall clock (the sweep's cheap first look). */
+export async function hasOverdueCharges(sql: Sql): Promise<boolean> {
+  const { rows } = await sql.query(`SELECT 1 FROM charges WHERE status = 'awaiting-payment' AND deadline <= now() LIMIT 1`)
+  return rows.length > 0
+}
+
 /**
- * Up to `limit` charges past their deadline and still awaiting payment, locked; rows another transaction
- * holds are skipped (they are being changed, and the next sweep looks again).
+ * Up to `limit` charges still awaiting payment with a deadline past on the wall clock and before
+ * `passed`, locked; rows another transaction holds are skipped (they are being changed, and the next
+ * sweep looks again).
  */
-export async function lockOverdueCharges(sql: Sql, limit: number): Promise<ChargeRow[]> {
+export async function lockOverdueCharges(sql: Sql, limit: number, passed: Date): Promise<ChargeRow[]> {
   const { rows } = await sql.query<ChargeRow>(
-    `SELECT ${columns} FROM charges WHERE status = 'awaiting-payment' AND deadline <= now() ORDER BY deadline LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit],
+    `SELECT ${columns} FROM charges WHERE status = 'awaiting-payment' AND deadline <= now() AND deadline < $2 ORDER BY deadline LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit, passed],
   )
   return rows
 }

@@ -1,7 +1,9 @@
 /**
  * What one item of the explorer's feed does to charges, inside the reconciler's transaction. A settlement
- * whose order reference names no charge is not ours and changes nothing. One that does is recorded on the
- * charge whatever it is (charge_payments) and then:
+ * whose order reference names no charge is not ours and changes nothing. One that does is first read back
+ * from the chain (`ctx.onChain`): the chain's token, recipient, value and block time are what count, and
+ * one the chain does not hold changes nothing. It is recorded on the charge whatever it is
+ * (charge_payments) and then:
  * - pays a charge awaiting payment when token, recipient and `amount >= charge amount` agree (confirming,
  *   and settled at once with CONFIRMATION_BLOCKS 0); a disagreement is recorded and settles nothing;
  * - is reported as `charge.late_payment` on a charge expired, canceled or already paid;
@@ -22,11 +24,15 @@ export interface ReconcileContext {
   widgetBaseUrl: string
   /** The chain head at the last poll, if there was one. */
   head(): number | undefined
+  /** The settlement with the chain's fields in place of the feed's; undefined when the chain has no such payment. */
+  onChain(event: Settlement): Promise<Settlement | undefined>
 }
 
-export async function applySettlement(sql: Sql, event: Settlement, ctx: ReconcileContext): Promise<void> {
-  const charge = await lockChargeByOrderReference(sql, event.orderReference)
+export async function applySettlement(sql: Sql, reported: Settlement, ctx: ReconcileContext): Promise<void> {
+  const charge = await lockChargeByOrderReference(sql, reported.orderReference)
   if (!charge) return
+  const event = await ctx.onChain(reported)
+  if (!event) return
   const position: SettlementPosition = { txHash: event.txHash, blockNumber: event.blockNumber, logIndex: event.logIndex }
   const mismatch = mismatchOf(charge, event)
   const paying = charge.settlement

@@ -6,13 +6,13 @@
  * gone (a reorg the explorer could not report, e.g. while this engine was down), the charge goes back to
  * awaiting payment exactly as on a REMOVED.
  */
-import { parseEventLogs, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem'
-import { settlementAbi } from '../../chain/index.js'
+import type { Hex, PublicClient } from 'viem'
 import { confirmingCharges, lockCharge, moveChargeSettlement, setConfirmations, type ChargeRow, type SettlementPosition } from '../db/index.js'
 import { runTransaction } from '../db/index.js'
 import type pg from 'pg'
 import { applyRemoval, confirmationsOf, type ReconcileContext } from './apply-feed-item.js'
 import { changeCharge } from '../charges/index.js'
+import { findSettlementLog } from './chain-settlement.js'
 
 export interface ConfirmChargesParams {
   client: pg.PoolClient
@@ -45,13 +45,6 @@ const samePosition = (a: SettlementPosition, b: SettlementPosition) => a.txHash 
 /** Where the node has the charge's settlement now, if anywhere. */
 async function findOnChain(publicClient: PublicClient, contract: Hex, charge: ChargeRow): Promise<SettlementPosition | undefined> {
   const { txHash } = charge.settlement!
-  const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch((error: unknown) => {
-    if (error instanceof TransactionReceiptNotFoundError) return undefined
-    throw error
-  })
-  if (!receipt || receipt.status !== 'success') return undefined
-  const log = parseEventLogs({ abi: settlementAbi, eventName: 'PermittedTransfer', logs: receipt.logs }).find(
-    (entry) => entry.address.toLowerCase() === contract && entry.args.orderReference.slice(0, 34).toLowerCase() === charge.orderReference,
-  )
-  return log && { txHash, blockNumber: Number(receipt.blockNumber), logIndex: log.logIndex }
+  const log = await findSettlementLog(publicClient, contract, txHash, charge.orderReference)
+  return log ? { txHash, blockNumber: log.blockNumber, logIndex: log.logIndex } : undefined
 }

@@ -5,18 +5,21 @@
  * - the explorer feed: batches of settlements and removals applied in one transaction with the cursor
  *   after them (exactly once across restarts); a failed batch reopens the feed from the stored cursor;
  * - the head poll: confirmations and settling (`confirm-charges.ts`);
- * - the expiry sweep (`expire-charges.ts`).
+ * - the expiry sweep (`expire-charges.ts`), by the chain time the applied feed has passed (`feed-time.ts`).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type pg from 'pg'
 import type { PublicClient } from 'viem'
 import type { CheckoutOptions } from '../../config/index.js'
 import { runTransaction } from '../db/index.js'
-import { lockReconciliationCursor, readReconciliationCursor, saveReconciliationCursor } from '../db/index.js'
+import { hasOverdueCharges, lockReconciliationCursor, readReconciliationCursor, saveReconciliationCursor } from '../db/index.js'
+import { ExplorerClient } from '../../sdk/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { applyRemoval, applySettlement, type ReconcileContext } from './apply-feed-item.js'
+import { settlementAsOnChain } from './chain-settlement.js'
 import { confirmCharges } from './confirm-charges.js'
 import { expireOverdueCharges } from './expire-charges.js'
+import { feedTime } from './feed-time.js'
 import { openSettlementFeed, type FeedItem, type SettlementFeed } from './settlement-feed.js'
 
 export type ReconcilerSettings = Pick<CheckoutOptions, 'contract' | 'explorerUrl' | 'widgetBaseUrl' | 'confirmationBlocks' | 'pollIntervalMs' | 'expirySweepMs'>
@@ -41,12 +44,24 @@ const BATCH = 200
 /** Items queued from the feed before it is dropped and reopened from the stored cursor. */
 const MAX_QUEUED = 10_000
 const MAX_RETRY_MS = 10_000
+/** The expiry sweep's questions to the explorer (its indexed head, what follows the cursor). */
+const EXPLORER_TIMEOUT_MS = 5_000
 
 type Serial = <T>(job: () => Promise<T>) => Promise<T>
 
 export async function runReconciliation(params: RunReconciliationParams): Promise<void> {
   const { settings, state } = params
-  const ctx: ReconcileContext = { confirmationBlocks: settings.confirmationBlocks, widgetBaseUrl: settings.widgetBaseUrl, head: () => state.head }
+  const { publicClient, log } = params
+  const ctx: ReconcileContext = {
+    confirmationBlocks: settings.confirmationBlocks,
+    widgetBaseUrl: settings.widgetBaseUrl,
+    head: () => state.head,
+    async onChain(event) {
+      const onChain = await settlementAsOnChain(publicClient, settings.contract, event)
+      if (!onChain) log.warn('the explorer reported a payment the chain does not hold; ignored', { txHash: event.txHash, orderReference: event.orderReference })
+      return onChain
+    },
+  }
   let tail: Promise<unknown> = Promise.resolve()
   const serial: Serial = (job) => {
     const run = tail.then(job)
@@ -111,13 +126,19 @@ async function pollHead({ client, publicClient, settings, state, log, signal }: 
   }
 }
 
-async function sweepExpired({ client, settings, log, signal }: RunReconciliationParams, serial: Serial): Promise<void> {
+async function sweepExpired({ client, publicClient, settings, log, signal }: RunReconciliationParams, serial: Serial): Promise<void> {
+  const explorer = new ExplorerClient({ baseUrl: settings.explorerUrl, timeout: EXPLORER_TIMEOUT_MS })
+  let failing = false
   while (!signal.aborted) {
     try {
-      const expired = await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl))
+      const passedMs = (await serial(() => hasOverdueCharges(client))) ? await feedTime({ explorer, publicClient, cursor: await serial(() => readReconciliationCursor(client)) }) : undefined
+      const expired = passedMs === undefined ? 0 : await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl, passedMs))
       if (expired > 0) log.info('charges expired', { count: expired })
+      if (failing) log.info('expiry sweep: running again')
+      failing = false
     } catch (error) {
-      if (!signal.aborted) log.warn('expiry sweep failed; retrying', { error: (error as Error).message })
+      if (!failing && !signal.aborted) log.warn('expiry sweep failed; no charge expires until it runs again', { error: (error as Error).message.split('\n')[0] })
+      failing = true
     }
     await sleep(settings.expirySweepMs, undefined, { signal }).catch(() => {})
   }
