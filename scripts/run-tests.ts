@@ -4,11 +4,13 @@
  * Extra arguments are passed through (e.g. `npm test -- test/explorer`) and narrow the set.
  * Each file gets at most FILE_TIMEOUT_MS: a file that hangs fails by name instead of holding the whole
  * run until CI's own limit. A file whose tests and after() hooks have all finished ends its process
- * (`--test-force-exit`), so a socket a library keeps open for reuse cannot hold the run either.
+ * (`--test-force-exit`), so a socket a library keeps open for reuse cannot hold the run either. The run
+ * ends with the ten slowest files (test-reporters/slowest-files.mjs).
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 function findTests(dir: string): string[] {
   const found: string[] = []
@@ -21,6 +23,8 @@ function findTests(dir: string): string[] {
 }
 
 const FILE_TIMEOUT_MS = 600_000
+const CONCURRENCY = 2
+const SLOWEST_FILES = fileURLToPath(new URL('./test-reporters/slowest-files.mjs', import.meta.url))
 
 const filters = process.argv.slice(2)
 const files = ['src', 'test']
@@ -35,7 +39,11 @@ if (files.length === 0) {
 
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-force-exit', '--test-reporter=spec', ...files],
+  [
+    ...['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-force-exit'],
+    ...['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${SLOWEST_FILES}`, '--test-reporter-destination=stdout'],
+    ...files,
+  ],
   { stdio: 'inherit' },
 )
 process.exit(result.status ?? 1)

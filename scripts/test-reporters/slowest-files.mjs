@@ -1,0 +1,34 @@
+// @ts-check
+/**
+ * A node:test reporter beside `spec`: at the end of the run, the ten test files that took longest, so
+ * that the suite's time budget has names on it. The runner reports each file as a test named by its
+ * path, started when dequeued and ended by `test:complete`. JavaScript because Node 20 loads reporters
+ * before the `--import tsx` hook applies.
+ */
+import { relative } from 'node:path'
+
+const SHOWN = 10
+
+/** @param {AsyncIterable<{ type: string, data?: { name?: string, file?: string, nesting?: number, message?: string, details?: { duration_ms?: number } } }>} source */
+export default async function* slowestFiles(source) {
+  /** @type {Map<string, number>} */
+  const durations = new Map()
+  for await (const event of source) {
+    const { name, file, nesting, message, details } = event.data ?? {}
+    if (event.type === 'test:complete' && nesting === 0 && name !== undefined && name === file && details?.duration_ms !== undefined) {
+      durations.set(relative(process.cwd(), name), details.duration_ms)
+    }
+    // After the summary's counts, not at the end of the stream: --test-force-exit ends the process first.
+    if (event.type === 'test:diagnostic' && nesting === 0 && /^todo \d/.test(message ?? '')) yield report(durations)
+  }
+}
+
+/**
+ * One chunk, written before the process is made to exit.
+ * @param {Map<string, number>} durations
+ */
+function report(durations) {
+  const slowest = [...durations].sort((a, b) => b[1] - a[1]).slice(0, SHOWN)
+  const lines = slowest.map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`)
+  return `\nslowest test files (of ${durations.size}):\n${lines.join('\n')}\n`
+}
