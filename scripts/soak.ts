@@ -16,6 +16,7 @@ import { runCli } from '../src/platform/cli/index.js'
 import type { TrafficProgress } from '../src/devnet/traffic/index.js'
 import { runWalletTraffic } from '../src/devnet/traffic/index.js'
 import { runChaos } from './soak/chaos.js'
+import { junkOutcome, startJunkPermits } from './soak/junk-permits.js'
 import { startRestLoad } from './soak/rest-load.js'
 import { rssOfPid } from './soak/managed-process.js'
 import { RssSampler } from './soak/rss-sampler.js'
@@ -27,11 +28,12 @@ import { renderReport, type Check } from './soak/write-report.js'
 runCli(
   {
     name: 'soak',
-    usage: `usage: npm run soak -- [--minutes N] [--rate P] [--rest-workers W] [--fault-every S] [--report FILE] [--keep]
+    usage: `usage: npm run soak -- [--minutes N] [--rate P] [--junk-rate J] [--rest-workers W] [--fault-every S] [--report FILE] [--keep]
 
 Starts the local stack on free ports (anvil with 1 s blocks, embedded PostgreSQL, data service, CA in
 this process; explorer, gateway and submitter as child processes) and for N minutes (default 10) runs
-demo payments through the gateway (P per second, default 3), REST paging (W workers, default 3),
+demo payments through the gateway (P per second, default 3) beside junk permits from 10 unfunded wallets
+(J per second, default 5; 0 for none), REST paging (W workers, default 3),
 WebSocket (SDK) and SSE subscribers, with a fault every S seconds on average (default 12): kill -9 of the
 explorer or of the submitter, an anvil reorg, or subscribers dropping their connections. Then it drains the traffic and checks the explorer and every subscriber against the
 chain, the 5xx count and RSS. --report writes the results as Markdown; --keep keeps the work directory
@@ -39,6 +41,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
     options: {
       minutes: { type: 'string' },
       rate: { type: 'string' },
+      'junk-rate': { type: 'string' },
       'rest-workers': { type: 'string' },
       'fault-every': { type: 'string' },
       report: { type: 'string' },
@@ -48,6 +51,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
   async ({ values }) => {
     const minutes = numberFlag(values.minutes, 'minutes', 10, 0.5, 24 * 60)
     const rate = numberFlag(values.rate, 'rate', 3, 0.1, 100)
+    const junkRate = numberFlag(values['junk-rate'], 'junk-rate', 5, 0, 100)
     const restWorkers = numberFlag(values['rest-workers'], 'rest-workers', 3, 0, 64)
     const faultEvery = numberFlag(values['fault-every'], 'fault-every', 12, 1, 3600)
     const command = `npx tsx scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim()
@@ -106,6 +110,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
           log(`payments sent ${p.sent}, settled ${p.settled}, failed ${p.failed}${p.lastError ? ` (last error: ${p.lastError.split('\n')[0]})` : ''}`)
         },
       })
+      const junk = startJunkPermits({ deployment, directory, gatewayUrl: stack.gatewayWsUrl, wallets: 10, rate: junkRate, signal: stopLoad.signal })
       const rest = startRestLoad({ baseUrl: stack.explorerUrl, deployment, workers: restWorkers, pauseMs: 30, signal: stopLoad.signal })
       const stopChaos = new AbortController()
       const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
@@ -119,10 +124,12 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       const trafficAtStop = traffic
       stopLoad.abort()
       traffic = await trafficDone
+      await junk.done
       await rest.done
       const loadSeconds = (Date.now() - startedAt) / 1000
       const openSubmissions = await drain(stack)
       const verification = await verifySoak(stack, subscribers, openSubmissions)
+      const junkRows = await junkOutcome(stack.db, junk.owners)
       rss.stop()
       clearInterval(loadTimer)
       const checkSeconds = (Date.now() - startedAt) / 1000 - loadSeconds
@@ -156,9 +163,14 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
         },
         { name: 'the SDK reported nothing but failed reconnects', pass: unexpectedSdkErrors.length === 0, detail: Object.entries(sdkErrors).map(([c, n]) => `${c}: ${n}`).join(', ') || 'nothing' },
         { name: 'the payment queue drained', pass: openSubmissions === 0, detail: `${openSubmissions} submissions still open after the drain` },
+        {
+          name: 'junk permits were bounded at the gateway and failed in the submitter, none mined',
+          pass: junkRate === 0 || (junkRows.open === 0 && junkRows.succeeded === 0 && (junk.stats.answers.NONCE_MISMATCH ?? 0) > 0),
+          detail: `${junk.stats.sent} sent (${Object.entries(junk.stats.answers).sort().map(([a, n]) => `${a}: ${n}`).join(', ')}); ${junkRows.queued} queued: ${Object.entries(junkRows.failed).sort().map(([c, n]) => `FAILURE ${c}: ${n}`).join(', ') || 'none failed'}, ${junkRows.succeeded} SUCCESS, ${junkRows.open} open`,
+        },
       ]
       passed = checks.every((c) => c.pass)
-      const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, faults, rss, verification, checks }
+      const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, junk: { stats: junk.stats, queued: junkRows.queued, failed: junkRows.failed }, faults, rss, verification, checks }
       for (const c of checks) log(`${c.pass ? 'pass' : 'FAIL'}: ${c.name} — ${c.detail}`)
       if (values.report) {
         writeFileSync(values.report, renderReport(result))

@@ -5,6 +5,7 @@
 import type { Machine } from '../../bench/lib/machine.js'
 import type { TrafficProgress } from '../../src/devnet/traffic/index.js'
 import type { FaultRecord } from './chaos.js'
+import type { JunkPermitStats } from './junk-permits.js'
 import type { RestStats } from './rest-load.js'
 import type { RssSampler } from './rss-sampler.js'
 import type { SseSubscriberStats } from './sse-subscriber.js'
@@ -32,6 +33,8 @@ export interface SoakResult {
   trafficAtStop: TrafficProgress
   /** Transactions the submitter replaced after they sat unmined past its stuck timeout. */
   stuckReplaced: number
+  /** The junk permit flood: the gateway's answers, and what became of the rows it queued. */
+  junk: { stats: JunkPermitStats; queued: number; failed: Record<string, number> }
   faults: FaultRecord[]
   rss: RssSampler
   verification: Verification
@@ -69,7 +72,9 @@ export function renderReport(r: SoakResult): string {
     'four ways (all, a recipient, a token, an acquirer) and started from the first chain position. Faults, one',
     'at a time: `kill -9` of the explorer (restarted on the same data directory) and of the submitter, reorgs',
     '(`anvil_reorg`, depth 1–3, the transactions taken back either mined again later in the new branch or sent',
-    'back to the pool), and subscribers dropping their own connections.',
+    'back to the pool), and subscribers dropping their own connections. Beside the payments, 10 unfunded wallets',
+    'flood the gateway with junk permits (permit nonces 0, 1, … 23 in bursts): the gateway must bound them',
+    'and the submitter (SUBMITTER_MAX_DEFERRALS 8) fail what it took, while the real payments keep flowing.',
     '',
     '## Checks',
     '',
@@ -88,6 +93,8 @@ export function renderReport(r: SoakResult): string {
     `| payments in flight when the traffic stopped (their wallets disconnect; the submitter still sends them) | ${r.traffic.sent - r.traffic.settled - r.traffic.failed} |`,
     `| payments failed by the stop itself (a wallet disconnected mid-request) | ${r.traffic.failed - r.trafficAtStop.failed} |`,
     `| relayer transactions the submitter replaced as stuck (unmined for 30 s) | ${r.stuckReplaced} |`,
+    `| junk permits from unfunded wallets: sent (gateway answers) | ${r.junk.stats.sent} (${Object.entries(r.junk.stats.answers).sort().map(([a, n]) => `${a}: ${n}`).join(', ')}) |`,
+    `| junk permits queued / failed in the submitter | ${r.junk.queued} / ${Object.entries(r.junk.failed).sort().map(([c, n]) => `${c}: ${n}`).join(', ') || '0'} |`,
     `| REST requests | ${restTotal} (${Object.entries(r.rest.statuses).sort().map(([s, n]) => `${s}: ${n}`).join(', ')}; refused while the explorer was down: ${r.rest.networkErrors}) |`,
     `| REST pages walked (random filters and cursors) | ${r.rest.pages} |`,
     `| 5xx answers (REST and SSE) | ${sum(r.rest.statuses, is5xx) + r.sse.reduce((n, s) => n + sum(s.stats.statuses, is5xx), 0)} |`,
