@@ -23,6 +23,11 @@ export interface WidgetOptions extends ChainSettings {
   explorerUrl: string
   /** How often the contract is polled for admin events (token list changes). */
   pollIntervalMs: number
+  /**
+   * A page load shows a fresh payment link (replacing the token in the last page's QR code) at most once
+   * this often per charge while that link is unused; 0 = on every load.
+   */
+  linkIntervalSeconds: number
   logLevel: LogLevel
 }
 
@@ -40,6 +45,7 @@ export function widgetOptionsFromEnv(env: Env = process.env, deployment?: Deploy
     walletGatewayUrl: urls.walletGatewayUrl,
     explorerUrl: urls.explorerUrl,
     pollIntervalMs: pollIntervalSetting(env, chain.chainId),
+    linkIntervalSeconds: intSetting(env, 'WIDGET_LINK_INTERVAL_SECONDS', 15, 0, 300),
     logLevel: logLevelSetting(env),
   }
 }

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import { createPublicClient, http, type Hex } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
+import { startRpcProxy } from '../helpers/rpc-proxy.js'
 import { nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 let f: CheckoutFixture
@@ -178,6 +179,28 @@ describe('refused creations store nothing', () => {
       assert.deepEqual(await storedCounts(), before)
     })
   }
+})
+
+describe('an outage is not the merchant’s fault', () => {
+  test('the node failing the fee lookup → 503 (retry), not 400 "amount beyond…"; the same request succeeds once it answers', async () => {
+    const node = await startRpcProxy(f.chain.rpcUrl)
+    const engine = await f.startCheckout({ RPC_URL: node.url })
+    try {
+      const body = validBody()
+      const before = await storedCounts()
+      node.refuse = (request) => request.method === 'eth_call'
+      assertProblem(await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine), 503, undefined, /did not answer the fee lookup/)
+      node.refuse = undefined
+      node.down = true
+      assertProblem(await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine), 503, undefined, /did not answer the fee lookup/)
+      assert.deepEqual(await storedCounts(), before)
+      node.down = false
+      assert.equal((await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine)).status, 201)
+    } finally {
+      await engine.stop()
+      await node.stop()
+    }
+  })
 })
 
 describe('reading charges', () => {

@@ -2,7 +2,8 @@
  * The demo store's operator endpoints on the real server, its configuration read from a real data
  * service on anvil: `/ready` is a 503 problem naming DEMO_MERCHANT_DIR until the demo merchant's
  * credentials and webhook secret are there, then ready without a restart; `/metrics` is Prometheus text
- * with the orders in memory and the answers by status.
+ * with the orders in memory and the answers by status. And the store's forms refuse a POST another site's
+ * page sends (Origin or Sec-Fetch-Site say so); the webhook receiver, called by no browser, does not look.
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -59,4 +60,19 @@ test('/metrics is Prometheus text with the orders in memory and the answers by s
   assert.equal(samples.get('demo_store_orders'), 0)
   assert.ok(samples.get('demo_store_http_requests_total{method="GET",status="503"}')! >= 1)
   assert.ok(samples.get('demo_store_http_requests_total{method="GET",status="200"}')! >= 1)
+})
+
+test("the store's forms refuse a POST from another site's page", async () => {
+  const post = async (path: string, headers: Record<string, string>) =>
+    (await fetch(`${store.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: 'product=nothing' })).status
+  const order = '/orders/o_0000000000/demo-wallet'
+  assert.equal(await post('/orders', { origin: 'http://evil.example' }), 403)
+  assert.equal(await post('/orders', { origin: 'null' }), 403)
+  assert.equal(await post('/orders', { 'sec-fetch-site': 'cross-site' }), 403)
+  assert.equal(await post(order, { origin: 'http://evil.example' }), 403)
+  // Its own pages and clients with no browser page behind them get past the check (to "unknown product", "no such order").
+  assert.equal(await post('/orders', { origin: new URL(store.url).origin, 'sec-fetch-site': 'same-origin' }), 400)
+  assert.equal(await post('/orders', {}), 400)
+  assert.equal(await post(order, { origin: new URL(store.url).origin }), 404)
+  assert.equal(await post('/webhooks', { origin: 'http://evil.example' }), 401)
 })

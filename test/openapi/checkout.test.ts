@@ -3,7 +3,7 @@
  * itself, over mutual TLS with the real CA: the served document validates, and every answer real
  * requests get — charges created, replayed, listed, read, paid on anvil, canceled; payments; the webhook
  * delivery log and retries; health and readiness, ok and degraded; metrics; and every refusal (400, 401, 404, 409, 413, 415,
- * 422) — matches the document's schema for that path and status. Every documented answer is seen.
+ * 422, and 503 with the node failing the fee lookup) — matches the document's schema for that path and status. Every documented answer is seen.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -13,6 +13,7 @@ import { checkoutOpenApi } from '../../src/processor/checkout/api/openapi.js'
 import type { ChargeJson } from '../../src/processor/charges/index.js'
 import { waitFor } from '../helpers/explorer.js'
 import { nextOrderId, startCheckoutFixture, type CheckoutFixture, type Credentials, type TestMerchant } from '../checkout/checkout-fixture.js'
+import { startRpcProxy } from '../helpers/rpc-proxy.js'
 import { openApiChecker, type Answer, type OpenApiChecker } from './openapi-checker.js'
 
 let f: CheckoutFixture
@@ -105,6 +106,20 @@ describe('charges', () => {
       { status: 415, body: 'amount=1', headers: { 'content-type': 'text/plain' } },
     ]
     for (const { status, ...init } of refusals) await check(status, 'POST', charges, charges, init)
+  })
+
+  test('a node failing the fee lookup is a documented 503', async () => {
+    const node = await startRpcProxy(f.chain.rpcUrl)
+    const engine = await f.startCheckout({ RPC_URL: node.url })
+    try {
+      node.down = true
+      const answer = await f.request(merchant.credentials, 'POST', charges, { body: chargeBody() }, engine)
+      assert.equal(answer.status, 503)
+      openApi.check('POST', charges, answer)
+    } finally {
+      await engine.stop()
+      await node.stop()
+    }
   })
 
   test('read, listed in keyset pages with filters, refused parameters', async () => {

@@ -9,16 +9,17 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { deriveLocalKey } from '../../src/config/local-keys.js'
 import { demoStoreOptionsFromEnv } from '../../src/config/demo-store-options.js'
 import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
-import { displayAmount } from '../../src/processor/widget/index.js'
+import { displayAmount } from '../../src/wire/index.js'
 
 const contract = `0x${'ab'.repeat(20)}`
 
 test('widget settings: defaults, the announced payment-link base, GATEWAY_DOMAIN, one line per bad value', () => {
   const options = widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract })
   assert.deepEqual(
-    { host: options.host, port: options.port, publicUrl: options.publicUrl, walletGatewayUrl: options.walletGatewayUrl, chainId: options.chainId, pollIntervalMs: options.pollIntervalMs },
-    { host: '127.0.0.1', port: 4004, publicUrl: 'http://127.0.0.1:4004', walletGatewayUrl: 'ws://127.0.0.1:4000/ws', chainId: 31337, pollIntervalMs: 200 },
+    { host: options.host, port: options.port, publicUrl: options.publicUrl, walletGatewayUrl: options.walletGatewayUrl, chainId: options.chainId, pollIntervalMs: options.pollIntervalMs, linkIntervalSeconds: options.linkIntervalSeconds },
+    { host: '127.0.0.1', port: 4004, publicUrl: 'http://127.0.0.1:4004', walletGatewayUrl: 'ws://127.0.0.1:4000/ws', chainId: 31337, pollIntervalMs: 200, linkIntervalSeconds: 15 },
   )
+  assert.throws(() => widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, WIDGET_LINK_INTERVAL_SECONDS: '301' }), /^ConfigError: WIDGET_LINK_INTERVAL_SECONDS must be an integer 0\.\.300, got "301"$/)
   assert.equal(widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, WIDGET_PORT: '0' }).publicUrl, undefined, 'port 0 announces the bound port')
   const behindProxy = widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, WIDGET_PORT: '0', CHECKOUT_WIDGET_URL: 'https://pay.example.com/', GATEWAY_DOMAIN: 'gw.example.com' })
   assert.deepEqual([behindProxy.publicUrl, behindProxy.walletGatewayUrl], ['https://pay.example.com', 'wss://gw.example.com/ws'])

@@ -1,7 +1,7 @@
 /**
  * The demo store's routes: products, buying (a charge through the merchant API, then the browser is sent
- * to the payment page), an order's page and its live events, the demo wallet button, the webhook
- * receiver and `/health` (`/ready` and `/metrics` are added by start-demo-store.ts).
+ * to the payment page), an order's page and its live events, the demo wallet button (both forms refused
+ * from another site: `same-origin.ts`), the webhook receiver and `/health` (`/ready` and `/metrics` are added by start-demo-store.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { parseUnits } from 'viem'
@@ -17,6 +17,7 @@ import { readWebhookSecrets } from './merchant-files.js'
 import type { ChargeRequest, MerchantApi } from './merchant-api.js'
 import type { OrderBook } from './order-book.js'
 import { receiveWebhook } from './receive-webhook.js'
+import { isCrossSite } from './same-origin.js'
 import { homePage, orderPage, orderView, storeMessagePage } from './store-pages.js'
 
 export interface StoreContext {
@@ -44,9 +45,13 @@ export function storeRoutes(context: StoreContext): Route[] {
     if (!book.get(orderId)) return sendHtmlPage(request.res, 404, storeMessagePage('Order not found', `There is no order ${orderId} (orders are kept in memory until the store restarts).`))
     return handle(request, orderId)
   }
+  const sameSiteForm = (handle: (request: RouteRequest) => Promise<void> | void) => (request: RouteRequest) => {
+    if (isCrossSite(request.req)) return sendHtmlPage(request.res, 403, storeMessagePage('Refused', 'This form can only be sent from the Demo Store’s own pages.'))
+    return handle(request)
+  }
   return [
     { method: 'GET', path: /^\/$/, handle: ({ res }) => sendHtmlPage(res, 200, homePage(book.list().slice(0, 20), token.symbol, context.widgetOrigin)) },
-    { method: 'POST', path: /^\/orders$/, handle: (request) => buy(context, request) },
+    { method: 'POST', path: /^\/orders$/, handle: sameSiteForm((request) => buy(context, request)) },
     { method: 'GET', path: new RegExp(`^/orders/${ORDER}$`), handle: withOrder(({ res }, id) => sendHtmlPage(res, 200, orderPage(book.get(id)!, token.symbol, Boolean(context.demoWallet)))) },
     {
       method: 'GET',
@@ -61,11 +66,11 @@ export function storeRoutes(context: StoreContext): Route[] {
     {
       method: 'POST',
       path: new RegExp(`^/orders/${ORDER}/demo-wallet$`),
-      handle: withOrder(({ res }, id) => {
+      handle: sameSiteForm(withOrder(({ res }, id) => {
         if (!context.demoWallet) return sendHtmlPage(res, 404, storeMessagePage('No demo wallet', 'The demo wallet only exists on the local chain (31337).'))
         context.demoWallet.start(id)
         redirect(res, `/orders/${id}`)
-      }),
+      })),
     },
     { method: 'POST', path: /^\/webhooks$/, handle: (request) => webhook(context, request) },
     { method: 'GET', path: /^\/health$/, handle: ({ res }) => sendJson(res, 200, { status: 'ok', orders: book.list().length }) },

@@ -204,6 +204,21 @@ export async function setEphemeralToken(sql: Sql, id: string, hash: string, expi
 }
 
 /**
+ * A payment page's fresh token, replacing the charge's, unless a page showed one less than `minIntervalMs`
+ * ago that is still unused and unexpired (then false, and that page's link keeps working). Across
+ * replicas: the UPDATE takes the row.
+ */
+export async function showPaymentLink(sql: Sql, id: string, hash: string, expiresAt: Date, minIntervalMs: number): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `UPDATE charges SET ephemeral_token_hash = $2, ephemeral_token_expires_at = $3, payment_link_shown_at = now()
+     WHERE id = $1 AND (payment_link_shown_at IS NULL OR payment_link_shown_at <= now() - make_interval(secs => $4::double precision / 1000)
+       OR ephemeral_token_hash IS NULL OR ephemeral_token_expires_at <= now())`,
+    [id, hash, expiresAt, minIntervalMs],
+  )
+  return rowCount === 1
+}
+
+/**
  * Uses up the payment-page token: the charge when `hash` is its current, unexpired token (which is then
  * gone), undefined otherwise. Single use holds across replicas: the UPDATE takes the row.
  */

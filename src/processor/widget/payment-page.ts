@@ -7,7 +7,7 @@
 import type { ChargeRow } from '../db/index.js'
 import { escapeHtml } from '../../platform/html/index.js'
 import type { HtmlPage } from '../../platform/html/index.js'
-import { displayAmount } from './display-amount.js'
+import { displayAmount } from '../../wire/index.js'
 import { isClosed, liveStatus } from './live-status.js'
 import { pageScript } from './page-script.js'
 
@@ -20,6 +20,8 @@ export interface PaymentPageView {
   token?: { symbol: string; decimals: number }
   /** While the charge awaits payment: the payment link, its QR code (a PNG data URL) and its token's end. */
   payment?: { link: string; qrDataUrl: string; qrSize: number; tokenExpiresAt: Date }
+  /** A page showed a payment link moments ago that still works there; this load shows none. */
+  linkShownRecently?: boolean
 }
 
 const style = `
@@ -32,7 +34,7 @@ main:not([data-status="awaiting-payment"]) .qr { display: none }
 .closed { font-weight: 600 }
 `
 
-export function paymentPage({ charge, merchantName, explorerUrl, token, payment }: PaymentPageView): HtmlPage {
+export function paymentPage({ charge, merchantName, explorerUrl, token, payment, linkShownRecently }: PaymentPageView): HtmlPage {
   const amount = (units: string) => (token ? `${displayAmount(units, token.decimals)} ${token.symbol}` : `${units} (smallest units of ${charge.currency})`)
   const status = liveStatus(charge)
   const deadline = charge.deadline.toISOString()
@@ -45,7 +47,9 @@ export function paymentPage({ charge, merchantName, explorerUrl, token, payment 
   <img src="${payment.qrDataUrl}" width="${payment.qrSize}" height="${payment.qrSize}" alt="${escapeHtml(payment.link)}">
   <p>or open the payment link in your wallet:<br><a class="mono" id="payment-link" href="${escapeHtml(payment.link)}">${escapeHtml(payment.link)}</a></p>
 </section>`
-    : ''
+    : linkShownRecently
+      ? `<section class="qr card"><p id="link-shown">A payment link for this request was shown moments ago and still works where it was shown. Reload in a few seconds for a new one here.</p></section>`
+      : ''
   const body = `<main id="payment" data-status="${status.status}" data-deadline="${deadline}" data-explorer="${escapeHtml(explorerUrl)}"${payment ? ` data-token-expires="${payment.tokenExpiresAt.toISOString()}"` : ''}>
 <p class="muted">Payment to</p>
 <h1 id="merchant">${escapeHtml(merchantName)}</h1>

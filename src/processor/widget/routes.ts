@@ -1,6 +1,7 @@
 /**
- * The widget's routes: the payment page (a fresh payment link and its QR code on every load while the
- * charge awaits payment), the wallet's session call, the page's live status as server-sent events, and
+ * The widget's routes: the payment page (a fresh payment link and its QR code on a load while the charge
+ * awaits payment — never on HEAD, and at most once per `linkIntervalSeconds` while the last link is
+ * unused, so a link preview or a second screen does not break the QR code the payer is looking at), the wallet's session call, the page's live status as server-sent events, and
  * `/health` (`/ready` and `/metrics` are added by start-widget.ts). Charges are read from PostgreSQL through the db layer on every request: any number of widget
  * replicas serve the same pages.
  */
@@ -9,7 +10,7 @@ import type { Hex } from 'viem'
 import { issueEphemeralToken } from '../checkout/index.js'
 import { widgetUrlOf } from '../charges/index.js'
 import type { DirectoryToken } from '../../chain/index.js'
-import { findChargeById, setEphemeralToken, type ChargeRow } from '../db/index.js'
+import { findChargeById, showPaymentLink, type ChargeRow } from '../db/index.js'
 import { findMerchant } from '../db/index.js'
 import type { Database } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
@@ -32,6 +33,7 @@ export interface WidgetContext {
   explorerUrl: string
   /** Where payers reach the pages: the payment link's base. */
   publicUrl(): string
+  linkIntervalSeconds: number
 }
 
 const CHARGE = '(ch_[0-9a-f]{24})'
@@ -66,19 +68,29 @@ export function widgetNotFound({ res, path }: RouteRequest): void {
   sendHtmlPage(res, 404, { title: 'Not found', body: `<main><h1>Not found</h1><p>Nothing is served at <span class="mono">${escapeHtml(path.slice(0, 200))}</span>.</p></main>` })
 }
 
-async function showPaymentPage(context: WidgetContext, { res, params: [id] }: RouteRequest): Promise<void> {
+async function showPaymentPage(context: WidgetContext, { req, res, params: [id] }: RouteRequest): Promise<void> {
   const charge = await findChargeById(context.db.pool, id!)
   if (!charge) return sendHtmlPage(res, 404, missingChargePage(id!))
   const merchant = await findMerchant(context.db.pool, charge.merchantId)
   const view: PaymentPageView = { charge, merchantName: merchant?.name ?? charge.merchantId, explorerUrl: context.explorerUrl, token: context.token(charge.token) }
-  if (charge.status === 'awaiting-payment') view.payment = await issuePaymentLink(context, charge)
+  // HEAD is asked by link checkers and previews: it shows nothing, so it issues nothing.
+  if (charge.status === 'awaiting-payment' && req.method === 'GET') {
+    view.payment = await issuePaymentLink(context, charge)
+    if (!view.payment) {
+      view.linkShownRecently = true
+      return sendHtmlPage(res, 429, paymentPage(view), { 'retry-after': String(context.linkIntervalSeconds) })
+    }
+  }
   sendHtmlPage(res, isClosed(charge.status) ? 410 : 200, paymentPage(view))
 }
 
-/** A fresh ephemeral token replaces the charge's previous one: the link in the last page's QR code stops working. */
+/**
+ * A fresh ephemeral token replaces the charge's previous one: the link in the last page's QR code stops
+ * working. Undefined when a page showed a link less than `linkIntervalSeconds` ago that is still unused.
+ */
 async function issuePaymentLink(context: WidgetContext, charge: ChargeRow): Promise<PaymentPageView['payment']> {
   const issued = issueEphemeralToken(charge.deadline)
-  await setEphemeralToken(context.db.pool, charge.id, issued.hash, issued.expiresAt)
+  if (!(await showPaymentLink(context.db.pool, charge.id, issued.hash, issued.expiresAt, context.linkIntervalSeconds * 1000))) return undefined
   const link = `${widgetUrlOf(context.publicUrl(), charge.id)}?t=${issued.token}`
   const modules = QRCode.create(link, QR).modules.size
   return { link, qrDataUrl: await QRCode.toDataURL(link, QR), qrSize: (modules + 2 * QR.margin) * QR.scale, tokenExpiresAt: issued.expiresAt }

@@ -44,6 +44,7 @@ export async function startWidget(options: WidgetOptions, { db, log, metrics = s
     session: { chainId: options.chainId, settlementContract: options.contract, walletGatewayUrl: options.walletGatewayUrl },
     explorerUrl: options.explorerUrl,
     publicUrl: () => publicUrl,
+    linkIntervalSeconds: options.linkIntervalSeconds,
   })
   const ready = async () => {
     const chainError = terms.lastError()

@@ -92,10 +92,12 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
       const beneficiary = request.beneficiary.toLowerCase() as Hex
       if (beneficiary === ZERO_ADDRESS) throw badParam('beneficiary', 'beneficiary must not be the zero address')
       const amount = BigInt(request.amount)
+      if (amount > maxUint256) throw badParam('amount', `amount ${request.amount} exceeds uint256`)
       const acquirerId = merchant.acquirerId ?? ZERO_BYTES16
-      const fees = await terms.feesOn(amount, acquirerId).catch(() => {
-        throw badParam('amount', `amount ${request.amount} is beyond what the settlement contract can charge fees on`)
+      const fees = await terms.feesOn(amount, acquirerId).catch((error: unknown) => {
+        throw new ProblemError(503, 'the chain node did not answer the fee lookup; retry the same request later', undefined, { cause: error })
       })
+      if (fees === undefined) throw badParam('amount', `amount ${request.amount} is beyond what the settlement contract can charge fees on`)
       if (amount + fees > maxUint256) throw badParam('amount', `amount ${request.amount} plus fees exceeds uint256`)
 
       return db.transaction(async (client) => {

@@ -3,7 +3,7 @@
  * settlement contract's directory, kept current on its admin events) and the contract's own fee
  * calculation, so `totalToPay` is exactly what a wallet will be asked to sign for.
  */
-import type { Hex, PublicClient } from 'viem'
+import { BaseError as ViemError, ContractFunctionRevertedError, type Hex, type PublicClient } from 'viem'
 import { settlementAbi } from '../../../chain/index.js'
 import type { DirectoryToken } from '../../../chain/index.js'
 import { watchDirectory } from '../../../chain/index.js'
@@ -14,8 +14,11 @@ import type { Logger } from '../../../platform/observability/index.js'
 export interface ChargeTerms {
   /** The supported token at this address (lower case), if it is one. */
   token(address: Hex): DirectoryToken | undefined
-  /** `calculateFees(amount, acquirerId)` of the settlement contract. */
-  feesOn(amount: bigint, acquirerId: Hex): Promise<bigint>
+  /**
+   * `calculateFees(amount, acquirerId)` of the settlement contract; undefined when the contract refuses
+   * the amount (it reverts). A node that fails to answer rejects: that is an outage, not a bad amount.
+   */
+  feesOn(amount: bigint, acquirerId: Hex): Promise<bigint | undefined>
   /** Why the last directory refresh failed, if it did. */
   lastError(): Error | undefined
   stop(): void
@@ -43,7 +46,11 @@ export async function openChargeTerms(chain: ChainSettings & { pollIntervalMs: n
   tokens = byAddress(directory.tokens)
   return {
     token: (address) => tokens.get(address),
-    feesOn: (amount, acquirerId) => publicClient.readContract({ address: chain.contract, abi: settlementAbi, functionName: 'calculateFees', args: [amount, acquirerId] }),
+    feesOn: (amount, acquirerId) =>
+      publicClient.readContract({ address: chain.contract, abi: settlementAbi, functionName: 'calculateFees', args: [amount, acquirerId] }).catch((error: unknown) => {
+        if (error instanceof ViemError && error.walk((cause) => cause instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError) return undefined
+        throw error
+      }),
     lastError: () => watch.lastError(),
     stop: () => watch.stop(),
   }

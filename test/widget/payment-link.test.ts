@@ -1,0 +1,79 @@
+/**
+ * Issue 21 item 12, the payment page must not break the QR code the payer is looking at (real widget,
+ * anvil, embedded PostgreSQL, a charge stored as the checkout engine stores it): a HEAD (link checkers,
+ * previews) issues no token, and a second load within WIDGET_LINK_INTERVAL_SECONDS of a still-unused link
+ * is a 429 with Retry-After and no link, so the first page's token still opens the session. A used or
+ * older link gives way to a fresh one.
+ */
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before, test } from 'node:test'
+import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
+import { insertCharge } from '../../src/processor/db/charges.js'
+import { insertMerchant } from '../../src/processor/db/merchants.js'
+import type { Database } from '../../src/processor/db/open-database.js'
+import { issueEphemeralToken } from '../../src/processor/checkout/index.js'
+import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
+import { createLogger } from '../../src/platform/observability/logger.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
+import type { LocalChain } from '../helpers/local-chain.js'
+import { startChainAndDatabase } from '../helpers/processor.js'
+
+const INTERVAL_SECONDS = 2
+let chain: LocalChain
+let db: Database
+let widget: RunningWidget
+let chargeId: string
+
+before(async () => {
+  ;({ chain, db } = await startChainAndDatabase())
+  const env = { RPC_URL: chain.rpcUrl, SETTLEMENT_CONTRACT: chain.deployment.settlementContract, START_BLOCK: String(chain.deployment.startBlock), WIDGET_PORT: '0', WIDGET_LINK_INTERVAL_SECONDS: String(INTERVAL_SECONDS) }
+  widget = await startWidget(widgetOptionsFromEnv(env), { db, log: createLogger('silent') })
+  const merchant = await insertMerchant(db.pool, { name: 'Link Store', webhookUrl: 'http://127.0.0.1:1/hooks', acquirerId: null })
+  const token = chain.deployment.tokens[0]!
+  const now = new Date()
+  const deadline = new Date(now.getTime() + 600_000)
+  const created = issueEphemeralToken(deadline, now.getTime())
+  chargeId = `ch_${'a1'.repeat(12)}`
+  await insertCharge(db.pool, {
+    id: chargeId, merchantId: merchant.id, amount: 5_000_000n, token: token.address.toLowerCase() as `0x${string}`, currency: token.symbol,
+    beneficiary: chain.deployment.recipients[0]!.toLowerCase() as `0x${string}`, orderId: 'link-1', orderReference: randomBytes16(), acquirerId: ZERO_BYTES16,
+    fees: 10n, deadline, createdAt: now, ephemeralTokenHash: created.hash, ephemeralTokenExpiresAt: created.expiresAt,
+  })
+})
+after(async () => {
+  await widget?.stop()
+  await db?.close()
+  await chain?.stop()
+})
+
+async function loadPage(method = 'GET'): Promise<{ status: number; token: string | undefined; retryAfter: string | null }> {
+  const response = await fetch(`${widget.url}/s/${chargeId}`, { method })
+  const html = await response.text()
+  return { status: response.status, token: /\?t=([A-Za-z0-9_-]+)/.exec(html)?.[1], retryAfter: response.headers.get('retry-after') }
+}
+
+const openSession = async (token: string) => (await fetch(`${widget.url}/s/${chargeId}/api/session`, { headers: { authorization: `Bearer ${token}` } })).status
+
+test('HEAD and a second load right after do not replace the link the payer is looking at', async () => {
+  const shown = await loadPage()
+  assert.equal(shown.status, 200)
+  assert.ok(shown.token)
+  assert.equal((await loadPage('HEAD')).status, 200)
+  const second = await loadPage()
+  assert.deepEqual(second, { status: 429, token: undefined, retryAfter: String(INTERVAL_SECONDS) })
+  assert.equal(await openSession(shown.token!), 200)
+})
+
+test('a used link, or one older than the interval, gives way to a fresh one', async () => {
+  const afterUse = await loadPage()
+  assert.equal(afterUse.status, 200)
+  assert.ok(afterUse.token)
+  assert.equal((await loadPage()).status, 429)
+  await sleep(INTERVAL_SECONDS * 1000 + 200)
+  const fresh = await loadPage()
+  assert.equal(fresh.status, 200)
+  assert.notEqual(fresh.token, afterUse.token)
+  assert.equal(await openSession(afterUse.token!), 401)
+  assert.equal(await openSession(fresh.token!), 200)
+})
