@@ -7,13 +7,12 @@
 import { encodeFunctionData, type Hex } from 'viem'
 import { settlementAbi } from '../src/chain/index.js'
 import { createChainClient } from '../src/chain/index.js'
-import { type Deployment } from '../src/wire/index.js'
+import { displayAmount, type Deployment } from '../src/wire/index.js'
 import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'
 import { readDeployment } from '../src/devnet/local-devnet/index.js'
 import { createTxSender } from '../src/chain/index.js'
 import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../src/devnet/cli/index.js'
-import { amountFlag } from '../src/platform/cli/index.js'
-import { runCli } from '../src/platform/cli/index.js'
+import { amountFlag, formatTable, runCli } from '../src/platform/cli/index.js'
 import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/devnet/cli/index.js'
 import { privateKeySetting } from '../src/config/index.js'
 import { localDeployerKey } from '../src/config/index.js'
@@ -25,11 +24,12 @@ runCli(
     usage: `usage: npm run admin -- <command> [arguments] [--deployment <path>]
 
 Commands:
-  info                          the contract's current settings
+  info                          the contract's current settings, amounts in token units (--json: raw)
   set-base-fee <amount>         setBaseFeeAmount (owner only)
   set-acquiring-price <amount>  setAcquiringPrice (owner only)
   balances [address...]         internal balances of every deployment token (default holders:
-                                the fee recipient and the registered acquirers)
+                                the fee recipient and the registered acquirers), in token units
+                                (--json: raw units, for scripts)
   withdraw <token> <amount>     withdraw from the signer's internal balance; token = symbol or address
 
 Amounts are integers in the token's smallest unit (2500000 = 2.50 of a 6-decimal token).
@@ -40,7 +40,7 @@ default on chain 31337: the local deployer, which owns the devnet contract and r
 ${caCommandUsage}
 
 ${webhookCommandUsage}`,
-    options: { deployment: { type: 'string' }, ...caCommandOptions, ...webhookCommandOptions },
+    options: { deployment: { type: 'string' }, json: { type: 'boolean' }, ...caCommandOptions, ...webhookCommandOptions },
     allowPositionals: true,
   },
   async ({ values, positionals: [command, ...args] }) => {
@@ -66,7 +66,20 @@ ${webhookCommandUsage}`,
         const [owner, feeRecipient, baseFee, price, maxFee] = await Promise.all(
           (['owner', 'feeRecipient', 'baseFeeAmount', 'acquiringPrice', 'maxAcquiringFee'] as const).map(read),
         )
-        console.log({ settlementContract: address, owner, feeRecipient, baseFeeAmount: baseFee, acquiringPrice: price, maxAcquiringFee: maxFee })
+        const settings = { settlementContract: address, owner: String(owner).toLowerCase(), feeRecipient: String(feeRecipient).toLowerCase(), baseFeeAmount: baseFee, acquiringPrice: price, maxAcquiringFee: maxFee }
+        if (values.json) return console.log(JSON.stringify(settings, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2))
+        // The contract keeps amounts in each token's smallest units: shown for every deployment token.
+        const inTokens = (amount: unknown) => `${deployment.tokens.map((t) => `${displayAmount(amount as bigint, t.decimals)} ${t.symbol}`).join(', ')} (${String(amount)} units)`
+        console.log(
+          formatTable([
+            ['settlement contract', address],
+            ['owner', settings.owner],
+            ['fee recipient', settings.feeRecipient],
+            ['base fee', inTokens(baseFee)],
+            ['acquiring pack price', inTokens(price)],
+            ['max acquiring fee', `${(Number(maxFee) / 100).toFixed(2)} % (${String(maxFee)} basis points)`],
+          ]),
+        )
         return
       }
       case 'set-base-fee':
@@ -81,10 +94,14 @@ ${webhookCommandUsage}`,
         const holders = args.length > 0 ? args.map(checkAddress) : [deployment.feeRecipient, ...deployment.acquirers.map((a) => a.wallet)]
         const tokens = deployment.tokens.map((t) => t.address)
         const matrix = await publicClient.readContract({ address, abi: settlementAbi, functionName: 'getBalances', args: [tokens, holders] })
-        holders.forEach((holder, j) => {
-          const cells = deployment.tokens.map((t, i) => `${t.symbol} ${matrix[i]?.[j] ?? 0n}`)
-          console.log(`${holder}  ${cells.join('  ')}`)
-        })
+        const balance = (i: number, j: number) => matrix[i]?.[j] ?? 0n
+        if (values.json) {
+          const rows = holders.map((holder, j) => ({ holder, balances: Object.fromEntries(deployment.tokens.map((t, i) => [t.symbol, balance(i, j).toString()])) }))
+          return console.log(JSON.stringify(rows, null, 2))
+        }
+        const header = ['holder', ...deployment.tokens.map((t) => t.symbol)]
+        const rows = holders.map((holder, j) => [holder, ...deployment.tokens.map((t, i) => displayAmount(balance(i, j), t.decimals))])
+        console.log(formatTable([header, ...rows], { header: true }))
         return
       }
       default:

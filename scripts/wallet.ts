@@ -7,6 +7,7 @@ import { runCli } from '../src/platform/cli/index.js'
 import { numberFlag } from '../src/platform/cli/index.js'
 import { ConfigError, urlSetting } from '../src/config/index.js'
 import { payAsDemoPayer } from '../src/devnet/demo-wallet/index.js'
+import { displayAmount } from '../src/wire/index.js'
 
 runCli(
   {
@@ -15,7 +16,8 @@ runCli(
 
 Pays the link (<widget>/s/<charge id>?t=<token>): fetches its session with the token, signs the permit and the
 binding signature as demo payer n (a local test key, chain 31337 only; topped up from devnet payer n when short),
-submits through the wallet gateway the session names and follows it to SUCCESS or FAILURE.
+submits through the wallet gateway the session names and follows it to SUCCESS or FAILURE, after one line
+saying what the payer pays in token units: the merchant's amount and the fees.
   --payer <n>   demo payer index (1; the demo store's button pays as 0)
 Environment: DATA_SERVICE_URL (http://127.0.0.1:4002; the token's EIP-712 domain), RPC_URL (http://127.0.0.1:8545; top-ups).`,
     options: { payer: { type: 'string' } },
@@ -29,7 +31,10 @@ Environment: DATA_SERVICE_URL (http://127.0.0.1:4002; the token's EIP-712 domain
       index,
       rpcUrl: urlSetting(process.env, 'RPC_URL', 'http://127.0.0.1:8545'),
       dataServiceUrl: urlSetting(process.env, 'DATA_SERVICE_URL', 'http://127.0.0.1:4002'),
-      onSession: (s) => console.log(`session: pay ${s.principal} of token ${s.token} to ${s.beneficiary}, order reference ${s.orderReference}`),
+      onQuote: ({ session: s, total, token }) => {
+        const units = (amount: bigint | string) => `${displayAmount(amount, token.decimals)} ${token.symbol}`
+        console.log(`paying ${units(total)}: ${units(s.principal)} to ${s.beneficiary} and ${units(total - BigInt(s.principal))} in fees, order reference ${s.orderReference}`)
+      },
       onStatus: (push) => console.log(`status: ${push.status}${push.txHash ? ` ${push.txHash}` : ''}`),
     })
     const seconds = ((Date.now() - started) / 1000).toFixed(1)

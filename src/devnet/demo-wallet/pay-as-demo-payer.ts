@@ -5,6 +5,7 @@
 import type { FinalStatus } from '../../sdk/index.js'
 import type { PaymentSession } from '../../sdk/index.js'
 import { assertDemoChain, demoPayerAccount, topUpDemoPayer } from './demo-payer.js'
+import type { ListedToken } from './data-service-client.js'
 import { fetchPaymentSession, paySession, type PaySessionParams } from './pay-payment-link.js'
 
 export interface DemoPaymentParams {
@@ -15,6 +16,8 @@ export interface DemoPaymentParams {
   onStatus?: PaySessionParams['onStatus']
   /** The session is in hand (its token used up): for timing. */
   onSession?(session: PaymentSession): void
+  /** What the payer is about to sign for: the total (principal and fees) in the token's smallest units. */
+  onQuote?(quote: { session: PaymentSession; total: bigint; token: ListedToken }): void
 }
 
 export async function payAsDemoPayer(link: string, params: DemoPaymentParams): Promise<{ session: PaymentSession; final: FinalStatus; payer: string }> {
@@ -27,7 +30,8 @@ export async function payAsDemoPayer(link: string, params: DemoPaymentParams): P
     account,
     dataServiceUrl: params.dataServiceUrl,
     onStatus: params.onStatus,
-    beforePaying: async ({ balance, total }) => {
+    beforePaying: async ({ balance, total, token }) => {
+      params.onQuote?.({ session, total, token })
       await topUpDemoPayer({ rpcUrl: params.rpcUrl, index: params.index, token: session.token, balance, needed: total })
     },
   })

@@ -9,7 +9,7 @@ import { BaseError } from '../../errors/index.js'
 import { WalletClient, type FinalStatus } from '../../sdk/index.js'
 import type { PaymentSession, SessionToken } from '../../sdk/index.js'
 import type { SubmissionStatusPush } from '../../wire/index.js'
-import { fetchTokens } from './data-service-client.js'
+import { fetchTokens, type ListedToken } from './data-service-client.js'
 
 export class PaymentLinkError extends BaseError {
   override name = 'PaymentLinkError'
@@ -20,8 +20,8 @@ export interface PaySessionParams {
   account: LocalAccount
   /** The processor's data service, for the token's EIP-712 domain. */
   dataServiceUrl: string
-  /** Before paying: the payer's balance of the session's token and the total it will sign for. */
-  beforePaying?(params: { session: PaymentSession; balance: bigint; total: bigint }): Promise<void>
+  /** Before paying: the payer's balance of the session's token, the total it will sign for, and the token. */
+  beforePaying?(params: { session: PaymentSession; balance: bigint; total: bigint; token: ListedToken }): Promise<void>
   onStatus?(push: SubmissionStatusPush): void
 }
 
@@ -44,11 +44,11 @@ export async function fetchPaymentSession(link: string): Promise<PaymentSession>
   return body
 }
 
-/** The token's EIP-712 domain as the data service lists it. */
-export async function sessionTokenOf(dataServiceUrl: string, token: Hex): Promise<SessionToken> {
+/** The session's token as the data service lists it: its EIP-712 domain, symbol and decimals. */
+export async function sessionTokenOf(dataServiceUrl: string, token: Hex): Promise<ListedToken> {
   const found = (await fetchTokens(dataServiceUrl)).find((t) => t.address.toLowerCase() === token.toLowerCase())
   if (!found) throw new PaymentLinkError(`token ${token} is not among the data service's /tokens`)
-  return { name: found.name, version: found.version, domainSeparator: found.domainSeparator }
+  return found
 }
 
 /** Pays a session through the gateway it names; resolves with the submission's final status. */
@@ -63,9 +63,10 @@ export async function paySession(params: PaySessionParams): Promise<FinalStatus>
         wallet.getBalance([token.domainSeparator]),
         wallet.getFees(token.domainSeparator, BigInt(session.principal), session.acquirerId, 'PRINCIPAL'),
       ])
-      await params.beforePaying({ session, balance, total })
+      await params.beforePaying({ session, balance, total, token })
     }
-    return await wallet.pay(session, token, { onStatus: params.onStatus })
+    const domain: SessionToken = { name: token.name, version: token.version, domainSeparator: token.domainSeparator }
+    return await wallet.pay(session, domain, { onStatus: params.onStatus })
   } finally {
     wallet.disconnect()
   }

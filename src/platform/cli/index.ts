@@ -4,3 +4,4 @@
  */
 export * from './flags.js'
 export * from './run-cli.js'
+export * from './table.js'

@@ -3,4 +3,3 @@
  * the payment link's QR code, the wallet's session call and the live status.
  */
 export { startWidget, type RunningWidget, type WidgetServices } from './start-widget.js'
-export { displayAmount } from './display-amount.js'
