@@ -123,8 +123,8 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
    */
   async function unstick(entry: InFlight, mayBump: boolean): Promise<void> {
     const last = entry.transactions.at(-1)!
-    const first = entry.transactions[0]!.maxFeePerGas * BigInt(settings.maxFeeGrowth)
-    const ceiling = settings.maxFeePerGas !== undefined && settings.maxFeePerGas < first ? settings.maxFeePerGas : first
+    const byGrowth = entry.transactions[0]!.maxFeePerGas * BigInt(settings.maxFeeGrowth)
+    const ceiling = settings.maxFeePerGas !== undefined && settings.maxFeePerGas < byGrowth ? settings.maxFeePerGas : byGrowth
     const replacement = mayBump && sends.accepted(entry.payloadId, last.txHash) ? await broadcaster.signReplacement(last, ceiling) : undefined
     if (!replacement) {
       last.sentAt = new Date()
