@@ -16,6 +16,11 @@ export interface LiveLimits {
   idleTimeoutSeconds: number
   /** SSE responses get a comment line this often, so that proxies keep them open. */
   sseHeartbeatSeconds: number
+  /** Candidates replays may read in one turn of the event loop before everyone else is served again. */
+  replayScanPerTurn: number
+  /** SUBSCRIBE messages one WebSocket may send: a burst, then this many per second. */
+  subscribesPerSecond: number
+  subscribeBurst: number
 }
 
 export interface ExplorerOptions extends ChainSettings {
@@ -37,6 +42,7 @@ export interface ExplorerOptions extends ChainSettings {
 export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Deployment): ExplorerOptions {
   const chain = chainSettingsFromEnv(env, deployment)
   const { chainId, contract } = chain
+  const maxSubscriptionsPerConnection = intSetting(env, 'WS_MAX_SUBSCRIPTIONS', 32, 1)
   return {
     ...chain,
     confirmations: intSetting(env, 'CONFIRMATION_BLOCKS', 0, 0, 1000),
@@ -50,11 +56,15 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     logLevel: logLevelSetting(env),
     live: {
       maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
-      maxSubscriptionsPerConnection: intSetting(env, 'WS_MAX_SUBSCRIPTIONS', 32, 1),
+      maxSubscriptionsPerConnection,
       maxMessageBytes: intSetting(env, 'WS_MAX_MESSAGE_BYTES', 4096, 256, 1 << 20),
       maxBufferedBytes: intSetting(env, 'LIVE_MAX_BUFFERED_BYTES', 4 << 20, 1024),
       idleTimeoutSeconds: intSetting(env, 'WS_IDLE_TIMEOUT_SECONDS', 120, 8, 960),
       sseHeartbeatSeconds: intSetting(env, 'SSE_HEARTBEAT_SECONDS', 15, 1, 300),
+      replayScanPerTurn: intSetting(env, 'LIVE_REPLAY_SCAN_PER_TURN', 4096, 256, 1 << 20),
+      subscribesPerSecond: intSetting(env, 'WS_SUBSCRIBE_RATE', 10, 1, 10_000),
+      // A reconnecting SDK sends every subscription again at once: the default burst lets it.
+      subscribeBurst: intSetting(env, 'WS_SUBSCRIBE_BURST', maxSubscriptionsPerConnection, 1, 10_000),
     },
   }
 }

@@ -141,13 +141,29 @@ function parseFrame(block: string, client: SseClient): void {
 }
 
 
-export interface LiveFixture {
+export interface LiveFixture extends ClientPool {
   chain: LocalChain
   explorer: TestExplorer
-  /** A WebSocket client closed after the file's tests. */
+}
+
+export interface ClientPool {
+  /** A WebSocket client, closed by `closeClients`. */
   client(): Promise<WsClient>
   /** Closes every client opened so far. */
   closeClients(): Promise<void>
+}
+
+/** WebSocket clients of the explorer at `url()`, kept to be closed together. */
+export function clientPool(url: () => string): ClientPool {
+  const clients: WsClient[] = []
+  return {
+    async client() {
+      const c = await connectWs(url())
+      clients.push(c)
+      return c
+    },
+    closeClients: () => Promise.all(clients.splice(0).map((c) => c.close())).then(() => {}),
+  }
 }
 
 /**
@@ -155,15 +171,7 @@ export interface LiveFixture {
  * with `env` overrides that has indexed them, and clients closed at the end.
  */
 export function useLiveExplorer({ settlements = 3, env = {} }: { settlements?: number; env?: Record<string, string> } = {}): LiveFixture {
-  const clients: WsClient[] = []
-  const fixture = {
-    async client() {
-      const c = await connectWs(fixture.explorer.url)
-      clients.push(c)
-      return c
-    },
-    closeClients: () => Promise.all(clients.splice(0).map((c) => c.close())).then(() => {}),
-  } as LiveFixture
+  const fixture = clientPool(() => fixture.explorer.url) as LiveFixture
   before(async () => {
     fixture.chain = await startLocalChain()
     await sendSettlements(fixture.chain, settlements)

@@ -24,21 +24,39 @@ export function storedEnd(store: Store): Buffer {
   return encodePk(0, 0)
 }
 
-/** Up to `limit` settlements matching `filter` with `from <= key < end`, ascending. */
-export function matchingInRange(store: Store, filter: SettlementFilter, from: Buffer, end: Buffer, limit: number): StoredSettlement[] {
-  const found: StoredSettlement[] = []
-  if (Buffer.compare(from, end) >= 0) return found
+export interface ReplayChunk {
+  /** Matching settlements, ascending. */
+  settlements: StoredSettlement[]
+  /** Where the next chunk starts; `undefined` when the range is done. */
+  next: Buffer | undefined
+  /** Candidates read: the cost of the chunk. */
+  scanned: number
+}
+
+/**
+ * Up to `limit` settlements matching `filter` with `from <= key < end`, ascending, reading at most
+ * `maxScanned` candidates: filters that rarely meet (a payer and a token it never pays in) would
+ * otherwise read every candidate in the range before returning.
+ */
+export function matchingInRange(store: Store, filter: SettlementFilter, from: Buffer, end: Buffer, limit: number, maxScanned: number): ReplayChunk {
+  const settlements: StoredSettlement[] = []
+  let scanned = 0
+  if (Buffer.compare(from, end) >= 0) return { settlements, next: undefined, scanned }
   const range = { low: from, high: end, bounded: true }
   const filters = fieldFilters(filter)
   if (filters.length === 0) {
-    for (const s of primaryWalk(store, range, 'asc')) if (found.push(s) >= limit) break
-    return found
+    for (const s of primaryWalk(store, range, 'asc')) {
+      scanned++
+      if (settlements.push(s) >= limit || scanned >= maxScanned) return { settlements, next: keyAfter(s), scanned }
+    }
+    return { settlements, next: undefined, scanned }
   }
   // Drive by the most selective field: two seeks per field give each one's count in the range.
   const [driver, ...rest] = filters.map((f) => ({ f, n: indexCount(store, f, range) })).sort((a, b) => a.n - b.n).map(({ f }) => f) as [FieldFilter, ...FieldFilter[]]
   for (const value of indexWalk(store, driver, range, 'asc')) {
+    scanned++
     const s = load(store, value)
-    if (matchesAll(s, rest) && found.push(s) >= limit) break
+    if ((matchesAll(s, rest) && settlements.push(s) >= limit) || scanned >= maxScanned) return { settlements, next: keyAfter(s), scanned }
   }
-  return found
+  return { settlements, next: undefined, scanned }
 }

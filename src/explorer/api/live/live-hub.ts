@@ -11,6 +11,9 @@
  * - A `since` past that end (a cursor from a replica further along the chain) waits, subscribed to
  *   nothing, until this replica's published end passes it, then replays from there: nothing at or before
  *   the cursor is sent again.
+ * - Replays take turns: each turn of the event loop reads at most `replayScanPerTurn` candidates, chunk by
+ *   chunk in queue order, then lets everyone else be served. A filter whose fields rarely meet costs many
+ *   candidates per match; a flood of such replays delays its own sender, not the other clients.
  * - Backpressure: replays pause at half of `maxBufferedBytes` and resume on drain; a connection whose
  *   unsent bytes pass `maxBufferedBytes` is closed as a slow consumer (WebSocket close 4008).
  */
@@ -83,6 +86,9 @@ export class LiveHub implements IndexerListener {
   #sseGroups = new Map<string, Set<LiveConnection>>()
   #shapes = new ShapeCounts()
   #replaying = new Set<Subscription>()
+  /** Replays due a chunk, in turn order; `#replayTurn` is the next turn when one is scheduled. */
+  #replayQueue = new Set<Subscription>()
+  #replayTurn: NodeJS.Immediate | undefined
   /** Subscriptions whose `since` is past the published end. */
   #waiting = new Set<Subscription>()
   #subscriptionCount = 0
@@ -142,7 +148,7 @@ export class LiveHub implements IndexerListener {
     else {
       sub.from = keyAfter(since)
       this.#replaying.add(sub)
-      this.#replayStep(sub)
+      this.#queueReplay(sub)
     }
     return sub
   }
@@ -157,7 +163,7 @@ export class LiveHub implements IndexerListener {
     for (const sub of conn.subscriptions.values()) {
       if (sub.state === 'paused' && conn.buffered() < this.#o.limits.maxBufferedBytes / 2) {
         sub.state = 'replaying'
-        this.#replayStep(sub)
+        this.#queueReplay(sub)
       }
     }
   }
@@ -200,6 +206,7 @@ export class LiveHub implements IndexerListener {
   close(): void {
     this.#closed = true
     clearInterval(this.#heartbeat)
+    clearImmediate(this.#replayTurn)
     for (const conn of [...this.#connections]) conn.end()
   }
 
@@ -232,17 +239,37 @@ export class LiveHub implements IndexerListener {
     if (delivered > 0) this.#sent(delivered, { channel: 'websocket', type: kind })
   }
 
-  /** One chunk of a replay; the chunk that reaches the published end switches the subscription to live. */
-  #replayStep(sub: Subscription): void {
-    if (sub.state !== 'replaying' || !sub.conn.open) return
+  #queueReplay(sub: Subscription): void {
+    this.#replayQueue.add(sub)
+    this.#replayTurn ??= setImmediate(() => this.#takeReplayTurn())
+  }
+
+  /** Chunks in queue order until the turn's candidates are read; a replay with more to do queues again. */
+  #takeReplayTurn(): void {
+    this.#replayTurn = undefined
+    let budget = this.#o.limits.replayScanPerTurn
+    for (const sub of this.#replayQueue) {
+      if (budget <= 0) break
+      this.#replayQueue.delete(sub)
+      budget -= this.#replayStep(sub, budget)
+    }
+    if (this.#replayQueue.size > 0 && !this.#closed) this.#replayTurn ??= setImmediate(() => this.#takeReplayTurn())
+  }
+
+  /**
+   * One chunk of a replay, reading at most `maxScanned` candidates; returns how many it read. The chunk
+   * that reaches the published end switches the subscription to live in the same synchronous turn.
+   */
+  #replayStep(sub: Subscription, maxScanned: number): number {
+    if (sub.state !== 'replaying' || !sub.conn.open) return 0
     if (Buffer.compare(sub.from, this.#publishedEnd) > 0) {
       sub.state = 'waiting'
       this.#replaying.delete(sub)
       this.#waiting.add(sub)
-      return
+      return 0
     }
     const { conn } = sub
-    const found = matchingInRange(this.#o.store, sub.filter, sub.from, this.#publishedEnd, CHUNK)
+    const { settlements: found, next, scanned } = matchingInRange(this.#o.store, sub.filter, sub.from, this.#publishedEnd, CHUNK, maxScanned)
     if (found.length > 0) {
       const tokens = this.#o.tokens
       conn.cork(() => {
@@ -253,28 +280,28 @@ export class LiveHub implements IndexerListener {
         }
       })
       this.#sent(found.length, { channel: conn.channel, type: 'SETTLEMENT' })
-      const last = found[found.length - 1]!
-      sub.from = keyAfter(last)
     }
-    if (!conn.open || sub.state !== 'replaying') return
-    if (found.length < CHUNK) {
+    if (next) sub.from = next
+    if (!conn.open || sub.state !== 'replaying') return scanned
+    if (!next) {
       this.#replaying.delete(sub)
       this.#goLive(sub)
     } else if (conn.buffered() >= this.#o.limits.maxBufferedBytes / 2) {
       sub.state = 'paused'
     } else {
-      setImmediate(() => this.#replayStep(sub))
+      this.#queueReplay(sub)
     }
+    return scanned
   }
 
-  /** The published end moved on: waiting subscriptions it reached replay from their `since` (in this turn). */
+  /** The published end moved on: waiting subscriptions it reached replay from their `since`. */
   #releaseWaiting(): void {
     for (const sub of this.#waiting) {
       if (Buffer.compare(sub.from, this.#publishedEnd) > 0) continue
       this.#waiting.delete(sub)
       sub.state = 'replaying'
       this.#replaying.add(sub)
-      this.#replayStep(sub)
+      this.#queueReplay(sub)
     }
   }
 
@@ -313,6 +340,7 @@ export class LiveHub implements IndexerListener {
     sub.state = 'dropped'
     this.#subscriptionCount--
     this.#replaying.delete(sub)
+    this.#replayQueue.delete(sub)
     this.#waiting.delete(sub)
     if (!wasLive) return
     if (sub.conn.channel === 'websocket') {

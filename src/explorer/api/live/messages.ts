@@ -22,6 +22,7 @@ export type LiveErrorCode =
   | 'TOO_MANY_SUBSCRIPTIONS'
   | 'DUPLICATE_SUBSCRIPTION'
   | 'UNKNOWN_SUBSCRIPTION'
+  | 'RATE_LIMIT_EXCEEDED'
   | 'SLOW_CONSUMER'
 
 export interface LiveError {

@@ -1,6 +1,7 @@
 /**
  * WebSocket `/stream` (SPEC §3.3): SUBSCRIBE / UNSUBSCRIBE with acknowledgements, ERROR for anything
- * refused (the connection stays open), and these closes:
+ * refused (the connection stays open; SUBSCRIBE past WS_SUBSCRIBE_BURST, then WS_SUBSCRIBE_RATE a second,
+ * is RATE_LIMIT_EXCEEDED), and these closes:
  * - 4008 "slow consumer": unsent bytes passed LIVE_MAX_BUFFERED_BYTES; resume with `since`.
  * - 1001 "server shutting down".
  * - frames over the hard frame limit (16 × WS_MAX_MESSAGE_BYTES, at least 64 KiB) are cut off by uWS
@@ -10,6 +11,7 @@
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
+import { TokenBucket, type RateLimit } from '../../../platform/limits/index.js'
 import { problemReply, reply } from '../../../platform/http/index.js'
 import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
 import { errorMessage, subscribedMessage, unsubscribedMessage, type LiveError } from './messages.js'
@@ -27,8 +29,14 @@ class WebSocketConnection implements LiveConnection {
   readonly channel = 'websocket'
   readonly subscriptions = new Map<string, Subscription>()
   open = true
+  readonly subscribes: TokenBucket
 
-  constructor(readonly ws: WebSocket<SocketData>) {}
+  constructor(
+    readonly ws: WebSocket<SocketData>,
+    subscribeRate: RateLimit,
+  ) {
+    this.subscribes = new TokenBucket(subscribeRate, Date.now())
+  }
 
   buffered = () => this.ws.getBufferedAmount()
   send = (text: string) => void this.ws.send(text, false)
@@ -41,6 +49,7 @@ class WebSocketConnection implements LiveConnection {
 
 export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveLimits, metrics: Metrics): void {
   const refusals = metrics.counter('live_refused_total', 'Live client messages and connections refused, by error code')
+  const subscribeRate: RateLimit = { perSecond: limits.subscribesPerSecond, burst: limits.subscribeBurst }
   const refuse = (conn: LiveConnection, error: LiveError, id?: string) => {
     refusals(1, { code: error.code })
     conn.send(errorMessage(error, id))
@@ -64,7 +73,7 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
       res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context)
     },
     open(ws) {
-      const conn = new WebSocketConnection(ws)
+      const conn = new WebSocketConnection(ws, subscribeRate)
       ws.getUserData().conn = conn
       hub.add(conn)
     },
@@ -86,7 +95,7 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
     },
   })
 
-  function subscribe(conn: LiveConnection, m: Extract<ClientMessage, { type: 'SUBSCRIBE' }>): void {
+  function subscribe(conn: WebSocketConnection, m: Extract<ClientMessage, { type: 'SUBSCRIBE' }>): void {
     if (conn.subscriptions.has(subscriptionKey(m.id, filterTopic(m.filter).topic))) {
       const what = m.id === undefined ? 'this filter without an id' : `id ${JSON.stringify(m.id)}`
       return refuse(conn, { code: 'DUPLICATE_SUBSCRIPTION', message: `this connection already has a subscription with ${what}` }, m.id)
@@ -94,6 +103,11 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
     if (conn.subscriptions.size >= limits.maxSubscriptionsPerConnection) {
       const message = `a connection may hold at most ${limits.maxSubscriptionsPerConnection} subscriptions`
       return refuse(conn, { code: 'TOO_MANY_SUBSCRIPTIONS', message }, m.id)
+    }
+    // Only a subscription that would start spends the budget: refusals above cost no replay.
+    if (!conn.subscribes.take(Date.now())) {
+      const message = `a connection may send ${limits.subscribeBurst} SUBSCRIBE at once, then ${limits.subscribesPerSecond} a second; slow down`
+      return refuse(conn, { code: 'RATE_LIMIT_EXCEEDED', message }, m.id)
     }
     conn.send(subscribedMessage(m.id, m.filter, m.sinceCursor, m.sinceCursor ?? hub.liveCursor()))
     hub.subscribe(conn, m.id, m.filter, m.since)

@@ -91,6 +91,7 @@ const LIVE_ERROR_CODES: Record<LiveErrorCode, string> = {
   TOO_MANY_SUBSCRIPTIONS: 'more than `WS_MAX_SUBSCRIPTIONS` on one connection',
   DUPLICATE_SUBSCRIPTION: 'the same id (or the same filter without an id) twice on one connection',
   UNKNOWN_SUBSCRIPTION: 'UNSUBSCRIBE with an id the connection does not hold',
+  RATE_LIMIT_EXCEEDED: 'SUBSCRIBE past `WS_SUBSCRIBE_BURST` at once, then `WS_SUBSCRIBE_RATE` a second, on one connection',
   SLOW_CONSUMER: 'unsent data passed `LIVE_MAX_BUFFERED_BYTES` (SSE; the stream ends)',
 }
 

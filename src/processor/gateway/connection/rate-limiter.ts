@@ -3,6 +3,8 @@
  * a message is served; the refusals within a 10 s window decide whether the client is abusive (it keeps
  * sending far past its budget after being told), which closes the connection.
  */
+import { TokenBucket } from '../../../platform/limits/index.js'
+
 export interface RateLimits {
   messagesPerSecond: number
   messageBurst: number
@@ -14,8 +16,7 @@ export type RateDecision = 'serve' | 'refuse' | 'abuse'
 const ABUSE_WINDOW_MS = 10_000
 
 export class RateLimiter {
-  #tokens: number
-  #refilledAt: number
+  #bucket: TokenBucket
   #windowStart = 0
   #refusals = 0
 
@@ -23,22 +24,15 @@ export class RateLimiter {
     private readonly limits: RateLimits,
     now: number,
   ) {
-    this.#tokens = limits.messageBurst
-    this.#refilledAt = now
+    this.#bucket = new TokenBucket({ perSecond: limits.messagesPerSecond, burst: limits.messageBurst }, now)
   }
 
   take(now: number): RateDecision {
-    const { messagesPerSecond, messageBurst, abuseThreshold } = this.limits
-    this.#tokens = Math.min(messageBurst, this.#tokens + ((now - this.#refilledAt) * messagesPerSecond) / 1000)
-    this.#refilledAt = now
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1
-      return 'serve'
-    }
+    if (this.#bucket.take(now)) return 'serve'
     if (now - this.#windowStart > ABUSE_WINDOW_MS) {
       this.#windowStart = now
       this.#refusals = 0
     }
-    return ++this.#refusals > abuseThreshold ? 'abuse' : 'refuse'
+    return ++this.#refusals > this.limits.abuseThreshold ? 'abuse' : 'refuse'
   }
 }
