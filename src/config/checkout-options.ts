@@ -48,6 +48,8 @@ export interface CheckoutOptions extends ChainSettings {
   expirySweepMs: number
   /** How often a standby replica tries to become the active reconciler. */
   standbyPollMs: number
+  /** Manual webhook retries (`POST …/retry`) one merchant may ask of one replica per minute. */
+  webhookRetriesPerMinute: number
   logLevel: LogLevel
 }
 
@@ -65,6 +67,7 @@ export function checkoutOptionsFromEnv(env: Env = process.env, deployment?: Depl
     pollIntervalMs: pollIntervalSetting(env, chain.chainId),
     expirySweepMs: intSetting(env, 'CHECKOUT_EXPIRY_SWEEP_MS', 1_000, 10, 3_600_000),
     standbyPollMs: intSetting(env, 'CHECKOUT_STANDBY_POLL_MS', 1_000, 10, 3_600_000),
+    webhookRetriesPerMinute: intSetting(env, 'WEBHOOK_RETRIES_PER_MINUTE', 10, 1, 10_000),
     logLevel: logLevelSetting(env),
   }
 }

@@ -21,6 +21,11 @@ export interface WebhookOptions {
   pollMs: number
   /** Requests in flight per worker. */
   concurrency: number
+  /** Requests in flight to one merchant, over all workers: a slow endpoint holds no more slots than this. */
+  perMerchantConcurrency: number
+  /** Failed attempts in a row that open a merchant's circuit breaker (its events wait `breakerCooldownMs`). */
+  breakerFailures: number
+  breakerCooldownMs: number
 }
 
 export const DEFAULT_WEBHOOK_DATA_DIR = '.data/webhooks'
@@ -41,6 +46,9 @@ export function webhookOptionsFromEnv(env: Env = process.env): WebhookOptions {
     backoffMaxMs: intSetting(env, 'WEBHOOK_BACKOFF_MAX_MS', HOUR_MS, 10),
     pollMs: intSetting(env, 'WEBHOOK_POLL_MS', 1_000, 10),
     concurrency: intSetting(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1_000),
+    perMerchantConcurrency: intSetting(env, 'WEBHOOK_MERCHANT_CONCURRENCY', 4, 1, 1_000),
+    breakerFailures: intSetting(env, 'WEBHOOK_BREAKER_FAILURES', 5, 1, 1_000),
+    breakerCooldownMs: intSetting(env, 'WEBHOOK_BREAKER_COOLDOWN_MS', 60_000, 10, 24 * HOUR_MS),
   }
 }
 

@@ -26,6 +26,7 @@ test('chain 31337 defaults: port 4003, 15-minute charges, no confirmations, the 
   assert.equal(options.host, '127.0.0.1')
   assert.equal(options.chargeTtlSeconds, 900)
   assert.equal(options.confirmationBlocks, 0)
+  assert.equal(options.webhookRetriesPerMinute, 10)
   assert.equal(options.explorerUrl, 'http://127.0.0.1:4001')
   assert.equal(options.widgetBaseUrl, 'http://127.0.0.1:4004')
   assert.deepEqual(options.tls, { server: undefined, ca: undefined, caDataDir: '.data/ca', hosts: ['127.0.0.1', 'localhost'] })

@@ -88,6 +88,19 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200, port
   return receiver
 }
 
+/** Receivers a test file starts as it goes, closed together at its end. */
+export function receiverSet(): { start(answer?: Receiver['answer']): Promise<Receiver>; closeAll(): Promise<void> } {
+  const started: Receiver[] = []
+  return {
+    async start(answer) {
+      const receiver = await startReceiver(answer)
+      started.push(receiver)
+      return receiver
+    },
+    closeAll: async () => void (await Promise.all(started.map((r) => r.close()))),
+  }
+}
+
 /** Whether a holder of `secret` accepts the request, checked by the `standardwebhooks` package itself. */
 export function verifiesWith(secret: string, request: ReceivedWebhook): boolean {
   try {
@@ -139,6 +152,9 @@ export function testOptions(overrides: Partial<WebhookOptions> = {}): WebhookOpt
     backoffMaxMs: 200,
     pollMs: 25,
     concurrency: 8,
+    perMerchantConcurrency: 8,
+    breakerFailures: 1_000,
+    breakerCooldownMs: 1_000,
     ...overrides,
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The merchant API's webhook routes (the fastify plugin on a plain-HTTP instance; the merchant comes from
  * a test header where the checkout server reads the client certificate): the delivery log with attempts
- * and keyset pages, filters, the manual retry of a failed event, another merchant's events, and every
- * refused input as application/problem+json.
+ * and keyset pages, filters, the manual retry of a failed event, another merchant's events, manual
+ * retries limited per merchant, and every refused input as application/problem+json.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -14,6 +14,7 @@ import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, type Receiver } from './webhooks-fixture.js'
 
+const RETRIES_PER_MINUTE = 10
 let db: Database
 let app: FastifyInstance
 let worker: WebhookDelivery
@@ -28,7 +29,7 @@ before(async () => {
   receiver = await startReceiver((r) => (refused.has(r.chargeId) ? 500 : 200))
   worker = await startWebhookDelivery(testOptions({ retryWindowMs: 400, backoffBaseMs: 50, backoffMaxMs: 100 }), { db, log })
   app = Fastify()
-  await app.register(webhookRoutes, { db, getMerchantId: (request) => String(request.headers['x-test-merchant']) })
+  await app.register(webhookRoutes, { db, getMerchantId: (request) => String(request.headers['x-test-merchant']), retriesPerMinute: RETRIES_PER_MINUTE })
   shop = await newMerchant(db, receiver, 'Shop')
   rival = await newMerchant(db, receiver, 'Rival')
 })
@@ -159,4 +160,16 @@ test('refused inputs are 400 problems naming the parameter', async () => {
   ]
   for (const [url, param, detail] of cases) assertProblem(await call('GET', url), 400, param, detail)
   assertProblem(await call('POST', '/api/v1/webhook-deliveries/not-an-id/retry'), 400, 'id', /path parameter id must match/)
+})
+
+test('manual retries past the limit are a 429 problem with Retry-After, for that merchant only', async () => {
+  const busy = await newMerchant(db, receiver, 'Busy')
+  const id = await enqueue(db, busy, newChargeId())
+  await waitForStatus(id, 'delivered')
+  for (let i = 0; i < RETRIES_PER_MINUTE; i++) assert.equal((await call('POST', `/api/v1/webhook-deliveries/${id}/retry`, busy)).status, 202)
+  const response = await app.inject({ method: 'POST', url: `/api/v1/webhook-deliveries/${id}/retry`, headers: { 'x-test-merchant': busy.id } })
+  assertProblem({ status: response.statusCode, type: String(response.headers['content-type']), body: response.json() }, 429, undefined, /more than 10 manual retries a minute/)
+  assert.ok(Number(response.headers['retry-after']) > 0)
+  const calm = await newMerchant(db, receiver, 'Calm')
+  assert.equal((await call('POST', `/api/v1/webhook-deliveries/${await enqueue(db, calm, newChargeId())}/retry`, calm)).status, 202)
 })

@@ -28,7 +28,11 @@ test('settings: defaults, WEBHOOK_SECRET_KEY required off chain 31337 and checke
     backoffMaxMs: 3_600_000,
     pollMs: 1_000,
     concurrency: 16,
+    perMerchantConcurrency: 4,
+    breakerFailures: 5,
+    breakerCooldownMs: 60_000,
   })
+  assert.throws(() => webhookOptionsFromEnv({ WEBHOOK_MERCHANT_CONCURRENCY: '0' }), /^ConfigError: WEBHOOK_MERCHANT_CONCURRENCY must be an integer 1\.\.1000, got "0"$/)
   assert.throws(() => webhookOptionsFromEnv({ CHAIN_ID: '8453' }), /^ConfigError: WEBHOOK_SECRET_KEY is required on chain 8453/)
   const secret = generateWebhookSecret()
   assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: secret }).secretKey, secret)

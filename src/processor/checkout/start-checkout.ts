@@ -77,6 +77,7 @@ export async function startCheckout(options: CheckoutOptions, { db, log, metrics
       service: chargeService({ db, terms, widgetBaseUrl: options.widgetBaseUrl, chargeTtlSeconds: options.chargeTtlSeconds }),
       log,
       health,
+      webhookRetriesPerMinute: options.webhookRetriesPerMinute,
       // What /health calls degraded, and the database every charge is kept in.
       async ready() {
         const unavailable = await databaseUnavailable(db.pool)

@@ -5,9 +5,9 @@
  * of holding a transaction open across the HTTP request: several replicas share the outbox, no event is
  * sent by two of them at once, and a crashed worker's events come back when its lease ends (at least
  * once). An event is claimable only when no earlier event of its charge is pending — that is the
- * ordering per charge. Each attempt's outcome and its row in `webhook_attempts` are one statement.
+ * ordering per charge — and only within its merchant's share of the slots (fairness, circuit breaker). Each attempt's outcome and its row in `webhook_attempts` are one statement.
  */
-import type { Sql } from './open-database.js'
+import type { Database, Sql } from './open-database.js'
 import { webhookChannel } from './webhook-outbox.js'
 
 export type WebhookStatus = 'pending' | 'delivered' | 'failed'
@@ -29,31 +29,61 @@ export interface ClaimParams {
   limit: number
   claimToken: string
   leaseMs: number
+  /** Events of one merchant in flight at once, over all workers. */
+  perMerchant: number
+  /** Failures in a row after which a merchant's endpoint gets one event at a time (see `MerchantBreaker`). */
+  breakerFailures: number
 }
 
-export async function claimDueWebhooks(sql: Sql, { limit, claimToken, leaseMs }: ClaimParams): Promise<ClaimedWebhook[]> {
-  const { rows } = await sql.query<ClaimedWebhook>(
-    `WITH due AS (
-       SELECT e.id FROM webhook_events e
-       WHERE e.status = 'pending' AND e.next_attempt_at <= now() AND (e.claimed_until IS NULL OR e.claimed_until <= now())
-         AND NOT EXISTS (
-           SELECT 1 FROM webhook_events earlier
-           WHERE earlier.charge_id = e.charge_id AND earlier.merchant_id = e.merchant_id
-             AND earlier.status = 'pending' AND earlier.sequence < e.sequence)
-       ORDER BY e.next_attempt_at, e.sequence
-       LIMIT $1
-       FOR UPDATE OF e SKIP LOCKED
-     )
-     UPDATE webhook_events e
-     SET claim_token = $2, claimed_until = now() + make_interval(secs => $3::float8 / 1000),
-         window_started_at = COALESCE(e.window_started_at, now())
-     FROM due, merchants m
-     WHERE e.id = due.id AND m.id = e.merchant_id
-     RETURNING e.id, e.merchant_id AS "merchantId", m.webhook_url AS "webhookUrl", e.payload::text AS body, e.attempts,
-               e.claim_token AS "claimToken", (SELECT COALESCE(max(id), 0)::int FROM webhook_secrets) AS "secretsVersion"`,
-    [limit, claimToken, leaseMs],
-  )
-  return rows
+/** pg_advisory_xact_lock key of claiming: two workers counting a merchant's events in flight at once would both take its last slot. */
+const CLAIM_LOCK = 0x77686b63
+
+/**
+ * Claims due events fairly: each merchant's earliest events first, round by round (every merchant's
+ * first before anyone's second), never more than `perMerchant` of a merchant's in flight, one while its
+ * endpoint is failing, none while its circuit breaker has it paused. One slow or dead endpoint therefore
+ * holds a few slots, not the whole worker.
+ */
+export async function claimDueWebhooks(db: Database, { limit, claimToken, leaseMs, perMerchant, breakerFailures }: ClaimParams): Promise<ClaimedWebhook[]> {
+  return db.transaction(async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK])
+    const { rows } = await client.query<ClaimedWebhook>(
+      `WITH in_flight AS (
+         SELECT merchant_id, count(*)::int AS n FROM webhook_events
+         WHERE status = 'pending' AND claimed_until > now() GROUP BY merchant_id
+       ),
+       ready AS (
+         SELECT e.id, e.next_attempt_at, e.sequence,
+                row_number() OVER (PARTITION BY e.merchant_id ORDER BY e.next_attempt_at, e.sequence) AS round,
+                CASE WHEN m.webhook_failures >= $5 THEN 1 ELSE $4::int END - COALESCE(f.n, 0) AS room
+         FROM webhook_events e
+         JOIN merchants m ON m.id = e.merchant_id
+         LEFT JOIN in_flight f ON f.merchant_id = e.merchant_id
+         WHERE e.status = 'pending' AND e.next_attempt_at <= now() AND (e.claimed_until IS NULL OR e.claimed_until <= now())
+           AND (m.webhook_paused_until IS NULL OR m.webhook_paused_until <= now())
+           AND NOT EXISTS (
+             SELECT 1 FROM webhook_events earlier
+             WHERE earlier.charge_id = e.charge_id AND earlier.merchant_id = e.merchant_id
+               AND earlier.status = 'pending' AND earlier.sequence < e.sequence)
+       ),
+       due AS (
+         SELECT e.id FROM webhook_events e JOIN ready r ON r.id = e.id
+         WHERE r.round <= r.room
+         ORDER BY r.round, r.next_attempt_at, r.sequence
+         LIMIT $1
+         FOR UPDATE OF e SKIP LOCKED
+       )
+       UPDATE webhook_events e
+       SET claim_token = $2, claimed_until = now() + make_interval(secs => $3::float8 / 1000),
+           window_started_at = COALESCE(e.window_started_at, now())
+       FROM due, merchants m
+       WHERE e.id = due.id AND m.id = e.merchant_id
+       RETURNING e.id, e.merchant_id AS "merchantId", m.webhook_url AS "webhookUrl", e.payload::text AS body, e.attempts,
+                 e.claim_token AS "claimToken", (SELECT COALESCE(max(id), 0)::int FROM webhook_secrets) AS "secretsVersion"`,
+      [limit, claimToken, leaseMs, perMerchant, breakerFailures],
+    )
+    return rows
+  })
 }
 
 export interface AttemptOutcome {
@@ -71,10 +101,20 @@ export type Verdict =
   | { kind: 'released' }
 
 /**
- * Logs the attempt and, if the claim is still the worker's, applies the verdict to the event. Returns
- * the event's status afterwards, or undefined when the claim had been taken back (a manual retry).
+ * A merchant's circuit breaker: after `failures` failed attempts in a row its events are not claimed for
+ * `cooldownMs`; then one at a time until one is delivered, each further failure pausing it again.
  */
-export async function recordWebhookAttempt(sql: Sql, event: Pick<ClaimedWebhook, 'id' | 'claimToken'>, outcome: AttemptOutcome, verdict: Verdict): Promise<WebhookStatus | undefined> {
+export interface MerchantBreaker {
+  failures: number
+  cooldownMs: number
+}
+
+/**
+ * Logs the attempt and, if the claim is still the worker's, applies the verdict to the event and counts
+ * it on the merchant's breaker. Returns the event's status afterwards, or undefined when the claim had
+ * been taken back (a manual retry).
+ */
+export async function recordWebhookAttempt(sql: Sql, event: Pick<ClaimedWebhook, 'id' | 'claimToken'>, outcome: AttemptOutcome, verdict: Verdict, breaker: MerchantBreaker): Promise<WebhookStatus | undefined> {
   const counted = verdict.kind === 'released' ? 0 : 1
   const retryInMs = verdict.kind === 'retry' ? verdict.retryInMs : 0
   const windowMs = verdict.kind === 'retry' ? verdict.windowMs : 0
@@ -97,14 +137,23 @@ export async function recordWebhookAttempt(sql: Sql, event: Pick<ClaimedWebhook,
            WHEN 'retry' THEN LEAST(now() + make_interval(secs => $8::float8 / 1000), window_started_at + make_interval(secs => $9::float8 / 1000))
            ELSE next_attempt_at END
        WHERE id = $1 AND claim_token = $2
-       RETURNING status
+       RETURNING status, merchant_id
+     ),
+     breaker AS (
+       UPDATE merchants m SET
+         webhook_failures = CASE $6 WHEN 'delivered' THEN 0 ELSE m.webhook_failures + 1 END,
+         webhook_paused_until = CASE
+           WHEN $6 = 'delivered' THEN NULL
+           WHEN m.webhook_failures + 1 >= $10 THEN now() + make_interval(secs => $11::float8 / 1000)
+           ELSE m.webhook_paused_until END
+       FROM settled WHERE m.id = settled.merchant_id AND $6 <> 'released'
      ),
      -- Re-queued while this attempt was in flight: free it now rather than at the end of the lease.
      freed AS (
        UPDATE webhook_events SET claimed_until = NULL WHERE id = $1 AND claim_token IS NULL
      )
      SELECT status FROM settled`,
-    [event.id, event.claimToken, outcome.statusCode ?? null, outcome.error?.slice(0, 500) ?? null, Math.round(outcome.durationMs), verdict.kind, counted, retryInMs, windowMs],
+    [event.id, event.claimToken, outcome.statusCode ?? null, outcome.error?.slice(0, 500) ?? null, Math.round(outcome.durationMs), verdict.kind, counted, retryInMs, windowMs, breaker.failures, breaker.cooldownMs],
   )
   return rows[0]?.status
 }

@@ -8,11 +8,14 @@
  *   first, each with its attempts (newest first); `nextCursor` pages on (keyset, stable while events
  *   arrive).
  * - `POST /api/v1/webhook-deliveries/:id/retry` — queues the event again now, whatever its status, with
- *   a fresh retry window; 202 with the event, 404 when it is not the merchant's.
+ *   a fresh retry window; 202 with the event, 404 when it is not the merchant's; 429 with Retry-After
+ *   past `retriesPerMinute` of the merchant's retries on this replica (each one bypasses the backoff and
+ *   the circuit breaker's pause, so unlimited retries would be a way around both).
  *
  * Query and path are validated by schema (unknown parameters refused); every error is
  * `application/problem+json` with `param` naming the offending parameter.
  */
+import rateLimit from '@fastify/rate-limit'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../db/index.js'
 import { findWebhookDelivery, listWebhookDeliveries, requeueWebhook, type WebhookDelivery, type WebhookStatus } from '../db/index.js'
@@ -22,6 +25,8 @@ export interface WebhookRoutesOptions {
   db: Database
   /** The authenticated merchant of the request (the client certificate's). */
   getMerchantId(request: FastifyRequest): string
+  /** Manual retries one merchant may ask of this replica per minute. */
+  retriesPerMinute: number
 }
 
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8'
@@ -57,7 +62,13 @@ interface ListQuery {
   limit?: number
 }
 
-export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (app, { db, getMerchantId }) => {
+export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (app, { db, getMerchantId, retriesPerMinute }) => {
+  await app.register(rateLimit, {
+    global: false,
+    keyGenerator: getMerchantId,
+    errorResponseBuilder: (_request, { after }) =>
+      Object.assign(new Error(`more than ${retriesPerMinute} manual retries a minute; retry in ${after}`), { statusCode: 429 }),
+  })
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
       const [param, detail] = describeValidation(error)
@@ -81,7 +92,8 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
     return { deliveries: page.map(view), nextCursor: rows.length > limit ? `s${page.at(-1)!.sequence}` : null }
   })
 
-  app.post<{ Params: { id: string } }>('/api/v1/webhook-deliveries/:id/retry', { schema: { params: eventParams } }, async (request, reply) => {
+  const retryLimit = { max: retriesPerMinute, timeWindow: 60_000 }
+  app.post<{ Params: { id: string } }>('/api/v1/webhook-deliveries/:id/retry', { schema: { params: eventParams }, config: { rateLimit: retryLimit } }, async (request, reply) => {
     const merchantId = getMerchantId(request)
     const { id } = request.params
     if (!(await requeueWebhook(db.pool, merchantId, id))) return sendProblem(reply, 404, `no webhook delivery ${id}`, 'id')

@@ -1,6 +1,7 @@
 /**
  * The webhook delivery worker (PROCESSOR.md §4). Every checkout replica runs one on the shared outbox:
- * it claims due events (see `db/webhook-deliveries.ts` for the lease and the ordering per charge), signs
+ * it claims due events (see `db/webhook-deliveries.ts` for the lease, the ordering per charge and each
+ * merchant's share: WEBHOOK_MERCHANT_CONCURRENCY in flight, a circuit breaker after failures), signs
  * each with every live secret, POSTs it, and records the attempt — a 2xx delivers it, anything else is
  * retried with exponential backoff and jitter until the retry window after its first attempt is over,
  * then it is `failed`. A NOTIFY on `webhook_enqueued` wakes it for new events, a poll finds due
@@ -35,6 +36,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
   log = log.child({ component: 'webhooks' })
   if (await seedWebhookSecret(db, await resolveWebhookSecretKey(options))) log.info('webhook secret seeded')
   const secrets = await createSecretCache(db.pool)
+  const breaker = { failures: options.breakerFailures, cooldownMs: options.breakerCooldownMs }
   const stopping = new AbortController()
   const inFlight = new Set<Promise<void>>()
   let pumping: Promise<void> | undefined
@@ -45,7 +47,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
     const headers = webhookHeaders({ id: event.id, merchantId: event.merchantId, body: event.body, secrets: secrets.live() })
     const outcome = await sendWebhook({ url: event.webhookUrl, headers, body: event.body, timeoutMs: options.timeoutMs, signal: stopping.signal })
     const verdict = judge(outcome, event.attempts + 1)
-    const status = await recordWebhookAttempt(db.pool, event, outcome, verdict)
+    const status = await recordWebhookAttempt(db.pool, event, outcome, verdict, breaker)
     const fields = { id: event.id, attempt: event.attempts + 1, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs) }
     if (status === 'failed') log.warn('webhook given up after its retry window', fields)
     else log.debug(verdict.kind === 'delivered' ? 'webhook delivered' : 'webhook attempt failed', fields)
@@ -74,7 +76,13 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
     do {
       again = false
       for (let room = options.concurrency - inFlight.size; room > 0 && !stopping.signal.aborted; room = options.concurrency - inFlight.size) {
-        const claimed = await claimDueWebhooks(db.pool, { limit: room, claimToken: randomUUID(), leaseMs: options.timeoutMs + LEASE_MARGIN_MS })
+        const claimed = await claimDueWebhooks(db, {
+          limit: room,
+          claimToken: randomUUID(),
+          leaseMs: options.timeoutMs + LEASE_MARGIN_MS,
+          perMerchant: options.perMerchantConcurrency,
+          breakerFailures: options.breakerFailures,
+        })
         for (const event of claimed) launch(event)
         if (claimed.length < room) break
       }

@@ -39,6 +39,7 @@ export interface CheckoutAppParams {
   /** Served at `/metrics`; every answer is counted in it by status. */
   metrics: Metrics
   log: Logger
+  webhookRetriesPerMinute: number
 }
 
 export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Server> {
@@ -91,7 +92,7 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
       }
     })
     await merchantApi.register(chargeRoutes, { prefix: '/api/v1', service: params.service })
-    await merchantApi.register(webhookRoutes, { db, getMerchantId: (request) => request.merchant.id })
+    await merchantApi.register(webhookRoutes, { db, getMerchantId: (request) => request.merchant.id, retriesPerMinute: params.webhookRetriesPerMinute })
   })
   return app as unknown as FastifyInstance<Server>
 }
