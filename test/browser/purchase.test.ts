@@ -125,7 +125,7 @@ describe('a purchase in the browser', () => {
     await Promise.all([orderPage.waitForNavigation(), orderPage.click('#demo-wallet')])
     await markPage(orderPage)
     await orderPage.waitForFunction(() => document.querySelector('#order-status')?.getAttribute('data-status') === 'paid', { timeout: 30_000 })
-    await orderPage.waitForFunction(() => document.querySelector('#demo-wallet-state')?.textContent?.startsWith('Paid in 0x'), { timeout: 30_000 })
+    await orderPage.waitForFunction(() => document.querySelector('#demo-wallet-state')?.textContent === 'Paid with the demo wallet', { timeout: 30_000 })
     assert.equal(await wasReloaded(orderPage), false)
     await screenshot(orderPage, 'demo-wallet-order-paid')
     await widgetPage.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-status') === 'settled', { timeout: 30_000 })
@@ -231,6 +231,46 @@ describe('a purchase in the browser', () => {
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 375)
     await screenshot(page, 'store-phone', false)
     await page.close()
+  })
+
+  it('at 390 px every page of the store and the widget fits, unpaid and paid; once paid the order page links the settlement and offers no payment', async () => {
+    const { orderId, widgetUrl } = await placeOrder('mug')
+    const phone = async (url: string) => {
+      const page = await world.browser.newPage()
+      await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true })
+      await page.goto(url)
+      return page
+    }
+    const fits = async (page: Page, what: string) => {
+      const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }))
+      assert.ok(scrollWidth <= innerWidth, `${what}: ${scrollWidth} px wide in a ${innerWidth} px window`)
+    }
+    const home = await phone(world.store.url)
+    assert.match(await home.$eval('.price', (e) => e.textContent!), /^\d+\.\d{2} USDC \+ \d+\.\d{2} fee$/)
+    await fits(home, 'store, home')
+    const widgetPage = await phone(widgetUrl)
+    await fits(widgetPage, 'widget, unpaid')
+    const orderPage = await phone(`${world.store.url}/orders/${orderId}`)
+    await fits(orderPage, 'store order, unpaid')
+    assert.equal(await orderPage.$eval('#payment-page', (e) => getComputedStyle(e.parentElement!).display), 'block')
+
+    await Promise.all([orderPage.waitForNavigation(), orderPage.click('#demo-wallet')])
+    await orderPage.waitForFunction(() => document.querySelector('#order-status')?.getAttribute('data-status') === 'paid', { timeout: 30_000 })
+    await widgetPage.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-status') === 'settled', { timeout: 30_000 })
+    await screenshot(orderPage, 'order-paid-390px')
+    await fits(orderPage, 'store order, paid')
+    await fits(widgetPage, 'widget, paid')
+    await home.reload()
+    await fits(home, 'store, home with a paid order')
+
+    const txHash = world.store.orders().find((o) => o.id === orderId)!.settlementTx!
+    const link = await orderPage.$eval('#settlement a', (a) => ({ href: a.getAttribute('href'), text: a.textContent }))
+    assert.deepEqual(link, { href: `${world.explorer.url}/events/${txHash}`, text: `${txHash.slice(0, 10)}…${txHash.slice(-8)}` })
+    for (const selector of ['#payment-page', '#demo-wallet']) {
+      assert.equal(await orderPage.$eval(selector, (e) => (e as HTMLElement).offsetParent), null, `${selector} is hidden once paid`)
+    }
+    assert.equal((await orderPage.$eval('main', (e) => e.textContent!)).split(txHash.slice(0, 10)).length - 1, 1, 'the transaction is shown once')
+    await Promise.all([home.close(), widgetPage.close(), orderPage.close()])
   })
 
   it('without JavaScript the page still states every fact; the accessibility tree names the QR code by its link and has a status', async () => {

@@ -8,8 +8,10 @@
 import type { IncomingMessage } from 'node:http'
 
 export function isCrossSite(req: IncomingMessage): boolean {
+  // A browser that says where the request comes from is believed: its Origin may be "null" on a
+  // same-origin form post (the pages' Referrer-Policy is no-referrer).
   const site = req.headers['sec-fetch-site']
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none'
   const origin = req.headers.origin
   if (origin === undefined) return false
   try {

@@ -42,6 +42,7 @@ export async function startDemoStore(options: DemoStoreOptions, { log, metrics =
     api,
     book,
     token,
+    display: { symbol: token.symbol, decimals: token.decimals, baseFee: BigInt(config.baseFeeAmount), explorerUrl: config.explorerUrl },
     beneficiary: options.beneficiary,
     merchantDir: options.merchantDir,
     widgetOrigin: new URL(config.checkoutWidgetUrl).origin,

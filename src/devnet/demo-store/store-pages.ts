@@ -1,18 +1,30 @@
 /**
  * The demo store's pages: the products with a "Pay with stablecoin" button each and the orders so far;
  * an order with its live status (kept current by the inline script from the order's event stream), the
- * verified webhooks it received, a link back to its payment page and, on the devnet, the demo wallet.
+ * verified webhooks it received, its settlement in the explorer and, until it is paid, a link back to its
+ * payment page and, on the devnet, the demo wallet. Prices show the processor's base fee the payer adds.
  */
 import { escapeHtml } from '../../platform/html/index.js'
 import type { HtmlPage } from '../../platform/html/index.js'
+import { displayAmount, type Hex } from '../../wire/index.js'
 import { catalog } from './catalog.js'
 import type { Order, OrderStatus } from './order-book.js'
+
+/** How the store shows money and settlements: its token, the base fee a payer adds, the explorer. */
+export interface StoreDisplay {
+  symbol: string
+  decimals: number
+  /** The processor's base fee, in the token's smallest units. */
+  baseFee: bigint
+  explorerUrl: string
+}
 
 /** What the order page shows that changes: sent whole on every change, rendered here only. */
 export interface OrderView {
   status: OrderStatus
   label: string
-  settlementTx: string
+  /** The settlement's transaction, shortened and linked to the explorer, HTML. */
+  settlementHtml: string
   walletText: string
   /** The list items of the verified webhooks, HTML. */
   webhooksHtml: string
@@ -26,10 +38,10 @@ const labels: Record<OrderStatus, string> = {
   canceled: 'Canceled',
 }
 
-export const orderView = (order: Order): OrderView => ({
+export const orderView = (order: Order, display: StoreDisplay): OrderView => ({
   status: order.status,
   label: labels[order.status],
-  settlementTx: order.settlementTx ?? 'none yet',
+  settlementHtml: order.settlementTx ? settlementLink(order.settlementTx as Hex, display.explorerUrl) : 'none yet',
   walletText: walletText(order.demoWallet),
   webhooksHtml: order.webhooks.map((w) => `<li>${escapeHtml(w.type)} at ${w.receivedAt.toISOString()}</li>`).join('') || '<li>none yet</li>',
 })
@@ -39,15 +51,28 @@ const style = `
 .products h2 { margin-top: 0 }
 .price { font-size: 1.25rem; font-weight: 700 }
 .orders { padding-left: 1.25rem }
+.fee { font-size: 1rem; font-weight: 400 }
 `
 
-export function homePage(orders: Order[], currency: string, widgetOrigin: string): HtmlPage {
+/** `0x1234abcd…89abcdef`: short enough for a phone, the whole hash in the link and its label. */
+const shortHash = (hash: string) => (hash.length > 20 ? `${hash.slice(0, 10)}…${hash.slice(-8)}` : hash)
+
+function settlementLink(txHash: Hex, explorerUrl: string): string {
+  const href = `${explorerUrl}/events/${txHash}`
+  return `<a class="mono" href="${escapeHtml(href)}" title="${escapeHtml(txHash)}" aria-label="settlement ${escapeHtml(txHash)} in the explorer">${escapeHtml(shortHash(txHash))}</a>`
+}
+
+/** "12.00 USDC + 2.50 fee": what the merchant asks and what the payer adds on the payment page. */
+const priceHtml = (price: string, display: StoreDisplay) =>
+  `${escapeHtml(price)} ${escapeHtml(display.symbol)} <span class="fee muted">+ ${escapeHtml(displayAmount(display.baseFee, display.decimals))} fee</span>`
+
+export function homePage(orders: Order[], display: StoreDisplay, widgetOrigin: string): HtmlPage {
   const products = catalog
     .map(
       (product) => `<li class="card">
 <h2>${escapeHtml(product.name)}</h2>
 <p class="muted">${escapeHtml(product.description)}</p>
-<p class="price">${escapeHtml(product.price)} ${escapeHtml(currency)}</p>
+<p class="price">${priceHtml(product.price, display)}</p>
 <form method="post" action="/orders"><input type="hidden" name="product" value="${escapeHtml(product.id)}"><button type="submit" aria-label="Pay for ${escapeHtml(product.name)} with stablecoin">Pay with stablecoin</button></form>
 </li>`,
     )
@@ -61,7 +86,7 @@ export function homePage(orders: Order[], currency: string, widgetOrigin: string
     formOrigins: [widgetOrigin],
     body: `<main>
 <h1>Demo Store</h1>
-<p class="muted">Everything here is paid in ${escapeHtml(currency)} through the processor's checkout: "Pay with stablecoin" takes you to its payment page.</p>
+<p class="muted">Everything here is paid in ${escapeHtml(display.symbol)} through the processor's checkout: "Pay with stablecoin" takes you to its payment page, where the payer adds the processor's fee.</p>
 <ul class="products">
 ${products}
 </ul>
@@ -71,10 +96,10 @@ ${list}
   }
 }
 
-export function orderPage(order: Order, currency: string, demoWallet: boolean): HtmlPage {
-  const view = orderView(order)
+export function orderPage(order: Order, display: StoreDisplay, demoWallet: boolean): HtmlPage {
+  const view = orderView(order, display)
   const wallet = demoWallet
-    ? `<section class="card" aria-labelledby="wallet-heading">
+    ? `<section class="card pay-action" aria-labelledby="wallet-heading">
 <h2 id="wallet-heading">Demo wallet (local chain)</h2>
 <p>Pays this order's payment page as a local test payer, through the wallet gateway.</p>
 <form method="post" action="/orders/${order.id}/demo-wallet"><button type="submit" id="demo-wallet">Pay with the demo wallet</button></form>
@@ -84,18 +109,18 @@ export function orderPage(order: Order, currency: string, demoWallet: boolean): 
   return {
     title: `Order ${order.id}, Demo Store`,
     style: `${style}
-main:not([data-status="awaiting-payment"]) #demo-wallet { display: none }`,
+main:not([data-status="awaiting-payment"]) .pay-action { display: none }`,
     body: `<main id="order" data-order="${order.id}" data-status="${view.status}">
 <p><a href="/">Demo Store</a></p>
 <h1>Order ${order.id}</h1>
-<p>${escapeHtml(order.product.name)}: <strong>${escapeHtml(order.product.price)} ${escapeHtml(currency)}</strong></p>
+<p>${escapeHtml(order.product.name)}: <strong>${priceHtml(order.product.price, display)}</strong></p>
 <p><span id="order-status" class="status" role="status" aria-live="polite" data-status="${view.status}">${escapeHtml(view.label)}</span></p>
-<p><a id="payment-page" href="${escapeHtml(order.widgetUrl)}">Open the payment page</a> (QR code and payment link)</p>
+<p class="pay-action"><a id="payment-page" href="${escapeHtml(order.widgetUrl)}">Open the payment page</a> (QR code and payment link)</p>
 ${wallet}
 <section class="card" aria-labelledby="webhooks-heading">
 <h2 id="webhooks-heading">Verified webhooks</h2>
 <ul id="webhooks">${view.webhooksHtml}</ul>
-<p>Settlement: <span id="settlement" class="mono">${escapeHtml(view.settlementTx)}</span></p>
+<p>Settlement: <span id="settlement">${view.settlementHtml}</span></p>
 </section>
 </main>`,
     script: orderScript,
@@ -108,7 +133,8 @@ export function storeMessagePage(title: string, message: string): HtmlPage {
 
 function walletText(payment: Order['demoWallet']): string {
   if (!payment) return ''
-  return payment.state === 'paying' ? `Paying: ${payment.detail}` : payment.state === 'mined' ? `Paid in ${payment.detail}` : `Failed: ${payment.detail}`
+  // Mined: the settlement line below links the transaction; the hash is not repeated here.
+  return payment.state === 'paying' ? `Paying: ${payment.detail}` : payment.state === 'mined' ? 'Paid with the demo wallet' : `Failed: ${payment.detail}`
 }
 
 /** Live order status from `/orders/<id>/events`, each change rendered by the server (`OrderView`). */
@@ -123,7 +149,7 @@ const orderScript = `
     root.setAttribute('data-status', order.status);
     status.setAttribute('data-status', order.status);
     status.textContent = order.label;
-    document.getElementById('settlement').textContent = order.settlementTx;
+    document.getElementById('settlement').innerHTML = order.settlementHtml;
     document.getElementById('webhooks').innerHTML = order.webhooksHtml;
     if (wallet) wallet.textContent = order.walletText;
   });

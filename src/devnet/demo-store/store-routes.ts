@@ -18,13 +18,15 @@ import type { ChargeRequest, MerchantApi } from './merchant-api.js'
 import type { OrderBook } from './order-book.js'
 import { receiveWebhook } from './receive-webhook.js'
 import { isCrossSite } from './same-origin.js'
-import { homePage, orderPage, orderView, storeMessagePage } from './store-pages.js'
+import { homePage, orderPage, orderView, storeMessagePage, type StoreDisplay } from './store-pages.js'
 
 export interface StoreContext {
   api: MerchantApi
   book: OrderBook
   /** The token the store prices in. */
   token: ListedToken
+  /** Prices with the base fee, settlements linked to the explorer. */
+  display: StoreDisplay
   beneficiary: string
   merchantDir: string
   /** The payment pages' origin: the buy form is redirected there. */
@@ -50,15 +52,15 @@ export function storeRoutes(context: StoreContext): Route[] {
     return handle(request)
   }
   return [
-    { method: 'GET', path: /^\/$/, handle: ({ res }) => sendHtmlPage(res, 200, homePage(book.list().slice(0, 20), token.symbol, context.widgetOrigin)) },
+    { method: 'GET', path: /^\/$/, handle: ({ res }) => sendHtmlPage(res, 200, homePage(book.list().slice(0, 20), context.display, context.widgetOrigin)) },
     { method: 'POST', path: /^\/orders$/, handle: sameSiteForm((request) => buy(context, request)) },
-    { method: 'GET', path: new RegExp(`^/orders/${ORDER}$`), handle: withOrder(({ res }, id) => sendHtmlPage(res, 200, orderPage(book.get(id)!, token.symbol, Boolean(context.demoWallet)))) },
+    { method: 'GET', path: new RegExp(`^/orders/${ORDER}$`), handle: withOrder(({ res }, id) => sendHtmlPage(res, 200, orderPage(book.get(id)!, context.display, Boolean(context.demoWallet)))) },
     {
       method: 'GET',
       path: new RegExp(`^/orders/${ORDER}/events$`),
       handle: withOrder(({ res }, id) => {
         const stream = openEventStream(res)
-        const send = () => stream.send('order', orderView(book.get(id)!))
+        const send = () => stream.send('order', orderView(book.get(id)!, context.display))
         stream.onClose(book.watch(id, send))
         send()
       }),

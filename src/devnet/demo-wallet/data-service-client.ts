@@ -14,6 +14,8 @@ export interface ProcessorConfig {
   walletGatewayUrl: string
   explorerUrl: string
   checkoutWidgetUrl: string
+  /** In each token's smallest units: what a payer adds to every payment. */
+  baseFeeAmount: string
   supportedTokens: ListedToken[]
 }
 
