@@ -87,7 +87,9 @@ export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promi
     stops.push(submitter.stop)
     const gatewayPort = new URL(gateway.url).port
 
-    const widget = await startWidget(widgetOptionsFromEnv({ ...processorEnv, WIDGET_PORT: '0', GATEWAY_PORT: gatewayPort }), { db, log })
+    // A reload issues a fresh payment link at once here; the interval that guards a shown link has its own
+    // test (test/widget/payment-link.test.ts).
+    const widget = await startWidget(widgetOptionsFromEnv({ ...processorEnv, WIDGET_PORT: '0', GATEWAY_PORT: gatewayPort, WIDGET_LINK_INTERVAL_SECONDS: '0' }), { db, log })
     stops.push(widget.stop)
     const publicEnv = { ...processorEnv, GATEWAY_PORT: gatewayPort, CHECKOUT_WIDGET_URL: widget.publicUrl }
     const dataService = await startDataService(dataServiceOptionsFromEnv({ ...publicEnv, DATA_SERVICE_PORT: '0' }), { log })
