@@ -105,6 +105,21 @@ describe('the handshake', () => {
   })
 })
 
+describe('the merchant behind a valid certificate', () => {
+  test('a certificate from this CA for a merchant the database does not know says the merchant is unknown', async () => {
+    // As after npm start begins a new embedded database while the CA's files stay: the certificate is
+    // valid, the merchant is gone.
+    const forgotten = await f.createMerchant()
+    await f.db.transaction(async (sql) => {
+      await sql.query('DELETE FROM certificates WHERE merchant_id = $1', [forgotten.id])
+      await sql.query('DELETE FROM merchants WHERE id = $1', [forgotten.id])
+    })
+    const result = await attempt(forgotten.credentials)
+    assert.equal(result.status, 401)
+    assert.match(result.body.detail, new RegExp(`^merchant ${forgotten.id} is unknown to this processor: its database holds no such merchant`))
+  })
+})
+
 async function generateSibling(owner: TestMerchant): Promise<Credentials> {
   const issued = await generateMerchantCredentials(f.ca.client, owner.id)
   return { key: issued.privateKeyPem, cert: issued.certificate }

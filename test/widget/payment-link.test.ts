@@ -77,3 +77,12 @@ test('a used link, or one older than the interval, gives way to a fresh one', as
   assert.equal(await openSession(afterUse.token!), 401)
   assert.equal(await openSession(fresh.token!), 200)
 })
+
+test('a link used again once the charge is paid says it is paid, with any token, rather than inviting another payment', async () => {
+  await db.pool.query(`UPDATE charges SET status = 'settled', tx_hash = $2, block_number = 1, log_index = 0, confirmations = 1 WHERE id = $1`, [chargeId, `0x${'ab'.repeat(32)}`])
+  for (const token of ['x'.repeat(43), (await loadPage()).token ?? 'y'.repeat(43)]) {
+    const response = await fetch(`${widget.url}/s/${chargeId}/api/session`, { headers: { authorization: `Bearer ${token}` } })
+    assert.equal(response.status, 409)
+    assert.match(((await response.json()) as { detail: string }).detail, /is already paid \(settled\): there is nothing more to pay/)
+  }
+})

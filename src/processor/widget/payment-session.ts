@@ -3,7 +3,7 @@
  * for the bearer of the page's ephemeral token. The token is used up by this call (one wallet, one
  * session) whatever the answer; refusals are problems: 401 for a missing, unknown, expired or used token
  * (`WWW-Authenticate: Bearer`), 404 for an unknown charge, 410 for an expired or canceled one, 409 for one
- * already paid. Browser wallets call it from other origins, so CORS is open (the token is the credential,
+ * already paid, whatever the token (a link reused after payment must say so, not invite paying again). Browser wallets call it from other origins, so CORS is open (the token is the credential,
  * never a cookie).
  */
 import type { ServerResponse } from 'node:http'
@@ -47,15 +47,17 @@ export function sessionOf(charge: ChargeRow, settings: SessionSettings): Payment
 export async function answerSession(sql: Sql, settings: SessionSettings, chargeId: string, authorization: string | undefined, res: ServerResponse): Promise<void> {
   const refuse = (status: number, detail: string) =>
     sendProblem(res, status, detail, { ...corsHeaders, ...(status === 401 && { 'www-authenticate': 'Bearer realm="payment session"' }) })
+  const refuseClosedOrPaid = (status: ChargeRow['status']) =>
+    isClosed(status) ? refuse(410, `charge ${chargeId} is ${status}`) : refuse(409, `charge ${chargeId} is already paid (${status}): there is nothing more to pay`)
   const token = BEARER.exec(authorization ?? '')?.[1]
   if (!token) return refuse(401, 'an Authorization: Bearer <ephemeral token> header is required (the t parameter of the payment link)')
   const charge = await consumeEphemeralToken(sql, chargeId, hashEphemeralToken(token))
   if (!charge) {
     const known = await findChargeById(sql, chargeId)
     if (!known) return refuse(404, `no charge ${chargeId}`)
-    if (isClosed(known.status)) return refuse(410, `charge ${chargeId} is ${known.status}`)
+    if (known.status !== 'awaiting-payment') return refuseClosedOrPaid(known.status)
     return refuse(401, 'the token is unknown, expired or already used: load the payment page again for a fresh payment link')
   }
-  if (charge.status !== 'awaiting-payment') return refuse(isClosed(charge.status) ? 410 : 409, `charge ${chargeId} is ${charge.status}`)
+  if (charge.status !== 'awaiting-payment') return refuseClosedOrPaid(charge.status)
   sendJson(res, 200, sessionOf(charge, settings), corsHeaders)
 }
