@@ -26,6 +26,8 @@ export interface WebhookOptions {
   /** Failed attempts in a row that open a merchant's circuit breaker (its events wait `breakerCooldownMs`). */
   breakerFailures: number
   breakerCooldownMs: number
+  /** Loopback, private and link-local webhook targets: allowed on chain 31337 only (the demo store is local). */
+  allowInternalTargets: boolean
 }
 
 export const DEFAULT_WEBHOOK_DATA_DIR = '.data/webhooks'
@@ -49,6 +51,7 @@ export function webhookOptionsFromEnv(env: Env = process.env): WebhookOptions {
     perMerchantConcurrency: intSetting(env, 'WEBHOOK_MERCHANT_CONCURRENCY', 4, 1, 1_000),
     breakerFailures: intSetting(env, 'WEBHOOK_BREAKER_FAILURES', 5, 1, 1_000),
     breakerCooldownMs: intSetting(env, 'WEBHOOK_BREAKER_COOLDOWN_MS', 60_000, 10, 24 * HOUR_MS),
+    allowInternalTargets: chainId === LOCAL_CHAIN_ID,
   }
 }
 

@@ -7,26 +7,16 @@
  */
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import { startWebhookDelivery } from '../../src/processor/webhooks/index.js'
-import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
-import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
-import { delivered, enqueue, eventRow, log, newChargeId, newMerchant, receiverSet, testOptions } from './webhooks-fixture.js'
+import { delivered, enqueue, eventRow, log, newChargeId, newMerchant, testOptions, webhookWorld } from './webhooks-fixture.js'
 
-let db: Database
-const receivers = receiverSet()
-
-before(async () => {
-  db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
-})
-after(async () => {
-  await receivers.closeAll()
-  await db?.close()
-})
+const world = webhookWorld()
+const { receivers } = world
 
 test("a hanging endpoint holds its merchant's share of the slots, not the worker: another merchant is served at once", async () => {
-  const worker = await startWebhookDelivery(testOptions({ concurrency: 16, perMerchantConcurrency: 2, timeoutMs: 3_000 }), { db, log })
+  const worker = await startWebhookDelivery(testOptions({ concurrency: 16, perMerchantConcurrency: 2, timeoutMs: 3_000 }), { db: world.db, log })
   try {
     let hanging = 0
     let mostHanging = 0
@@ -35,15 +25,15 @@ test("a hanging endpoint holds its merchant's share of the slots, not the worker
       return 'hang'
     })
     const fast = await receivers.start()
-    const slowMerchant = await newMerchant(db, slow, 'Slow Shop')
-    const fastMerchant = await newMerchant(db, fast, 'Fast Shop')
-    for (let i = 0; i < 30; i++) await enqueue(db, slowMerchant, newChargeId())
+    const slowMerchant = await newMerchant(world.db, slow, 'Slow Shop')
+    const fastMerchant = await newMerchant(world.db, fast, 'Fast Shop')
+    for (let i = 0; i < 30; i++) await enqueue(world.db, slowMerchant, newChargeId())
     await waitFor('the slow endpoint to be called', () => slow.requests.length > 0)
     await sleep(200)
 
     const queuedAt = Date.now()
-    const id = await enqueue(db, fastMerchant, newChargeId())
-    await waitFor('the fast merchant delivered', async () => (await eventRow(db, id)).status === 'delivered', 10_000)
+    const id = await enqueue(world.db, fastMerchant, newChargeId())
+    await waitFor('the fast merchant delivered', async () => (await eventRow(world.db, id)).status === 'delivered', 10_000)
     const waitedMs = Date.now() - queuedAt
     assert.ok(waitedMs < 1_000, `the fast merchant waited ${waitedMs} ms behind the slow one`)
     assert.equal(mostHanging, 2, 'requests in flight to the slow endpoint')
@@ -56,14 +46,14 @@ test('an endpoint failing WEBHOOK_BREAKER_FAILURES times in a row is left alone 
   const cooldownMs = 1_500
   const worker = await startWebhookDelivery(
     testOptions({ perMerchantConcurrency: 4, breakerFailures: 3, breakerCooldownMs: cooldownMs, backoffBaseMs: 20, backoffMaxMs: 40 }),
-    { db, log },
+    { db: world.db, log },
   )
   try {
     let healthy = false
     const flaky = await receivers.start(() => (healthy ? 200 : 500))
-    const merchant = await newMerchant(db, flaky, 'Flaky Shop')
+    const merchant = await newMerchant(world.db, flaky, 'Flaky Shop')
     const ids: string[] = []
-    for (let i = 0; i < 5; i++) ids.push(await enqueue(db, merchant, newChargeId()))
+    for (let i = 0; i < 5; i++) ids.push(await enqueue(world.db, merchant, newChargeId()))
     // Attempts already in flight when the third failure trips the breaker still end; then nothing.
     await waitFor('three failed attempts', () => flaky.requests.length >= 3)
     await sleep(300)
@@ -74,12 +64,12 @@ test('an endpoint failing WEBHOOK_BREAKER_FAILURES times in a row is left alone 
 
     healthy = true
     await waitFor('every event delivered after the cooldown', async () => {
-      for (const id of ids) if ((await eventRow(db, id)).status !== 'delivered') return false
+      for (const id of ids) if ((await eventRow(world.db, id)).status !== 'delivered') return false
       return true
     }, 10_000)
     const probe = delivered(flaky)[0]!
     assert.ok(probe.receivedAt - flaky.requests[whenOpen - 1]!.receivedAt >= cooldownMs - 100, 'the probe came after the cooldown')
-    const { rows } = await db.pool.query(`SELECT webhook_failures, webhook_paused_until FROM merchants WHERE id = $1`, [merchant.id])
+    const { rows } = await world.db.pool.query(`SELECT webhook_failures, webhook_paused_until FROM merchants WHERE id = $1`, [merchant.id])
     assert.deepEqual(rows[0], { webhook_failures: 0, webhook_paused_until: null })
   } finally {
     await worker.stop()

@@ -5,14 +5,16 @@
  * timings.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { after, before } from 'node:test'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import type { WebhookOptions } from '../../src/config/webhook-options.js'
 import { insertMerchant, type Merchant } from '../../src/processor/db/merchants.js'
-import type { Database } from '../../src/processor/db/open-database.js'
+import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { enqueueWebhook, type WebhookType } from '../../src/processor/db/webhook-outbox.js'
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
 import { createLogger, type Logger } from '../../src/platform/observability/logger.js'
+import { testDatabaseDir } from '../helpers/database.js'
 
 export const log = createLogger('silent')
 
@@ -101,6 +103,19 @@ export function receiverSet(): { start(answer?: Receiver['answer']): Promise<Rec
   }
 }
 
+/** A test file's database and receivers: opened before its tests, closed after them. */
+export function webhookWorld(): { db: Database; receivers: ReturnType<typeof receiverSet> } {
+  const world = { db: undefined as unknown as Database, receivers: receiverSet() }
+  before(async () => {
+    world.db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+  })
+  after(async () => {
+    await world.receivers.closeAll()
+    await world.db?.close()
+  })
+  return world
+}
+
 /** Whether a holder of `secret` accepts the request, checked by the `standardwebhooks` package itself. */
 export function verifiesWith(secret: string, request: ReceivedWebhook): boolean {
   try {
@@ -155,6 +170,7 @@ export function testOptions(overrides: Partial<WebhookOptions> = {}): WebhookOpt
     perMerchantConcurrency: 8,
     breakerFailures: 1_000,
     breakerCooldownMs: 1_000,
+    allowInternalTargets: true,
     ...overrides,
   }
 }

@@ -31,11 +31,13 @@ test('settings: defaults, WEBHOOK_SECRET_KEY required off chain 31337 and checke
     perMerchantConcurrency: 4,
     breakerFailures: 5,
     breakerCooldownMs: 60_000,
+    allowInternalTargets: true,
   })
   assert.throws(() => webhookOptionsFromEnv({ WEBHOOK_MERCHANT_CONCURRENCY: '0' }), /^ConfigError: WEBHOOK_MERCHANT_CONCURRENCY must be an integer 1\.\.1000, got "0"$/)
   assert.throws(() => webhookOptionsFromEnv({ CHAIN_ID: '8453' }), /^ConfigError: WEBHOOK_SECRET_KEY is required on chain 8453/)
   const secret = generateWebhookSecret()
   assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: secret }).secretKey, secret)
+  assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: secret }).allowInternalTargets, false)
   const passphrase = 'correct horse battery staple, long enough'
   assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: passphrase }).secretKey, `whsec_${Buffer.from(passphrase).toString('base64')}`)
   assert.throws(() => webhookOptionsFromEnv({ WEBHOOK_SECRET_KEY: 'too short' }), /WEBHOOK_SECRET_KEY must be whsec_/)

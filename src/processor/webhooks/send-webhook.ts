@@ -1,10 +1,14 @@
 /**
- * One delivery attempt: POST the body to the merchant's URL and report what happened — the status code,
- * or why there is none (refused, reset, timed out) — and how long it took. Redirects are not followed
- * (a 3xx is a failed attempt: the merchant should register the final URL), and the response body is
- * not read.
+ * One delivery attempt: POST the body to the merchant's URL through the webhook dispatcher (which refuses
+ * internal addresses off the local chain: `webhook-target.ts`) and report what happened — the status
+ * code, or why there is none (refused, reset, timed out) — and how long it took. The reason is shown to
+ * the merchant, so it names the kind of failure, never an address or a message from inside the network.
+ * Redirects are not followed (a 3xx is a failed attempt: the merchant should register the final URL), and
+ * the response body is not read.
  */
+import { fetch, type Dispatcher } from 'undici'
 import type { AttemptOutcome } from '../db/index.js'
+import { InternalTargetError, refuseInternalLiteral } from './webhook-target.js'
 
 export interface WebhookRequest {
   url: string
@@ -13,6 +17,9 @@ export interface WebhookRequest {
   timeoutMs: number
   /** Aborts the attempt when the worker stops. */
   signal: AbortSignal
+  dispatcher: Dispatcher
+  /** Off the local chain: a URL naming an internal address is refused before any request. */
+  refuseInternal: boolean
 }
 
 const USER_AGENT = 'settlement-processor-webhooks/1'
@@ -21,7 +28,9 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptOutco
   const started = performance.now()
   const elapsed = () => performance.now() - started
   try {
+    if (request.refuseInternal) refuseInternalLiteral(request.url)
     const response = await fetch(request.url, {
+      dispatcher: request.dispatcher,
       method: 'POST',
       headers: { ...request.headers, 'user-agent': USER_AGENT },
       body: request.body,
@@ -36,10 +45,25 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptOutco
   }
 }
 
+/** What failed, in words a merchant may see: an error code and its meaning, no address, no message. */
+const FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  UND_ERR_SOCKET: 'connection closed before an answer',
+}
+
 function describeFailure(error: unknown, request: WebhookRequest): string {
   if (request.signal.aborted) return 'aborted: the delivery worker stopped'
   if (error instanceof DOMException && error.name === 'TimeoutError') return `timed out after ${request.timeoutMs} ms`
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  if (cause?.code) return `${cause.code}${cause.message ? `: ${cause.message}` : ''}`
-  return cause?.message ?? (error instanceof Error ? error.message : String(error))
+  const cause = error instanceof InternalTargetError ? error : (error as { cause?: unknown }).cause
+  if (cause instanceof InternalTargetError) return `refused: ${cause.message}`
+  const code = (cause as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string') return FAILURES[code] ? `${code}: ${FAILURES[code]}` : code.startsWith('ERR_TLS') || code.includes('CERT') ? `${code}: TLS failed` : code
+  return 'the request failed'
 }

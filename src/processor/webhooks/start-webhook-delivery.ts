@@ -19,6 +19,7 @@ import { resolveWebhookSecretKey } from './local-secret-key.js'
 import { createSecretCache } from './secret-cache.js'
 import { sendWebhook } from './send-webhook.js'
 import { webhookHeaders } from './sign-webhook.js'
+import { webhookDispatcher } from './webhook-target.js'
 
 export interface WebhookDelivery {
   stop(): Promise<void>
@@ -37,6 +38,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
   if (await seedWebhookSecret(db, await resolveWebhookSecretKey(options))) log.info('webhook secret seeded')
   const secrets = await createSecretCache(db.pool)
   const breaker = { failures: options.breakerFailures, cooldownMs: options.breakerCooldownMs }
+  const dispatcher = webhookDispatcher(options.allowInternalTargets)
   const stopping = new AbortController()
   const inFlight = new Set<Promise<void>>()
   let pumping: Promise<void> | undefined
@@ -45,7 +47,15 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
   const deliver = async (event: ClaimedWebhook) => {
     await secrets.catchUp(event.secretsVersion)
     const headers = webhookHeaders({ id: event.id, merchantId: event.merchantId, body: event.body, secrets: secrets.live() })
-    const outcome = await sendWebhook({ url: event.webhookUrl, headers, body: event.body, timeoutMs: options.timeoutMs, signal: stopping.signal })
+    const outcome = await sendWebhook({
+      url: event.webhookUrl,
+      headers,
+      body: event.body,
+      timeoutMs: options.timeoutMs,
+      signal: stopping.signal,
+      dispatcher,
+      refuseInternal: !options.allowInternalTargets,
+    })
     const verdict = judge(outcome, event.attempts + 1)
     const status = await recordWebhookAttempt(db.pool, event, outcome, verdict, breaker)
     const fields = { id: event.id, attempt: event.attempts + 1, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs) }
@@ -121,6 +131,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
       await listener.close()
       await pumping
       await Promise.all(inFlight)
+      await dispatcher.close()
     },
   }
 }
