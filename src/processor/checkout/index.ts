@@ -6,3 +6,4 @@
 export { startCheckout, type CheckoutServices, type RunningCheckout } from './start-checkout.js'
 export { hashEphemeralToken, issueEphemeralToken, EPHEMERAL_TOKEN_TTL_MS } from './api/ephemeral-token.js'
 export * from './api/charge-terms.js'
+export { checkoutOpenApi } from './api/openapi.js'
