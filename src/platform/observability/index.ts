@@ -4,3 +4,4 @@
 export * from './logger.js'
 export * from './metrics.js'
 export * from './service-metrics.js'
+export * from './services.js'

@@ -5,8 +5,8 @@
  */
 import type { CaOptions } from '../../config/index.js'
 import { LOCAL_CHAIN_ID } from '../../config/index.js'
-import type { Database } from '../db/index.js'
-import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
+import type { ProcessorServices } from '../db/index.js'
+import { serviceMetrics } from '../../platform/observability/index.js'
 import { adminRoutes } from './admin-api/admin-routes.js'
 import { serveAdminApi } from './admin-api/serve-admin-api.js'
 import { resolveAdminToken } from './admin-token.js'
@@ -21,12 +21,7 @@ export interface RunningCa {
   stop(): Promise<void>
 }
 
-export interface CaServices {
-  db: Database
-  log: Logger
-  /** Served at `/metrics`; a `ca_` registry with the process gauges unless one is handed in. */
-  metrics?: Metrics
-}
+export type CaServices = ProcessorServices
 
 /** How often the CRL's age is looked at, at most. */
 const MAX_RENEW_CHECK_MS = 3_600_000

@@ -13,8 +13,9 @@ import { createChainClient } from '../../chain/index.js'
 import type { CheckoutOptions } from '../../config/index.js'
 import { ConfigError, LOCAL_CHAIN_ID } from '../../config/index.js'
 import type { Database } from '../db/index.js'
+import type { ProcessorServices } from '../db/index.js'
 import { databaseUnavailable, readReconciliationCursor } from '../db/index.js'
-import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
+import { serviceMetrics, type Logger } from '../../platform/observability/index.js'
 import { buildCheckoutApp } from './api/build-app.js'
 import { openChargeTerms } from './api/charge-terms.js'
 import { chargeService } from './api/charge-service.js'
@@ -31,12 +32,7 @@ export interface RunningCheckout {
   stop(): Promise<void>
 }
 
-export interface CheckoutServices {
-  db: Database
-  log: Logger
-  /** Served at `/metrics`; a `checkout_` registry with the process gauges unless one is handed in. */
-  metrics?: Metrics
-}
+export type CheckoutServices = ProcessorServices
 
 const CURSOR_POLL_MS = 100
 

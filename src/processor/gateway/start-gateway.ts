@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto'
 import uWS from 'uWebSockets.js'
 import type { GatewayOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
-import type { Database } from '../db/index.js'
-import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
+import type { ProcessorServices } from '../db/index.js'
+import { serviceMetrics } from '../../platform/observability/index.js'
 import { ExplorerClient } from '../../sdk/index.js'
 import { openGatewayChain } from './chain/gateway-chain.js'
 import { watchBalances } from './chain/watch-balances.js'
@@ -30,12 +30,7 @@ export interface RunningGateway {
   stop(): Promise<void>
 }
 
-export interface GatewayServices {
-  db: Database
-  log: Logger
-  /** Served at `/metrics`; a `gateway_` registry with the process gauges unless one is handed in. */
-  metrics?: Metrics
-}
+export type GatewayServices = ProcessorServices
 
 export async function startGateway(options: GatewayOptions, { db, log, metrics = serviceMetrics('gateway') }: GatewayServices): Promise<RunningGateway> {
   const { limits } = options

@@ -8,9 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../../chain/index.js'
-import type { Database } from '../db/index.js'
+import type { ProcessorServices } from '../db/index.js'
 import { channels } from '../db/index.js'
-import type { Logger } from '../../platform/observability/index.js'
 import { createDoorbell } from './doorbell.js'
 import { runSubmissionLoop } from './run-submission-loop.js'
 import type { SubmitterSettings } from '../../config/index.js'
@@ -21,10 +20,7 @@ export interface RunningSubmitter {
   stop(): Promise<void>
 }
 
-export interface SubmitterServices {
-  db: Database
-  log: Logger
-}
+export type SubmitterServices = ProcessorServices
 
 export async function startSubmitter(settings: SubmitterSettings, services: SubmitterServices): Promise<RunningSubmitter> {
   const { db } = services

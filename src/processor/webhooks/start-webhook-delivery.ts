@@ -9,11 +9,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { WebhookOptions } from '../../config/index.js'
-import type { Database } from '../db/index.js'
+import type { ProcessorServices } from '../db/index.js'
 import { claimDueWebhooks, recordWebhookAttempt, type AttemptOutcome, type ClaimedWebhook, type Verdict } from '../db/index.js'
 import { webhookChannel } from '../db/index.js'
 import { seedWebhookSecret, webhookSecretsChannel } from '../db/index.js'
-import type { Logger } from '../../platform/observability/index.js'
 import { retryDelayMs } from './backoff.js'
 import { resolveWebhookSecretKey } from './local-secret-key.js'
 import { createSecretCache } from './secret-cache.js'
@@ -28,10 +27,7 @@ export interface WebhookDelivery {
 /** A claim outlives the request it covers by this much; it only matters when a worker dies mid-request. */
 const LEASE_MARGIN_MS = 30_000
 
-export interface WebhookDeliveryServices {
-  db: Database
-  log: Logger
-}
+export type WebhookDeliveryServices = ProcessorServices
 
 export async function startWebhookDelivery(options: WebhookOptions, { db, log }: WebhookDeliveryServices): Promise<WebhookDelivery> {
   log = log.child({ component: 'webhooks' })

@@ -6,19 +6,14 @@
 import { createChainClient } from '../../chain/index.js'
 import { openChargeTerms } from '../checkout/index.js'
 import type { WidgetOptions } from '../../config/index.js'
-import type { Database } from '../db/index.js'
+import type { ProcessorServices } from '../db/index.js'
 import { databaseUnavailable } from '../db/index.js'
-import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
+import { serviceMetrics } from '../../platform/observability/index.js'
 import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
 import { widgetNotFound, widgetRoutes } from './routes.js'
 
-export interface WidgetServices {
-  db: Database
-  log: Logger
-  /** Served at `/metrics`; a `widget_` registry with the process gauges unless one is handed in. */
-  metrics?: Metrics
-}
+export type WidgetServices = ProcessorServices
 
 export interface RunningWidget {
   /** `http://host:port` as bound. */
