@@ -27,7 +27,8 @@ chain 31337; on 31337 issued at start by the CA), CA_CERT_PATH (required off cha
 CA_DATA_DIR, .data/ca), CA_KEY_PATH, CHECKOUT_DOMAIN, CHECKOUT_WIDGET_URL (http://127.0.0.1:WIDGET_PORT, 4004),
 CHARGE_TTL_SECONDS (900), CONFIRMATION_BLOCKS (0), POLL_INTERVAL_MS, CHECKOUT_EXPIRY_SWEEP_MS (1000),
 CHECKOUT_STANDBY_POLL_MS (1000), DATABASE_URL (else an embedded PostgreSQL in EMBEDDED_POSTGRES_DIR), LOG_LEVEL (info),
-and the webhook delivery's WEBHOOK_SECRET_KEY (required off chain 31337), WEBHOOK_* (README, Webhooks).
+and the webhook delivery's WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY (both required off chain 31337),
+WEBHOOK_* (README, Webhooks).
 On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`,
     options: {},
   },

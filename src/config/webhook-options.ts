@@ -1,16 +1,23 @@
 /**
  * The webhook delivery worker's options (PROCESSOR.md §4), built once from the environment. Off chain
- * 31337 WEBHOOK_SECRET_KEY is required; on 31337 a local one is created when it is unset.
+ * 31337 WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY are required; on 31337 local ones are created when
+ * they are unset.
  */
 import { formatSecret, MIN_SECRET_BYTES, secretKeyBytes } from './webhook-secret.js'
 import { chainIdSetting } from './chain-settings.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, intSetting, stringSetting, type Env } from './parse-env.js'
 
-export interface WebhookOptions {
+/** What opens the master secrets at rest: for the worker and for the admin commands. */
+export interface WebhookKeyOptions {
+  /** Encrypts the master secrets in PostgreSQL (its SHA-256 is the AES-256-GCM key); absent on chain 31337 = the local one in `dataDir`. */
+  encryptionKey?: string
+  dataDir: string
+}
+
+export interface WebhookOptions extends WebhookKeyOptions {
   /** The first master secret (`whsec_…`); absent on chain 31337 = the local one in `dataDir`. */
   secretKey?: string
-  dataDir: string
   /** Per request. */
   timeoutMs: number
   /** How long an event is retried after its first attempt before it is marked failed. */
@@ -41,7 +48,7 @@ export function webhookOptionsFromEnv(env: Env = process.env): WebhookOptions {
   }
   return {
     secretKey,
-    dataDir: stringSetting(env, 'WEBHOOK_DATA_DIR', DEFAULT_WEBHOOK_DATA_DIR),
+    ...webhookKeyOptionsFromEnv(env),
     timeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     retryWindowMs: intSetting(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 24 * 30) * HOUR_MS,
     backoffBaseMs: intSetting(env, 'WEBHOOK_BACKOFF_BASE_MS', 5_000, 10),
@@ -53,6 +60,16 @@ export function webhookOptionsFromEnv(env: Env = process.env): WebhookOptions {
     breakerCooldownMs: intSetting(env, 'WEBHOOK_BREAKER_COOLDOWN_MS', 60_000, 10, 24 * HOUR_MS),
     allowInternalTargets: chainId === LOCAL_CHAIN_ID,
   }
+}
+
+export function webhookKeyOptionsFromEnv(env: Env = process.env): WebhookKeyOptions {
+  const chainId = chainIdSetting(env)
+  const encryptionKey = env.WEBHOOK_ENCRYPTION_KEY?.trim() || undefined
+  if (!encryptionKey && chainId !== LOCAL_CHAIN_ID) {
+    throw new ConfigError(`WEBHOOK_ENCRYPTION_KEY is required on chain ${chainId} (at least 32 characters): it encrypts the webhook secrets in the database; a local one is only created on chain ${LOCAL_CHAIN_ID}`)
+  }
+  if (encryptionKey && encryptionKey.length < 32) throw new ConfigError('WEBHOOK_ENCRYPTION_KEY must be at least 32 characters')
+  return { encryptionKey, dataDir: stringSetting(env, 'WEBHOOK_DATA_DIR', DEFAULT_WEBHOOK_DATA_DIR) }
 }
 
 /** `whsec_<base64>` as Standard Webhooks writes it, or any string of at least 32 characters (its bytes). */

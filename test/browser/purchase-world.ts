@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { startCheckout, type RunningCheckout } from '../../src/processor/checkout/index.js'
-import { startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
+import { openSecretBox, startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
 import { dataServiceOptionsFromEnv } from '../../src/config/data-service-options.js'
 import { demoStoreOptionsFromEnv } from '../../src/config/demo-store-options.js'
@@ -99,10 +99,8 @@ export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promi
     stops.push(ca.stop)
     const webhookDir = mkdtempSync(join(tmpdir(), 'webhooks-test-'))
     stops.push(() => rmSync(webhookDir, { recursive: true, force: true }))
-    const webhooks: WebhookDelivery = await startWebhookDelivery(
-      webhookOptionsFromEnv({ WEBHOOK_DATA_DIR: webhookDir, WEBHOOK_POLL_MS: '100', WEBHOOK_BACKOFF_BASE_MS: '200' }),
-      { db, log },
-    )
+    const webhookOptions = webhookOptionsFromEnv({ WEBHOOK_DATA_DIR: webhookDir, WEBHOOK_POLL_MS: '100', WEBHOOK_BACKOFF_BASE_MS: '200' })
+    const webhooks: WebhookDelivery = await startWebhookDelivery(webhookOptions, { db, log })
     stops.push(webhooks.stop)
     const checkout = await startCheckout(
       checkoutOptionsFromEnv({ ...publicEnv, CHECKOUT_PORT: '0', CA_DATA_DIR: ca.dataDir, CHECKOUT_EXPIRY_SWEEP_MS: '100', CHECKOUT_STANDBY_POLL_MS: '100' }),
@@ -117,7 +115,7 @@ export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promi
       { log },
     )
     stops.push(store.stop)
-    await setUpDemoMerchant({ db, ca: ca.client, dir: merchantDir, webhookUrl: `${store.url}/webhooks` })
+    await setUpDemoMerchant({ db, sealer: await openSecretBox(webhookOptions), ca: ca.client, dir: merchantDir, webhookUrl: `${store.url}/webhooks` })
 
     const browser = await puppeteer.launch({
       executablePath: await chromium.executablePath(),

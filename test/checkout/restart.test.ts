@@ -44,6 +44,7 @@ function spawnCheckout(env: Record<string, string>): Promise<{ child: ChildProce
       LOG_LEVEL: 'info',
       // The replica's webhook worker: a fixed master secret, so nothing is written under .data.
       WEBHOOK_SECRET_KEY: 'restart-test-webhook-secret-key-0123456789',
+      WEBHOOK_ENCRYPTION_KEY: 'restart-test-webhook-encryption-key-0123456789',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],

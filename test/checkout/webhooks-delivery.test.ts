@@ -9,9 +9,10 @@ import { after, afterEach, before, beforeEach, test } from 'node:test'
 import { startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { deriveMerchantSecret } from '../../src/processor/webhooks/index.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
+import { liveWebhookSecrets } from '../../src/processor/db/webhook-secrets.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
-import { attemptRows, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, verifiesWith, type Receiver } from './webhooks-fixture.js'
+import { attemptRows, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, testSealer, verifiesWith, type Receiver } from './webhooks-fixture.js'
 
 let db: Database
 const options = testOptions({ timeoutMs: 500, retryWindowMs: 60_000, backoffBaseMs: 100, backoffMaxMs: 400 })
@@ -62,7 +63,7 @@ test('a delivery carries the exact payload, the Standard Webhooks headers and a 
   assert.equal(payload.type, 'charge.settled')
   assert.equal(payload.data.id, chargeId)
 
-  const [master] = (await db.pool.query<{ secret: string }>('SELECT secret FROM webhook_secrets')).rows
+  const [master] = (await liveWebhookSecrets(db.pool, testSealer)).secrets
   assert.equal(master!.secret, options.secretKey)
   assert.ok(verifiesWith(deriveMerchantSecret(master!.secret, merchant.id), request!))
   assert.ok(!verifiesWith(deriveMerchantSecret(master!.secret, other.id), request!), "another merchant's secret must not verify")

@@ -13,6 +13,7 @@ import { insertMerchant, type Merchant } from '../../src/processor/db/merchants.
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { enqueueWebhook, type WebhookType } from '../../src/processor/db/webhook-outbox.js'
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { createSecretBox } from '../../src/processor/webhooks/secret-box.js'
 import { createLogger, type Logger } from '../../src/platform/observability/logger.js'
 import { testDatabaseDir } from '../helpers/database.js'
 
@@ -157,9 +158,14 @@ export async function attemptRows(db: Database, id: string) {
   return rows
 }
 
+/** What the test workers encrypt the master secrets with (WEBHOOK_ENCRYPTION_KEY). */
+export const TEST_ENCRYPTION_KEY = 'webhook-test-encryption-key-0123456789abcdef'
+export const testSealer = createSecretBox(TEST_ENCRYPTION_KEY)
+
 export function testOptions(overrides: Partial<WebhookOptions> = {}): WebhookOptions {
   return {
     secretKey: generateWebhookSecret(),
+    encryptionKey: TEST_ENCRYPTION_KEY,
     dataDir: '/nonexistent',
     timeoutMs: 2_000,
     retryWindowMs: 60_000,

@@ -15,7 +15,7 @@ import { openDatabase, type Database } from '../../src/processor/db/open-databas
 import { liveWebhookSecrets } from '../../src/processor/db/webhook-secrets.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
-import { capturingLogger, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, verifiesWith, type Receiver } from './webhooks-fixture.js'
+import { capturingLogger, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, type Receiver } from './webhooks-fixture.js'
 
 let db: Database
 let receiver: Receiver
@@ -69,7 +69,7 @@ test('rotation while deliveries flow through two replicas: both secrets verify d
   const producer = produce(() => phase)
   await waitFor('deliveries before the rotation', () => delivered(receiver).length >= 10)
   const overlapMs = 6_000
-  const rotation = await rotateWebhookSecret(db, { overlapHours: overlapMs / 3_600_000 })
+  const rotation = await rotateWebhookSecret(db, testSealer, { overlapHours: overlapMs / 3_600_000 })
   phase = 'overlap'
   const newSecret = deriveMerchantSecret(rotation.secret.secret, merchant.id)
   const expiresAt = rotation.replaced[0]!.expiresAt!
@@ -114,7 +114,7 @@ test('rotation while deliveries flow through two replicas: both secrets verify d
 })
 
 function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url }
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, WEBHOOK_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
@@ -124,10 +124,10 @@ function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: 
 
 test('npm run admin -- rotate-webhook-secret prints each merchant its new secret; the running workers sign with it at once', async () => {
   if (workers.length === 0) workers.push(await startWebhookDelivery(options, { db, log }))
-  const before = (await liveWebhookSecrets(db.pool)).secrets
+  const before = (await liveWebhookSecrets(db.pool, testSealer)).secrets
   const rotated = await admin(['rotate-webhook-secret', '--overlap-hours', '2'])
   assert.equal(rotated.code, 0, rotated.stderr)
-  const [newest] = (await liveWebhookSecrets(db.pool)).secrets
+  const [newest] = (await liveWebhookSecrets(db.pool, testSealer)).secrets
   const line = rotated.stdout.split('\n').find((l) => l.startsWith(merchant.id))
   assert.ok(line, rotated.stdout)
   const printed = line.split(/\s+/)[1]!

@@ -11,16 +11,17 @@ import { test } from 'node:test'
 import { WebhookVerificationError } from 'standardwebhooks'
 import { retryDelayMs } from '../../src/processor/webhooks/backoff.js'
 import { deriveMerchantSecret, localSecretKeyPath, readLocalSecretKey, verifyWebhook } from '../../src/processor/webhooks/index.js'
-import { resolveWebhookSecretKey } from '../../src/processor/webhooks/local-secret-key.js'
+import { resolveWebhookEncryptionKey, resolveWebhookSecretKey } from '../../src/processor/webhooks/local-secret-key.js'
 import { secretKeyBytes } from '../../src/config/webhook-secret.js'
 import { webhookHeaders } from '../../src/processor/webhooks/sign-webhook.js'
-import { webhookOptionsFromEnv } from '../../src/config/webhook-options.js'
+import { webhookKeyOptionsFromEnv, webhookOptionsFromEnv } from '../../src/config/webhook-options.js'
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
 
-test('settings: defaults, WEBHOOK_SECRET_KEY required off chain 31337 and checked', () => {
+test('settings: defaults, WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY required off chain 31337 and checked', () => {
   const local = webhookOptionsFromEnv({})
   assert.deepEqual(local, {
     secretKey: undefined,
+    encryptionKey: undefined,
     dataDir: '.data/webhooks',
     timeoutMs: 10_000,
     retryWindowMs: 24 * 3_600_000,
@@ -36,10 +37,13 @@ test('settings: defaults, WEBHOOK_SECRET_KEY required off chain 31337 and checke
   assert.throws(() => webhookOptionsFromEnv({ WEBHOOK_MERCHANT_CONCURRENCY: '0' }), /^ConfigError: WEBHOOK_MERCHANT_CONCURRENCY must be an integer 1\.\.1000, got "0"$/)
   assert.throws(() => webhookOptionsFromEnv({ CHAIN_ID: '8453' }), /^ConfigError: WEBHOOK_SECRET_KEY is required on chain 8453/)
   const secret = generateWebhookSecret()
-  assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: secret }).secretKey, secret)
-  assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: secret }).allowInternalTargets, false)
+  const encryption = { WEBHOOK_ENCRYPTION_KEY: 'an encryption key of at least 32 characters' }
+  assert.throws(() => webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: secret }), /^ConfigError: WEBHOOK_ENCRYPTION_KEY is required on chain 8453/)
+  assert.throws(() => webhookKeyOptionsFromEnv({ WEBHOOK_ENCRYPTION_KEY: 'short' }), /^ConfigError: WEBHOOK_ENCRYPTION_KEY must be at least 32 characters$/)
+  const elsewhere = webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: secret, ...encryption })
+  assert.deepEqual([elsewhere.secretKey, elsewhere.encryptionKey, elsewhere.allowInternalTargets], [secret, encryption.WEBHOOK_ENCRYPTION_KEY, false])
   const passphrase = 'correct horse battery staple, long enough'
-  assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: passphrase }).secretKey, `whsec_${Buffer.from(passphrase).toString('base64')}`)
+  assert.equal(webhookOptionsFromEnv({ CHAIN_ID: '8453', WEBHOOK_SECRET_KEY: passphrase, ...encryption }).secretKey, `whsec_${Buffer.from(passphrase).toString('base64')}`)
   assert.throws(() => webhookOptionsFromEnv({ WEBHOOK_SECRET_KEY: 'too short' }), /WEBHOOK_SECRET_KEY must be whsec_/)
   assert.throws(() => webhookOptionsFromEnv({ WEBHOOK_SECRET_KEY: 'whsec_c2hvcnQ=' }), /WEBHOOK_SECRET_KEY: a webhook secret is whsec_ and the base64 of at least 24 bytes/)
   assert.throws(() => webhookOptionsFromEnv({ WEBHOOK_SECRET_KEY: 'whsec_not base64!!' }), /WEBHOOK_SECRET_KEY: /)
@@ -47,7 +51,7 @@ test('settings: defaults, WEBHOOK_SECRET_KEY required off chain 31337 and checke
   assert.equal(webhookOptionsFromEnv({ WEBHOOK_RETRY_HOURS: '2', WEBHOOK_TIMEOUT_MS: '2500' }).retryWindowMs, 7_200_000)
 })
 
-test('on chain 31337 without WEBHOOK_SECRET_KEY a local secret is created once (mode 0600) and reused', async () => {
+test('on chain 31337 without WEBHOOK_SECRET_KEY / WEBHOOK_ENCRYPTION_KEY local ones are created once (mode 0600) and reused', async () => {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'webhooks-')), 'nested')
   const first = await resolveWebhookSecretKey({ dataDir })
   assert.equal(secretKeyBytes(first).length, 32)
@@ -56,6 +60,10 @@ test('on chain 31337 without WEBHOOK_SECRET_KEY a local secret is created once (
   assert.equal(readLocalSecretKey(dataDir), first)
   const given = generateWebhookSecret()
   assert.equal(await resolveWebhookSecretKey({ dataDir, secretKey: given }), given)
+  const encryptionKey = await resolveWebhookEncryptionKey({ dataDir })
+  assert.equal(Buffer.from(encryptionKey, 'base64').length, 32)
+  assert.equal(statSync(join(dataDir, 'encryption-key')).mode & 0o777, 0o600)
+  assert.equal(await resolveWebhookEncryptionKey({ dataDir }), encryptionKey)
 })
 
 test('backoff doubles from the base up to the cap, with a jitter of at most half', () => {

@@ -8,12 +8,14 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { CaApiError, generateMerchantCredentials, writeMerchantCredentials, type CaClient } from '../../processor/ca/index.js'
-import { merchantWebhookSecrets } from '../../processor/webhooks/index.js'
+import { merchantWebhookSecrets, type SecretSealer } from '../../processor/webhooks/index.js'
 import type { Database } from '../../processor/db/index.js'
 import { readMerchantRecord, writeMerchantRecord, writeWebhookSecrets } from './merchant-files.js'
 
 export interface SetUpDemoMerchantParams {
   db: Database
+  /** Opens the webhook secrets stored in the database (WEBHOOK_ENCRYPTION_KEY). */
+  sealer: SecretSealer
   /** The CA's admin API (with its token). */
   ca: CaClient
   dir: string
@@ -32,7 +34,7 @@ export interface DemoMerchant {
 
 const RENEW_BEFORE_MS = 7 * 86_400_000
 
-export async function setUpDemoMerchant({ db, ca, dir, webhookUrl, name = 'Demo Store' }: SetUpDemoMerchantParams): Promise<DemoMerchant> {
+export async function setUpDemoMerchant({ db, sealer, ca, dir, webhookUrl, name = 'Demo Store' }: SetUpDemoMerchantParams): Promise<DemoMerchant> {
   await mkdir(dir, { recursive: true })
   const record = await readMerchantRecord(dir)
   const known = record && (await existingMerchant(ca, record.merchantId))
@@ -46,7 +48,7 @@ export async function setUpDemoMerchant({ db, ca, dir, webhookUrl, name = 'Demo 
     await writeMerchantCredentials(dir, credentials)
     certificateSerial = credentials.serial
   }
-  const secrets = await merchantWebhookSecrets(db.pool, merchant.id)
+  const secrets = await merchantWebhookSecrets(db.pool, sealer, merchant.id)
   if (secrets.length === 0) throw new Error('no webhook secret in the database yet: start the checkout webhook delivery (it seeds WEBHOOK_SECRET_KEY) before setting up the demo merchant')
   await writeWebhookSecrets(dir, secrets.map((s) => s.secret))
   await writeMerchantRecord(dir, { merchantId: merchant.id, webhookUrl, certificateSerial })

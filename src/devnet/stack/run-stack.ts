@@ -14,7 +14,7 @@ import { startDevnet } from '../local-devnet/index.js'
 import { onShutdown } from '../../platform/shutdown/index.js'
 import { CaClient, readLocalAdminToken, startCa } from '../../processor/ca/index.js'
 import { startCheckout } from '../../processor/checkout/index.js'
-import { startWebhookDelivery } from '../../processor/webhooks/index.js'
+import { openSecretBox, startWebhookDelivery } from '../../processor/webhooks/index.js'
 import { caOptionsFromEnv, checkoutOptionsFromEnv, databaseOptionsFromEnv, dataServiceOptionsFromEnv, demoStoreOptionsFromEnv, explorerOptionsFromEnv, gatewayOptionsFromEnv, logLevelSetting, submitterSettingsFromEnv, webhookOptionsFromEnv, widgetOptionsFromEnv } from '../../config/index.js'
 import { startDataService } from '../../processor/data-service/index.js'
 import { setUpDemoMerchant, startDemoStore } from '../demo-store/index.js'
@@ -79,7 +79,8 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
 
   const checkout = await startCheckout(checkoutOptionsFromEnv(processorEnv, deployment), { db, log })
   stops.push(checkout.stop)
-  const webhooks = await startWebhookDelivery(webhookOptionsFromEnv(processorEnv), { db, log })
+  const webhookOptions = webhookOptionsFromEnv(processorEnv)
+  const webhooks = await startWebhookDelivery(webhookOptions, { db, log })
   stops.push(webhooks.stop)
   console.log(`checkout:     ${checkout.url}/api/v1/charges (mutual TLS, client certificates from the CA) with webhook delivery`)
 
@@ -92,6 +93,7 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   const storeOptions = demoStoreOptionsFromEnv({ ...processorEnv, CHECKOUT_URL: checkout.url, DATA_SERVICE_URL: dataService.url })
   const merchant = await setUpDemoMerchant({
     db,
+    sealer: await openSecretBox(webhookOptions),
     ca: new CaClient({ url: ca.url, token: caOptions.adminToken ?? readLocalAdminToken(caOptions.dataDir) }),
     dir: storeOptions.merchantDir,
     webhookUrl: `http://${storeOptions.host}:${storeOptions.port}/webhooks`,

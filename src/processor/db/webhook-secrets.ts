@@ -2,7 +2,9 @@
  * The webhook signing secrets (PROCESSOR.md §4 "Secret rotation without downtime"). WEBHOOK_SECRET_KEY
  * seeds the first; a rotation adds one and gives every live older one an expiry (the overlap). Both
  * write under one advisory lock, so replicas starting together seed once and rotations never interleave,
- * and a rotation's NOTIFY (delivered on COMMIT) makes every delivery worker reload at once.
+ * and a rotation's NOTIFY (delivered on COMMIT) makes every delivery worker reload at once. The `secret`
+ * column holds each secret sealed (`SecretSealer`, webhooks/secret-box.ts): every read and write here
+ * goes through the sealer it is handed.
  */
 import { randomBytes } from 'node:crypto'
 import type { Database, Sql } from './open-database.js'
@@ -30,25 +32,48 @@ export interface LiveWebhookSecrets {
   version: number
 }
 
+/** Seals a secret for its column and opens it again; a value written in the clear opens as it is. */
+export interface SecretSealer {
+  seal(secret: string): string
+  open(stored: string): string
+  isSealed(stored: string): boolean
+}
+
 const columns = `id::int AS id, secret, created_at AS "createdAt", expires_at AS "expiresAt"`
+const opened = (sealer: SecretSealer, row: WebhookSecret): WebhookSecret => ({ ...row, secret: sealer.open(row.secret) })
 
 /** A new random secret in the Standard Webhooks form. */
 export const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
-/** Stores `secret` as the first secret unless there is one already; returns whether it did. */
-export async function seedWebhookSecret(db: Database, secret: string): Promise<boolean> {
+/**
+ * What seeding found: it stored `secret` as the first secret (the table was empty), the table holds it
+ * already, or the table holds other secrets only — then `secret` is not used: the stored ones sign.
+ */
+export type SeedOutcome = 'seeded' | 'present' | 'differs'
+
+export async function seedWebhookSecret(db: Database, secret: string, sealer: SecretSealer): Promise<SeedOutcome> {
   return db.transaction(async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SECRETS_LOCK])
-    const { rowCount } = await client.query(
-      `INSERT INTO webhook_secrets (secret) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM webhook_secrets)`,
-      [secret],
-    )
-    return rowCount === 1
+    const { rows } = await client.query<WebhookSecret>(`SELECT ${columns} FROM webhook_secrets`)
+    if (rows.length > 0) return rows.some((row) => sealer.open(row.secret) === secret) ? 'present' : 'differs'
+    await client.query(`INSERT INTO webhook_secrets (secret) VALUES ($1)`, [sealer.seal(secret)])
+    return 'seeded'
+  })
+}
+
+/** Seals every secret still stored in the clear (written before encryption at rest); returns how many. */
+export async function sealStoredWebhookSecrets(db: Database, sealer: SecretSealer): Promise<number> {
+  return db.transaction(async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SECRETS_LOCK])
+    const { rows } = await client.query<WebhookSecret>(`SELECT ${columns} FROM webhook_secrets`)
+    const clear = rows.filter((row) => !sealer.isSealed(row.secret))
+    for (const row of clear) await client.query(`UPDATE webhook_secrets SET secret = $2 WHERE id = $1`, [row.id, sealer.seal(row.secret)])
+    return clear.length
   })
 }
 
 /** The live secrets, the clock and the version, read in one statement (one snapshot). */
-export async function liveWebhookSecrets(sql: Sql): Promise<LiveWebhookSecrets> {
+export async function liveWebhookSecrets(sql: Sql, sealer: SecretSealer): Promise<LiveWebhookSecrets> {
   const { rows } = await sql.query<Omit<WebhookSecret, 'id'> & { id: number | null; now: Date; version: number }>(
     `SELECT s.id::int AS id, s.secret, s.created_at AS "createdAt", s.expires_at AS "expiresAt", clock.now, clock.version
      FROM (SELECT now() AS now, (SELECT COALESCE(max(id), 0)::int FROM webhook_secrets) AS version) clock
@@ -56,7 +81,7 @@ export async function liveWebhookSecrets(sql: Sql): Promise<LiveWebhookSecrets> 
      ORDER BY s.id DESC`,
   )
   const { now, version } = rows[0]!
-  const secrets = rows.filter((row) => row.id !== null).map(({ id, secret, createdAt, expiresAt }) => ({ id: id!, secret, createdAt, expiresAt }))
+  const secrets = rows.filter((row) => row.id !== null).map(({ id, secret, createdAt, expiresAt }) => ({ id: id!, secret: sealer.open(secret), createdAt, expiresAt }))
   return { secrets, now, version }
 }
 
@@ -71,7 +96,7 @@ export interface Rotation {
  * 0 ends them at once — for a leaked secret, at the price of failed verifications until receivers
  * install the new one.
  */
-export async function rotateWebhookSecret(db: Database, { overlapHours = 24, secret = generateWebhookSecret() }: { overlapHours?: number; secret?: string } = {}): Promise<Rotation> {
+export async function rotateWebhookSecret(db: Database, sealer: SecretSealer, { overlapHours = 24, secret = generateWebhookSecret() }: { overlapHours?: number; secret?: string } = {}): Promise<Rotation> {
   if (!Number.isFinite(overlapHours) || overlapHours < 0) throw new RangeError(`overlapHours must be a number >= 0, got ${overlapHours}`)
   return db.transaction(async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SECRETS_LOCK])
@@ -80,8 +105,8 @@ export async function rotateWebhookSecret(db: Database, { overlapHours = 24, sec
        WHERE expires_at IS NULL OR expires_at > now() RETURNING ${columns}`,
       [overlapHours],
     )
-    const { rows: [added] } = await client.query<WebhookSecret>(`INSERT INTO webhook_secrets (secret) VALUES ($1) RETURNING ${columns}`, [secret])
+    const { rows: [added] } = await client.query<WebhookSecret>(`INSERT INTO webhook_secrets (secret) VALUES ($1) RETURNING ${columns}`, [sealer.seal(secret)])
     await client.query('SELECT pg_notify($1, $2)', [webhookSecretsChannel, String(added!.id)])
-    return { secret: added!, replaced: replaced.sort((a, b) => b.id - a.id) }
+    return { secret: opened(sealer, added!), replaced: replaced.map((row) => opened(sealer, row)).sort((a, b) => b.id - a.id) }
   })
 }

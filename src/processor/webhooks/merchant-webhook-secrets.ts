@@ -3,7 +3,7 @@
  * newest first, with the time each stops signing (null for the newest). For the admin command and the
  * demo store.
  */
-import type { Sql } from '../db/index.js'
+import type { SecretSealer, Sql } from '../db/index.js'
 import { liveWebhookSecrets } from '../db/index.js'
 import { deriveMerchantSecret } from './merchant-secret.js'
 
@@ -12,7 +12,7 @@ export interface MerchantWebhookSecret {
   expiresAt: Date | null
 }
 
-export async function merchantWebhookSecrets(sql: Sql, merchantId: string): Promise<MerchantWebhookSecret[]> {
-  const { secrets } = await liveWebhookSecrets(sql)
+export async function merchantWebhookSecrets(sql: Sql, sealer: SecretSealer, merchantId: string): Promise<MerchantWebhookSecret[]> {
+  const { secrets } = await liveWebhookSecrets(sql, sealer)
   return secrets.map((master) => ({ secret: deriveMerchantSecret(master.secret, merchantId), expiresAt: master.expiresAt }))
 }

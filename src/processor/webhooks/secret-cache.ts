@@ -4,7 +4,7 @@
  * rotation committed — whenever a claimed event shows a newer secret than the copy holds. Expiry is
  * checked against the database's clock at every signature, so an expired secret never signs.
  */
-import type { Sql } from '../db/index.js'
+import type { SecretSealer, Sql } from '../db/index.js'
 import { liveWebhookSecrets, type WebhookSecret } from '../db/index.js'
 
 export interface SecretCache {
@@ -15,7 +15,7 @@ export interface SecretCache {
   reload(): Promise<void>
 }
 
-export async function createSecretCache(sql: Sql): Promise<SecretCache> {
+export async function createSecretCache(sql: Sql, sealer: SecretSealer): Promise<SecretCache> {
   let secrets: WebhookSecret[] = []
   let version = 0
   /** Database clock minus ours, so expiry follows the database that set it. */
@@ -23,7 +23,7 @@ export async function createSecretCache(sql: Sql): Promise<SecretCache> {
   let loading: Promise<void> | undefined
 
   const reload = () =>
-    (loading ??= liveWebhookSecrets(sql)
+    (loading ??= liveWebhookSecrets(sql, sealer)
       .then((loaded) => {
         secrets = loaded.secrets
         version = loaded.version

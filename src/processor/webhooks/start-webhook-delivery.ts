@@ -12,10 +12,11 @@ import type { WebhookOptions } from '../../config/index.js'
 import type { ProcessorServices } from '../db/index.js'
 import { claimDueWebhooks, recordWebhookAttempt, type AttemptOutcome, type ClaimedWebhook, type Verdict } from '../db/index.js'
 import { webhookChannel } from '../db/index.js'
-import { seedWebhookSecret, webhookSecretsChannel } from '../db/index.js'
+import { sealStoredWebhookSecrets, seedWebhookSecret, webhookSecretsChannel } from '../db/index.js'
 import { retryDelayMs } from './backoff.js'
 import { resolveWebhookSecretKey } from './local-secret-key.js'
 import { createSecretCache } from './secret-cache.js'
+import { openSecretBox } from './secret-box.js'
 import { sendWebhook } from './send-webhook.js'
 import { webhookHeaders } from './sign-webhook.js'
 import { webhookDispatcher } from './webhook-target.js'
@@ -31,8 +32,15 @@ export type WebhookDeliveryServices = ProcessorServices
 
 export async function startWebhookDelivery(options: WebhookOptions, { db, log }: WebhookDeliveryServices): Promise<WebhookDelivery> {
   log = log.child({ component: 'webhooks' })
-  if (await seedWebhookSecret(db, await resolveWebhookSecretKey(options))) log.info('webhook secret seeded')
-  const secrets = await createSecretCache(db.pool)
+  const sealer = await openSecretBox(options)
+  const sealed = await sealStoredWebhookSecrets(db, sealer)
+  if (sealed > 0) log.info('webhook secrets stored in the clear are now encrypted', { count: sealed })
+  const seeded = await seedWebhookSecret(db, await resolveWebhookSecretKey(options), sealer)
+  if (seeded === 'seeded') log.info('webhook secret seeded')
+  else if (seeded === 'differs' && options.secretKey) {
+    log.warn('WEBHOOK_SECRET_KEY is none of the stored webhook secrets and is not used: it only seeds an empty table; the stored secrets keep signing (replace them with npm run admin -- rotate-webhook-secret)')
+  }
+  const secrets = await createSecretCache(db.pool, sealer)
   const breaker = { failures: options.breakerFailures, cooldownMs: options.breakerCooldownMs }
   const dispatcher = webhookDispatcher(options.allowInternalTargets)
   const stopping = new AbortController()
