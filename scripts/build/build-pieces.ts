@@ -22,6 +22,7 @@ import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { webAssetsPlugin } from './web-assets-plugin.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -88,6 +89,8 @@ export async function buildPieces(outdir: string): Promise<BuiltPieces> {
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
+    // The explorer's web page, compiled and compressed, travels inside its bundle.
+    plugins: [webAssetsPlugin],
     // Bundled CommonJS packages call `require` (for Node's modules and optional ones); ESM has none.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     sourcemap: 'linked',

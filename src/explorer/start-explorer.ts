@@ -20,6 +20,7 @@ import { guardRoutes } from './api/index.js'
 import { registerLive, type LiveHub } from './api/index.js'
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from './api/index.js'
 import { registerFallbacks, registerRest } from './api/index.js'
+import { registerWeb } from './api/index.js'
 
 export interface RunningExplorer {
   url: string
@@ -90,7 +91,8 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     listener,
   })
 
-  registerRest(app, { options, store, tokens, executor, pages, views, indexer, metrics, logger, version: VERSION })
+  const web = registerWeb(app, { logger, metrics })
+  registerRest(app, { options, store, tokens, executor, pages, views, indexer, metrics, logger, version: VERSION, web })
   services.configureApp?.(app)
   registerFallbacks(app)
 

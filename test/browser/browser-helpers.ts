@@ -1,18 +1,28 @@
 /**
- * What the browser tests do with pages: screenshots kept under `.data/screenshots/` for a person to look
- * at, QR codes read back from a screenshot's pixels (decoded to RGBA by the browser itself, then read by
- * jsQR), and the wallet command run as a person would run it.
+ * What the browser tests do with pages: a Chromium to open them in, screenshots kept under
+ * `.data/screenshots/` for a person to look at, QR codes read back from a screenshot's pixels (decoded to
+ * RGBA by the browser itself, then read by jsQR), and the wallet command run as a person would run it.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import chromium from '@sparticuz/chromium'
 import jsQRModule from 'jsqr'
-import type { Browser, Page } from 'puppeteer-core'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 
 // jsqr is CommonJS whose module.exports is the function, while its types declare it as the default export.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default
 
 export const SCREENSHOT_DIR = '.data/screenshots'
+
+/** A headless Chromium from npm (@sparticuz/chromium), without background requests of its own. */
+export async function launchChromium(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    args: [...chromium.args, '--no-sandbox', '--disable-background-networking'],
+    headless: true,
+  })
+}
 
 export async function screenshot(page: Page, name: string, fullPage = true): Promise<Uint8Array> {
   const png = await page.screenshot({ encoding: 'binary', fullPage })

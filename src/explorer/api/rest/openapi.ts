@@ -132,7 +132,15 @@ export function explorerOpenApi(version: string) {
     },
     paths: {
       '/': {
-        get: parameterless('API root', 'The service, the chain and contract it indexes, its indexed head and the endpoint list.', json(ref('Root'))),
+        get: parameterless(
+          'API root',
+          [
+            'The service, the chain and contract it indexes, its indexed head and the endpoint list.',
+            '',
+            'One address, two audiences: a request whose `Accept` ranks `text/html` above `application/json` (a browser) gets the explorer\'s web page instead, with its assets under `/assets/`; every other request (`curl`, the SDK, `Accept: */*`, no `Accept`) gets this JSON. Both answers carry `Vary: Accept`.',
+          ].join('\n'),
+          { ...json(ref('Root')), 'text/html': { schema: { type: 'string', description: 'The web page, for browsers (see above).' } } },
+        ),
       },
       '/events': {
         get: operation(

@@ -12,6 +12,7 @@ import type { Hex } from '../../../wire/index.js'
 import { checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { explorerOpenApi } from './openapi.js'
 import type { PageCache } from './page-cache.js'
+import type { WebFront } from '../web/register-web.js'
 import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseTxHash, readParams } from './parse-query.js'
 
 export interface RestContext {
@@ -27,6 +28,8 @@ export interface RestContext {
   metrics: Metrics
   logger: Logger
   version: string
+  /** The web page, which answers `GET /` for browsers (web/register-web.ts). */
+  web?: WebFront
 }
 
 export const ENDPOINTS = [
@@ -91,7 +94,9 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
     replyLater(res, logger, async () => answer(await result))
   }
 
-  app.get('/', now('/', [], () => json(JSON.stringify(root(ctx)))))
+  // One address, two audiences: the same URL answers the page or the JSON root, so caches must key on Accept.
+  const apiRoot = now('/', [], () => ({ ...json(JSON.stringify(root(ctx))), headers: { vary: 'accept' } }))
+  app.get('/', (res, req) => (ctx.web?.wantsPage(req) ? ctx.web.serveRoot(res, req) : apiRoot(res, req)))
   app.get('/health', now('/health', [], () => json('{"status":"ok"}')))
   app.get('/ready', now('/ready', [], () => ready(ctx)))
   const stats = statsBody(ctx.store, ctx.tokens)

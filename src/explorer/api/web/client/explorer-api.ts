@@ -1,0 +1,23 @@
+/**
+ * The explorer's REST API as the page reads it: same origin, JSON, a 404 as `undefined`, and any other
+ * refusal as an error carrying the problem's detail.
+ */
+import type { EventPage, Settlement } from '../../../../wire/index.js'
+
+async function getJson<T>(path: string): Promise<T | undefined> {
+  const response = await fetch(path, { headers: { accept: 'application/json' } })
+  if (response.status === 404) return undefined
+  const body = (await response.json()) as T & { detail?: string }
+  if (!response.ok) throw new Error(body.detail ?? `${path} answered ${response.status}`)
+  return body
+}
+
+export const settlementOfTransaction = (txHash: string) => getJson<Settlement>(`/events/${txHash}`)
+
+export const settlementOfOrder = (orderReference: string) => getJson<Settlement>(`/events/order/${orderReference}`)
+
+export async function eventsPage(params: Record<string, string>): Promise<EventPage> {
+  const page = await getJson<EventPage>(`/events?${new URLSearchParams(params)}`)
+  if (!page) throw new Error('GET /events is missing')
+  return page
+}

@@ -1,0 +1,49 @@
+/**
+ * The home view: the newest settlements, live. The stream opens first and the newest page is read once
+ * it is open, so nothing committed in between is missed (a settlement in both shows once).
+ */
+import { el } from './dom.js'
+import { eventsPage } from './explorer-api.js'
+import { LiveTable } from './live-table.js'
+import { followStream } from './live-stream.js'
+import { settlementTable } from './settlement-row.js'
+
+/** Rows kept on screen; at 200 settlements a second older ones leave within a second. */
+export const FEED_ROWS = 100
+
+export function feedView(root: HTMLElement): () => void {
+  const { table, body } = settlementTable('Latest settlements, newest first')
+  const status = el('span', { class: 'status', role: 'status' }, 'Connecting…')
+  const pause = el('button', { type: 'button', 'aria-pressed': 'false', class: 'secondary' }, 'Pause')
+  const waiting = el('span', { class: 'muted', 'aria-live': 'polite' })
+  const live = new LiveTable(body, FEED_ROWS, (count) => (waiting.textContent = count > 0 ? `${count} new while paused` : ''))
+  pause.addEventListener('click', () => {
+    const paused = pause.getAttribute('aria-pressed') !== 'true'
+    pause.setAttribute('aria-pressed', String(paused))
+    pause.textContent = paused ? 'Resume' : 'Pause'
+    live.setPaused(paused)
+  })
+  root.append(el('div', { class: 'bar' }, el('h1', {}, 'Latest settlements'), status, pause, waiting), el('div', { class: 'table-wrap' }, table))
+  const empty = el('p', { class: 'muted' }, 'No settlements yet; new ones appear here as they are indexed.')
+  return followStream(
+    {},
+    {
+      opened(first) {
+        if (!first) return
+        eventsPage({ limit: String(FEED_ROWS) }).then(
+          (page) => {
+            live.append(page.events)
+            if (live.size === 0) root.append(empty)
+          },
+          (error: Error) => (status.textContent = error.message),
+        )
+      },
+      settlement(settlement) {
+        empty.remove()
+        live.push(settlement)
+      },
+      removed: (settlement) => live.remove(settlement),
+      state: (text) => (status.textContent = text),
+    },
+  )
+}

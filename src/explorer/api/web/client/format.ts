@@ -1,0 +1,20 @@
+/**
+ * How values read on the page: amounts in token units with their symbol (the same `displayAmount` as the
+ * widget and the CLI), hex shortened in tables and whole on hover, times in the viewer's zone with UTC on hover.
+ */
+import { displayAmount, type Settlement } from '../../../../wire/index.js'
+
+export const ZERO_ID = `0x${'0'.repeat(32)}`
+
+export const amountText = (units: string, s: Pick<Settlement, 'tokenDecimals' | 'tokenSymbol'>) => `${displayAmount(units, s.tokenDecimals)} ${s.tokenSymbol}`
+
+export const shortHex = (hex: string, head = 6, tail = 4) => (hex.length <= head + tail + 3 ? hex : `${hex.slice(0, head)}…${hex.slice(-tail)}`)
+
+const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+
+export const timeText = (seconds: number) => localTime.format(new Date(seconds * 1000))
+
+export const utcText = (seconds: number) => `${new Date(seconds * 1000).toISOString().replace('T', ' ').replace('.000Z', '')} UTC`
+
+/** One settlement's identity: a transaction may hold several, and a reorg may put the same one in another block. */
+export const settlementKey = (s: Pick<Settlement, 'txHash' | 'logIndex' | 'blockNumber'>) => `${s.blockNumber}:${s.logIndex}:${s.txHash}`

@@ -1,0 +1,233 @@
+/**
+ * The explorer's web page (issue 18) in a real Chromium against a real explorer on anvil: one address
+ * for two audiences, the assets' caching and encodings, the live feed (a settlement sent during the test
+ * shows without a reload, pause, a reorg strikes one out), the search box, and the phone layout; no
+ * console error and no request outside the explorer in any of it. Screenshots land in `.data/screenshots/`.
+ */
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { get, type IncomingMessage } from 'node:http'
+import { after, before, describe, test } from 'node:test'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import type { Browser, Page } from 'puppeteer-core'
+import type { Settlement } from '../../src/wire/settlement.js'
+import { startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { launchChromium, markPage, screenshot, wasReloaded } from './browser-helpers.js'
+
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
+
+let chain: LocalChain
+let explorer: TestExplorer
+let browser: Browser
+const consoleErrors: string[] = []
+const foreignRequests: string[] = []
+
+before(async () => {
+  chain = await startLocalChain()
+  await sendSettlements(chain, 6)
+  explorer = await startTestExplorer(chain, { CONFIRMATION_BLOCKS: '0' })
+  await waitForHead(chain, explorer.url)
+  browser = await launchChromium()
+})
+
+after(async () => {
+  await browser?.close()
+  await explorer?.stop()
+  await chain?.stop()
+})
+
+/** A page that records console errors, failed loads and any request leaving the explorer. */
+async function openPage(path = '/', viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const page = await browser.newPage()
+  await page.setViewport(viewport)
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`)
+  })
+  page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${String(error)}`))
+  page.on('request', (request) => {
+    const url = request.url()
+    if (!url.startsWith(`${explorer.url}/`) && !url.startsWith('data:')) foreignRequests.push(url)
+  })
+  await page.goto(explorer.url + path)
+  return page
+}
+
+/** The bytes as sent (fetch would decode them), checking the encoding the server names. */
+async function rawBody(url: string, acceptEncoding: string, expected: string): Promise<Buffer> {
+  const response = await new Promise<IncomingMessage>((resolve, reject) => get(url, { headers: { 'accept-encoding': acceptEncoding } }, resolve).once('error', reject))
+  assert.equal(response.headers['content-encoding'], expected)
+  const chunks: Buffer[] = []
+  for await (const chunk of response) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+const rowCount = (page: Page) => page.$$eval('#view tbody tr', (rows) => rows.length)
+const rowOf = (page: Page, txHash: string) => page.$(`#view tbody tr[data-tx="${txHash}"]`)
+const fits = (page: Page) => page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }))
+
+describe('the explorer page', () => {
+  test('GET /: JSON for curl and the SDK, the page for a browser; hashed assets cached for a year, 304, gzip and brotli', async () => {
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const response = await fetch(explorer.url, { headers: accept === undefined ? {} : { accept } })
+      assert.equal(response.status, 200)
+      assert.match(response.headers.get('content-type')!, /^application\/json/)
+      assert.equal((await response.json()).name, 'settlement-explorer', `Accept: ${accept}`)
+    }
+    const page = await fetch(explorer.url, { headers: { accept: BROWSER_ACCEPT } })
+    assert.equal(page.status, 200)
+    assert.match(page.headers.get('content-type')!, /^text\/html/)
+    const csp = page.headers.get('content-security-policy')!
+    assert.match(csp, /default-src 'none'/)
+    assert.match(csp, /script-src 'self';/)
+    assert.doesNotMatch(csp, /unsafe-inline|https?:/)
+    assert.equal(page.headers.get('vary'), 'accept, accept-encoding')
+    const html = await page.text()
+    assert.doesNotMatch(html, /<style|<script>|style="/, 'nothing inline')
+    const assets = [...html.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!)
+    assert.deepEqual(assets.map((path) => path.replace(/\.[\w-]{12}\./, '.HASH.')).sort(), ['/assets/explorer.HASH.css', '/assets/explorer.HASH.js'])
+    for (const path of assets) {
+      const plain = await fetch(explorer.url + path, { headers: { 'accept-encoding': 'identity' } })
+      assert.equal(plain.status, 200)
+      assert.equal(plain.headers.get('cache-control'), 'public, max-age=31536000, immutable')
+      const body = Buffer.from(await plain.arrayBuffer())
+      const hash = createHash('sha256').update(body).digest('base64url').slice(0, 12)
+      assert.ok(path.includes(`.${hash}.`), `${path} is named after its content (${hash})`)
+      const etag = plain.headers.get('etag')!
+      assert.equal(etag, `"${hash}"`)
+      assert.deepEqual(brotliDecompressSync(await rawBody(explorer.url + path, 'gzip, deflate, br', 'br')), body)
+      assert.deepEqual(gunzipSync(await rawBody(explorer.url + path, 'gzip', 'gzip')), body)
+      const notModified = await fetch(explorer.url + path, { headers: { 'if-none-match': etag } })
+      assert.equal(notModified.status, 304)
+    }
+    const missing = await fetch(`${explorer.url}/assets/explorer.000000000000.js`)
+    assert.equal(missing.status, 404)
+  })
+})
+
+describe('the live feed', () => {
+  let page: Page
+
+  before(async () => {
+    page = await openPage()
+    await page.waitForSelector('#view tbody tr')
+    await markPage(page)
+  })
+
+  test('shows the newest settlements with amounts in token units', async () => {
+    const { body } = await explorer.get('/events?limit=100')
+    await waitFor('every settlement in the table', async () => (await rowCount(page)) === body.total)
+    const newest = body.events[0] as Settlement
+    const cells = await page.$eval(`#view tbody tr[data-tx="${newest.txHash}"]`, (row) => [...(row as HTMLTableRowElement).cells].map((cell) => cell.textContent))
+    assert.match(cells[1]!, new RegExp(`^[\\d,]+\\.\\d{2,} ${newest.tokenSymbol}$`))
+    await screenshot(page, 'explorer-1-feed')
+  })
+
+  test('a settlement sent now appears at the top within 2 s, without a reload', async () => {
+    const [sent] = await sendSettlements(chain, 1)
+    const mined = Date.now()
+    await page.waitForSelector(`#view tbody tr[data-tx="${sent!.txHash}"]`, { timeout: 2000 })
+    const shownAfter = Date.now() - mined
+    assert.ok(shownAfter <= 2000, `shown ${shownAfter} ms after it was mined`)
+    assert.equal(await page.$eval('#view tbody tr', (row) => row.getAttribute('data-tx')), sent!.txHash)
+    assert.equal(await wasReloaded(page), false)
+  })
+
+  test('pause holds new settlements back; resume shows them', async () => {
+    await page.click('#view .bar button')
+    const [sent] = await sendSettlements(chain, 1)
+    await waitFor('the paused count', () => page.$eval('#view .bar', (bar) => /1 new while paused/.test(bar.textContent ?? '') || undefined))
+    assert.equal(await rowOf(page, sent!.txHash), null)
+    await page.click('#view .bar button')
+    await page.waitForSelector(`#view tbody tr[data-tx="${sent!.txHash}"]`, { timeout: 2000 })
+  })
+
+  test('a settlement a reorg takes back is struck out', async () => {
+    const snapshot = await chainRpc<string>(chain.rpcUrl, 'evm_snapshot')
+    const [doomed] = await sendSettlements(chain, 1)
+    await page.waitForSelector(`#view tbody tr[data-tx="${doomed!.txHash}"]`, { timeout: 2000 })
+    assert.equal(await chainRpc<boolean>(chain.rpcUrl, 'evm_revert', [snapshot]), true)
+    await page.waitForSelector(`#view tbody tr.removed[data-tx="${doomed!.txHash}"]`, { timeout: 5000 })
+    assert.match(await page.$eval(`#view tbody tr[data-tx="${doomed!.txHash}"]`, (row) => row.textContent ?? ''), /removed by a reorg/)
+    await sendSettlements(chain, 1)
+    await waitForHead(chain, explorer.url)
+    await screenshot(page, 'explorer-2-feed-reorg')
+  })
+})
+
+describe('search', () => {
+  let page: Page
+  let target: Settlement
+
+  before(async () => {
+    page = await openPage()
+    target = (await explorer.get('/events?limit=1&order=asc')).body.events[0]
+  })
+
+  async function search(text: string, understood: string, hash: string): Promise<void> {
+    await page.click('#search-input', { count: 3 })
+    await page.type('#search-input', text)
+    assert.equal(await page.$eval('#search-hint', (hint) => hint.textContent), understood)
+    await Promise.all([page.waitForFunction((h: string) => location.hash === h, {}, hash), page.keyboard.press('Enter')])
+  }
+
+  test('by transaction hash lands on that settlement', async () => {
+    await search(target.txHash.toUpperCase().replace('0X', '0x'), 'Transaction hash', `#/tx/${target.txHash}`)
+    await page.waitForSelector('#view dl.fields')
+    const text = await page.$eval('#view', (view) => view.textContent ?? '')
+    assert.match(text, /^Transaction/)
+    for (const value of [target.txHash, target.payer, target.recipient, target.orderReference, target.domainSeparator]) assert.ok(text.includes(value), value)
+  })
+
+  test('by order reference lands on the settlement carrying it', async () => {
+    await search(target.orderReference, 'Order reference', `#/order/${target.orderReference}`)
+    await page.waitForSelector('#view dl.fields')
+    const text = await page.$eval('#view', (view) => view.textContent ?? '')
+    assert.match(text, /^Order reference/)
+    assert.ok(text.includes(target.txHash))
+  })
+
+  test('by address lands on its settlements as payer or recipient, with totals', async () => {
+    const address = target.payer
+    await search(address, 'Address', `#/address/${address}`)
+    const { body } = await explorer.get(`/events?address=${address}&limit=100`)
+    await waitFor('the address table', async () => (await rowCount(page)) === body.events.length || undefined)
+    const shown = await page.$$eval('#view tbody tr', (rows) => rows.map((row) => row.getAttribute('data-tx')))
+    assert.deepEqual(shown, body.events.map((e: Settlement) => e.txHash))
+    const asPayer = (await explorer.get(`/events?payer=${address}&limit=1`)).body.total
+    const asRecipient = (await explorer.get(`/events?recipient=${address}&limit=1`)).body.total
+    await waitFor('the totals', () => page.$eval('#view .totals', (p, want: string) => p.textContent === want || undefined, `${body.total} settlement${body.total === 1 ? '' : 's'}: ${asPayer} as payer, ${asRecipient} as recipient`))
+    await screenshot(page, 'explorer-3-address')
+  })
+
+  test('something else is not understood, and says what it takes', async () => {
+    await page.click('#search-input', { count: 3 })
+    await page.type('#search-input', '0x1234')
+    assert.match(await page.$eval('#search-hint', (hint) => hint.textContent ?? ''), /^Not understood/)
+  })
+})
+
+describe('at phone width (390 px)', () => {
+  test('the feed, an address and a settlement fit the screen', async () => {
+    const target = (await explorer.get('/events?limit=1')).body.events[0] as Settlement
+    for (const [path, ready, name] of [
+      ['/', '#view tbody tr', 'explorer-4-phone-feed'],
+      [`/#/address/${target.recipient}`, '#view tbody tr', 'explorer-5-phone-address'],
+      [`/#/tx/${target.txHash}`, '#view dl.fields', 'explorer-6-phone-settlement'],
+    ] as const) {
+      const page = await openPage(path, { width: 390, height: 844 })
+      await page.waitForSelector(ready)
+      const { scrollWidth, innerWidth } = await fits(page)
+      assert.ok(scrollWidth <= innerWidth, `${path}: scrollWidth ${scrollWidth} > innerWidth ${innerWidth}`)
+      await screenshot(page, name)
+      await page.close()
+    }
+  })
+})
+
+describe('throughout', () => {
+  test('no console error and no request outside the explorer', () => {
+    assert.deepEqual(consoleErrors, [])
+    assert.deepEqual(foreignRequests, [])
+  })
+})
