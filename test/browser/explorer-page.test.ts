@@ -1,8 +1,9 @@
 /**
  * The explorer's web page (issue 18) in a real Chromium against a real explorer on anvil: one address
  * for two audiences, the assets' caching and encodings, the live feed (a settlement sent during the test
- * shows without a reload, pause, a reorg strikes one out), the search box, and the phone layout; no
- * console error and no request outside the explorer in any of it. Screenshots land in `.data/screenshots/`.
+ * shows without a reload, pause, a reorg strikes one out), the search box, filters with cursor pages in
+ * the URL, and the phone layout; no console error and no request outside the explorer in any of it.
+ * Screenshots land in `.data/screenshots/`.
  */
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -207,13 +208,64 @@ describe('search', () => {
   })
 })
 
+describe('filters and paging', () => {
+  let page: Page
+  const shownTx = () => page.$$eval('#view tbody tr', (rows) => rows.map((row) => row.getAttribute('data-tx')))
+  const apiTx = async (query: string) => ((await explorer.get(`/events?${query}`)).body.events as Settlement[]).map((e) => e.txHash)
+
+  before(async () => {
+    await sendSettlements(chain, 24)
+    await waitForHead(chain, explorer.url)
+    page = await openPage('/#/events')
+  })
+
+  test('token and payer narrow the table, and the view survives a reload through the URL', async () => {
+    const target = (await explorer.get('/events?limit=1')).body.events[0] as Settlement
+    await page.waitForSelector(`#filter-token option[value="${target.token}"]`)
+    await page.select('#filter-token', target.token)
+    await page.type('#filter-payer', target.payer)
+    await Promise.all([page.waitForFunction(() => location.hash.includes('payer=')), page.click('#filters button[type=submit]')])
+    assert.equal(new URL(page.url()).hash, `#/events?token=${target.token}&payer=${target.payer}`)
+    const want = await apiTx(`token=${target.token}&payer=${target.payer}&limit=25`)
+    const total = (await explorer.get(`/events?token=${target.token}&payer=${target.payer}&limit=1`)).body.total as number
+    assert.ok(total < (await explorer.get('/events?limit=1')).body.total, 'the filters narrow')
+    await waitFor('the filtered table', async () => JSON.stringify(await shownTx()) === JSON.stringify(want) || undefined)
+    await page.reload()
+    await waitFor('the same table after a reload', async () => JSON.stringify(await shownTx()) === JSON.stringify(want) || undefined)
+    assert.equal(await page.$eval('#filter-payer', (input) => (input as HTMLInputElement).value), target.payer)
+    assert.match(await page.$eval('#view .totals', (p) => p.textContent ?? ''), new RegExp(`^${total} settlements? match`))
+  })
+
+  test('cursor pages: next page, its URL, and Back', async () => {
+    await page.goto(`${explorer.url}/#/events`)
+    const first = await apiTx('limit=25')
+    await waitFor('page 1', async () => JSON.stringify(await shownTx()) === JSON.stringify(first) || undefined)
+    const { nextCursor } = (await explorer.get('/events?limit=25')).body
+    assert.ok(nextCursor)
+    await Promise.all([page.waitForFunction(() => location.hash.includes('cursor=')), page.click('#view .paging a[rel=next]')])
+    assert.equal(new URL(page.url()).hash, `#/events?cursor=${nextCursor}`)
+    const second = await apiTx(`limit=25&cursor=${nextCursor}`)
+    await waitFor('page 2', async () => JSON.stringify(await shownTx()) === JSON.stringify(second) || undefined)
+    await page.goBack()
+    await waitFor('page 1 again', async () => JSON.stringify(await shownTx()) === JSON.stringify(first) || undefined)
+    await screenshot(page, 'explorer-7-filters')
+  })
+
+  test('a date range before any settlement matches none', async () => {
+    await page.goto(`${explorer.url}/#/events?to=2020-01-01`)
+    await waitFor('no match', () => page.$eval('#view .totals', (p) => p.textContent === '0 settlements match' || undefined))
+    assert.equal(await rowCount(page), 0)
+  })
+})
+
 describe('at phone width (390 px)', () => {
-  test('the feed, an address and a settlement fit the screen', async () => {
+  test('the feed, an address, a settlement and the filters fit the screen', async () => {
     const target = (await explorer.get('/events?limit=1')).body.events[0] as Settlement
     for (const [path, ready, name] of [
       ['/', '#view tbody tr', 'explorer-4-phone-feed'],
       [`/#/address/${target.recipient}`, '#view tbody tr', 'explorer-5-phone-address'],
       [`/#/tx/${target.txHash}`, '#view dl.fields', 'explorer-6-phone-settlement'],
+      [`/#/events?token=${target.token}`, '#view tbody tr', 'explorer-8-phone-filters'],
     ] as const) {
       const page = await openPage(path, { width: 390, height: 844 })
       await page.waitForSelector(ready)

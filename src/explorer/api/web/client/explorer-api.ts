@@ -2,7 +2,7 @@
  * The explorer's REST API as the page reads it: same origin, JSON, a 404 as `undefined`, and any other
  * refusal as an error carrying the problem's detail.
  */
-import type { EventPage, Settlement } from '../../../../wire/index.js'
+import type { EventPage, Settlement, Stats } from '../../../../wire/index.js'
 
 async function getJson<T>(path: string): Promise<T | undefined> {
   const response = await fetch(path, { headers: { accept: 'application/json' } })
@@ -16,7 +16,13 @@ export const settlementOfTransaction = (txHash: string) => getJson<Settlement>(`
 
 export const settlementOfOrder = (orderReference: string) => getJson<Settlement>(`/events/order/${orderReference}`)
 
-export async function eventsPage(params: Record<string, string>): Promise<EventPage> {
+export async function stats(): Promise<Stats> {
+  const body = await getJson<Stats>('/stats')
+  if (!body) throw new Error('GET /stats is missing')
+  return body
+}
+
+export async function eventsPage(params: Record<string, string> | URLSearchParams): Promise<EventPage> {
   const page = await getJson<EventPage>(`/events?${new URLSearchParams(params)}`)
   if (!page) throw new Error('GET /events is missing')
   return page

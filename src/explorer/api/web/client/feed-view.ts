@@ -23,7 +23,8 @@ export function feedView(root: HTMLElement): () => void {
     pause.textContent = paused ? 'Resume' : 'Pause'
     live.setPaused(paused)
   })
-  root.append(el('div', { class: 'bar' }, el('h1', {}, 'Latest settlements'), status, pause, waiting), el('div', { class: 'table-wrap' }, table))
+  const filter = el('a', { href: '#/events', class: 'filter-link' }, 'Filter and page through all')
+  root.append(el('div', { class: 'bar' }, el('h1', {}, 'Latest settlements'), status, pause, waiting, filter), el('div', { class: 'table-wrap' }, table))
   const empty = el('p', { class: 'muted' }, 'No settlements yet; new ones appear here as they are indexed.')
   return followStream(
     {},

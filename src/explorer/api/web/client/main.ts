@@ -6,6 +6,7 @@ import { addressView } from './address-view.js'
 import { classifyQuery } from './classify-query.js'
 import { clear } from './dom.js'
 import { feedView } from './feed-view.js'
+import { filterView } from './filter-view.js'
 import { parseRoute, routeHref, type Route } from './routes.js'
 import { settlementView } from './settlement-view.js'
 
@@ -32,6 +33,9 @@ function show(route: Route): void {
       break
     case 'address':
       leave = addressView(view, route.address)
+      break
+    case 'events':
+      leave = filterView(view, route.params)
       break
   }
 }
