@@ -3,7 +3,7 @@
  * `node dist/<piece>.js` without a TypeScript loader (`npm run build`, the image, the restart bench).
  *
  * - One bundle per piece (`explorer.js`, `gateway.js`, `submitter.js`, `data-service.js`, `checkout.js`,
- *   `ca.js`, `widget.js`, `demo-store.js`), code they share in `chunk-*.js`, and the query pool's worker
+ *   `ca.js`, `widget.js`, `demo-store.js`, and `demo.js`, the whole local stack of `npm start`), code they share in `chunk-*.js`, and the query pool's worker
  *   and the indexing pool's workers as their own entries (`query-worker.js`, `range-worker.js`, which
  *   `src/explorer/query/query-executor.ts` and `src/explorer/indexer/range-pool.ts` find beside the bundle).
  *   Every file is flat in the output directory: modules that locate files from `import.meta.url` (the
@@ -16,12 +16,14 @@
  *   declaring it in `dependencies` a warning.
  * - `src/processor/db/migrations/*.sql` are copied to `migrations/`, where `src/processor/db/migrate.ts` looks.
  * - Only the build's own outputs are replaced; subdirectories (`dist/sdk` from `npm run build:sdk`) stay.
+ * - What each piece loads (files of the output directory, packages) is returned for the image's runtime
+ *   trees (`piece-needs.ts`, `runtime-tree.ts`).
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { isPackage, packageOf, pieceNeeds, type PieceNeeds } from './piece-needs.js'
 import { webAssetsPlugin } from './web-assets-plugin.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -35,6 +37,7 @@ export const PIECES = {
   ca: 'scripts/ca.ts',
   widget: 'scripts/widget.ts',
   'demo-store': 'scripts/demo-store.ts',
+  demo: 'scripts/start.ts',
   'query-worker': 'src/explorer/query/query-worker.ts',
   'range-worker': 'src/explorer/indexer/range-worker.ts',
 } as const
@@ -70,6 +73,8 @@ export interface BuiltPieces {
   /** The `.js` files written, by name. */
   files: string[]
   warnings: string[]
+  /** What each entry of `PIECES` loads at run time. */
+  needs: Record<string, PieceNeeds>
 }
 
 /** Builds into `outdir` (absolute); throws `BuildError` (esbuild has printed compile errors by then). */
@@ -117,13 +122,10 @@ export async function buildPieces(outdir: string): Promise<BuiltPieces> {
   cpSync(join(root, 'src/processor/db/migrations'), join(outdir, 'migrations'), { recursive: true })
   return {
     files: readdirSync(outdir).filter((name) => name.endsWith('.js')),
+    needs: pieceNeeds(result.metafile, Object.keys(PIECES)),
     warnings: transitive.length === 0 ? [] : [`the code imports ${transitive.join(', ')}, not declared in "dependencies" (installed only for another package)`],
   }
 }
-
-const builtins = new Set(builtinModules)
-const isPackage = (specifier: string) => !specifier.startsWith('node:') && !specifier.startsWith('.') && !builtins.has(specifier)
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
 
 function checkProductionInstall(loaded: Set<string>, named: Set<string>): { missing: string[]; transitive: string[] } {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }

