@@ -104,7 +104,7 @@ export async function withFanout<T>(ctx: BenchContext, clients: number, work: (s
     dataDir,
     rpcUrl: rpc.ready.url,
     pollIntervalMs: 10,
-    env: { START_BLOCK: String(rpc.ready.head), BENCH_RECORD_COMMIT_TIMES: '1', WS_MAX_CONNECTIONS: String(clients + 100) },
+    env: { START_BLOCK: String(rpc.ready.head), BENCH_RECORD_COMMIT_TIMES: '1', WS_MAX_CONNECTIONS: String(clients + 100), WS_MAX_CONNECTIONS_PER_IP: String(clients + 100) },
   })
   let subscribers: NativeSubscribers | undefined
   try {

@@ -9,10 +9,14 @@ import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-en
 
 export interface LiveLimits {
   maxConnections: number
+  /** Live connections (WebSocket and SSE) one client address may hold. */
+  maxConnectionsPerAddress: number
   maxSubscriptionsPerConnection: number
   maxMessageBytes: number
   /** A WebSocket or SSE subscriber whose unsent bytes pass this is disconnected. */
   maxBufferedBytes: number
+  /** Unsent bytes of all live connections together; past it the oldest slow consumers are disconnected. */
+  maxTotalBufferedBytes: number
   idleTimeoutSeconds: number
   /** SSE responses get a comment line this often, so that proxies keep them open. */
   sseHeartbeatSeconds: number
@@ -43,6 +47,7 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
   const chain = chainSettingsFromEnv(env, deployment)
   const { chainId, contract } = chain
   const maxSubscriptionsPerConnection = intSetting(env, 'WS_MAX_SUBSCRIPTIONS', 32, 1)
+  const maxBufferedBytes = intSetting(env, 'LIVE_MAX_BUFFERED_BYTES', 4 << 20, 1024)
   return {
     ...chain,
     confirmations: intSetting(env, 'CONFIRMATION_BLOCKS', 0, 0, 1000),
@@ -56,9 +61,11 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     logLevel: logLevelSetting(env),
     live: {
       maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
+      maxConnectionsPerAddress: intSetting(env, 'WS_MAX_CONNECTIONS_PER_IP', 256, 1),
       maxSubscriptionsPerConnection,
       maxMessageBytes: intSetting(env, 'WS_MAX_MESSAGE_BYTES', 4096, 256, 1 << 20),
-      maxBufferedBytes: intSetting(env, 'LIVE_MAX_BUFFERED_BYTES', 4 << 20, 1024),
+      maxBufferedBytes,
+      maxTotalBufferedBytes: intSetting(env, 'LIVE_MAX_TOTAL_BUFFERED_BYTES', Math.max(1 << 30, maxBufferedBytes), maxBufferedBytes),
       idleTimeoutSeconds: intSetting(env, 'WS_IDLE_TIMEOUT_SECONDS', 120, 8, 960),
       sseHeartbeatSeconds: intSetting(env, 'SSE_HEARTBEAT_SECONDS', 15, 1, 300),
       replayScanPerTurn: intSetting(env, 'LIVE_REPLAY_SCAN_PER_TURN', 4096, 256, 1 << 20),

@@ -228,6 +228,41 @@ describe('live feeds match the document', () => {
   })
 })
 
+/** The answer to a WebSocket upgrade the server refuses. */
+function refusedUpgrade(baseUrl: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/stream`)
+    socket.once('open', () => reject(new Error('the upgrade past the limit was accepted')))
+    socket.once('unexpected-response', (_request, response) => {
+      let text = ''
+      response.on('data', (chunk: Buffer) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode!, headers: new Headers(response.headers as Record<string, string>), body: JSON.parse(text) }))
+    })
+  })
+}
+
+describe('an explorer at its per-address connection limit', () => {
+  let capped: TestExplorer
+  before(async () => {
+    capped = await startTestExplorer(chain, { WS_MAX_CONNECTIONS_PER_IP: '1' })
+  })
+  after(() => capped?.stop())
+
+  test('a second live connection from one address is the documented 429 problem, WebSocket and SSE', async () => {
+    const holder = await openSse(capped.url)
+    try {
+      const refused = await fetch(`${capped.url}/events/stream`)
+      assert.equal(refused.status, 429)
+      openApi.check('GET', '/events/stream', { status: 429, headers: refused.headers, body: await refused.json() })
+      const upgrade = await refusedUpgrade(capped.url)
+      assert.equal(upgrade.status, 429)
+      openApi.check('GET', '/stream', upgrade)
+    } finally {
+      holder.close()
+    }
+  })
+})
+
 describe('an explorer without a node, at its connection limit', () => {
   let lonely: TestExplorer
   let stopped = false
@@ -250,15 +285,8 @@ describe('an explorer without a node, at its connection limit', () => {
       const refused = await fetch(`${lonely.url}/events/stream`)
       assert.equal(refused.status, 503)
       openApi.check('GET', '/events/stream', { status: 503, headers: refused.headers, body: await refused.json() })
-      const upgrade = await new Promise<{ status: number; headers: Headers; body: unknown }>((resolve, reject) => {
-        const socket = new WebSocket(`${lonely.url.replace('http', 'ws')}/stream`)
-        socket.once('open', () => reject(new Error('the upgrade past the limit was accepted')))
-        socket.once('unexpected-response', (_request, response) => {
-          let text = ''
-          response.on('data', (chunk: Buffer) => (text += chunk))
-          response.on('end', () => resolve({ status: response.statusCode!, headers: new Headers(response.headers as Record<string, string>), body: JSON.parse(text) }))
-        })
-      })
+      const upgrade = await refusedUpgrade(lonely.url)
+      assert.equal(upgrade.status, 503)
       openApi.check('GET', '/stream', upgrade)
     } finally {
       holder.close()

@@ -1,4 +1,5 @@
 /**
- * Limits every server applies to its clients: token buckets for message rates.
+ * Limits every server applies to its clients: token buckets for message rates, connections per address.
  */
+export * from './connections-per-address.js'
 export * from './token-bucket.js'

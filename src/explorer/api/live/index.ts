@@ -25,7 +25,8 @@ export interface LiveContext {
 
 export function registerLive(app: TemplatedApp, ctx: LiveContext): LiveHub {
   const hub = new LiveHub({ app, ...ctx })
-  registerWebSocket(app, hub, ctx.limits, ctx.metrics)
-  registerSse(app, hub, ctx.limits, ctx.logger)
+  const refusals = ctx.metrics.counter('live_refused_total', 'Live client messages and connections refused, by error code')
+  registerWebSocket(app, hub, ctx.limits, refusals)
+  registerSse(app, hub, ctx.limits, ctx.logger, refusals)
   return hub
 }

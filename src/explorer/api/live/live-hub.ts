@@ -15,23 +15,30 @@
  *   chunk in queue order, then lets everyone else be served. A filter whose fields rarely meet costs many
  *   candidates per match; a flood of such replays delays its own sender, not the other clients.
  * - Backpressure: replays pause at half of `maxBufferedBytes` and resume on drain; a connection whose
- *   unsent bytes pass `maxBufferedBytes` is closed as a slow consumer (WebSocket close 4008).
+ *   unsent bytes pass `maxBufferedBytes` is closed as a slow consumer (WebSocket close 4008), and so are
+ *   the oldest slow consumers while all connections together hold more than `maxTotalBufferedBytes`
+ *   (buffer-budget.ts).
+ * - Admission: at most `maxConnections` live connections, `maxConnectionsPerAddress` of them from one address.
  */
 import type { TemplatedApp } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import type { IndexerListener } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
+import { ConnectionsPerAddress } from '../../../platform/limits/index.js'
 import { matchingInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
 import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
+import { BufferBudget, type BudgetedConnection, type SlowBound } from './buffer-budget.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
 import { ShapeCounts, fieldValues, filterTopic, topicsOf } from './topics.js'
 
 export type Channel = 'websocket' | 'sse'
 
-export interface LiveConnection {
+export interface LiveConnection extends BudgetedConnection {
   readonly channel: Channel
+  /** The client's IP address, for the per-address cap. */
+  readonly address: string
   /** Keyed by `subscriptionKey`. */
   readonly subscriptions: Map<string, Subscription>
   readonly open: boolean
@@ -43,7 +50,8 @@ export interface LiveConnection {
   /** WebSocket only: membership of uWS topics. */
   joinTopic?(topic: string): void
   leaveTopic?(topic: string): void
-  closeSlow(): void
+  /** Ends the connection as a slow consumer, past its own bound or as one of the oldest past the total. */
+  closeSlow(bound: SlowBound): void
   /** Server shutdown. */
   end(): void
 }
@@ -92,6 +100,8 @@ export class LiveHub implements IndexerListener {
   /** Subscriptions whose `since` is past the published end. */
   #waiting = new Set<Subscription>()
   #subscriptionCount = 0
+  #budget: BufferBudget
+  #addresses: ConnectionsPerAddress
   #closed = false
   #heartbeat: NodeJS.Timeout
   #sent
@@ -101,12 +111,22 @@ export class LiveHub implements IndexerListener {
     this.#o = options
     // At start-up everything stored counts as published.
     this.#publishedEnd = storedEnd(options.store)
+    this.#budget = new BufferBudget(options.limits.maxTotalBufferedBytes)
+    this.#addresses = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress)
     const { metrics } = options
     this.#sent = metrics.counter('live_messages_sent_total', 'Settlement and removal messages sent to live subscribers, by channel')
-    this.#slowCloses = metrics.counter('live_slow_consumer_closes_total', 'Live connections closed because their unsent bytes passed the bound')
+    this.#slowCloses = metrics.counter(
+      'live_slow_consumer_closes_total',
+      'Live connections closed as slow consumers, by the bound they passed: their own (connection) or all connections together (total)',
+    )
     metrics.collected('live_websocket_connections', 'Open WebSocket connections on /stream', () => this.#websockets.size)
     metrics.collected('live_sse_connections', 'Open SSE responses on /events/stream', () => this.#connections.size - this.#websockets.size)
     metrics.collected('live_subscriptions', 'Live subscriptions, replaying or live', () => this.#subscriptionCount)
+    metrics.collected('live_buffered_bytes', 'Unsent bytes of all live connections (SSE: an upper bound)', () => {
+      const now = Date.now()
+      for (const conn of this.#connections) this.#budget.note(conn, now)
+      return this.#budget.total
+    })
     this.#heartbeat = setInterval(() => this.#keepSseAlive(), options.limits.sseHeartbeatSeconds * 1000)
     this.#heartbeat.unref()
   }
@@ -115,12 +135,16 @@ export class LiveHub implements IndexerListener {
     return this.#connections.size
   }
 
-  canAccept(): boolean {
-    return !this.#closed && this.#connections.size < this.#o.limits.maxConnections
+  /** Why a new connection from `address` is refused: the server's cap, or the address's; `undefined`: welcome. */
+  refusal(address: string): 'server' | 'address' | undefined {
+    if (this.#closed || this.#connections.size >= this.#o.limits.maxConnections) return 'server'
+    if (!this.#addresses.admits(address)) return 'address'
+    return undefined
   }
 
   add(conn: LiveConnection): void {
     this.#connections.add(conn)
+    this.#addresses.add(conn.address)
     if (conn.channel === 'websocket') this.#websockets.add(conn)
   }
 
@@ -128,7 +152,8 @@ export class LiveHub implements IndexerListener {
   drop(conn: LiveConnection): void {
     for (const sub of conn.subscriptions.values()) this.#forget(sub)
     conn.subscriptions.clear()
-    this.#connections.delete(conn)
+    this.#budget.forget(conn)
+    if (this.#connections.delete(conn)) this.#addresses.remove(conn.address)
     this.#websockets.delete(conn)
   }
 
@@ -178,7 +203,7 @@ export class LiveHub implements IndexerListener {
       }
       this.#publishedEnd = keyAfter(settlements[end - 1]!)
       this.#releaseWaiting()
-      this.#checkWebSocketBuffers()
+      this.#checkBuffers()
     }
   }
 
@@ -199,7 +224,7 @@ export class LiveHub implements IndexerListener {
       // not wait there as a `since` from another replica would.
       for (const sub of this.#replaying) if (Buffer.compare(sub.from, this.#publishedEnd) > 0) sub.from = this.#publishedEnd
     }
-    this.#checkWebSocketBuffers()
+    this.#checkBuffers()
   }
 
   /** Server shutdown: ends every connection. */
@@ -282,11 +307,13 @@ export class LiveHub implements IndexerListener {
       this.#sent(found.length, { channel: conn.channel, type: 'SETTLEMENT' })
     }
     if (next) sub.from = next
+    const buffered = this.#budget.note(conn, Date.now())
+    if (this.#budget.over) this.#enforceBudget()
     if (!conn.open || sub.state !== 'replaying') return scanned
     if (!next) {
       this.#replaying.delete(sub)
       this.#goLive(sub)
-    } else if (conn.buffered() >= this.#o.limits.maxBufferedBytes / 2) {
+    } else if (buffered >= this.#o.limits.maxBufferedBytes / 2) {
       sub.state = 'paused'
     } else {
       this.#queueReplay(sub)
@@ -361,19 +388,34 @@ export class LiveHub implements IndexerListener {
 
   /**
    * uWS reports no per-socket event when a publish builds up backpressure, so the hub checks every
-   * WebSocket after each publish step: one native call per socket (about 1 ms per 10,000).
+   * connection after each publish step: one native call per WebSocket (about 1 ms per 10,000).
    */
-  #checkWebSocketBuffers(): void {
+  #checkBuffers(): void {
     const max = this.#o.limits.maxBufferedBytes
-    for (const conn of this.#websockets) {
-      if (conn.buffered() > max) this.closeSlow(conn)
+    const now = Date.now()
+    for (const conn of this.#connections) {
+      if (this.#budget.note(conn, now) > max) this.closeSlow(conn)
+    }
+    if (this.#budget.over) this.#enforceBudget()
+  }
+
+  /** The total looks past the budget: read every connection, then close the oldest slow consumers until within it. */
+  #enforceBudget(): void {
+    const now = Date.now()
+    for (const conn of this.#connections) this.#budget.note(conn, now)
+    for (const conn of this.#budget.slowestFirst(this.#connections)) {
+      if (!this.#budget.over) return
+      this.closeSlow(conn, 'total')
     }
   }
 
-  closeSlow(conn: LiveConnection): void {
-    this.#slowCloses(1, { channel: conn.channel })
-    this.#o.logger.info('closing a slow live consumer', { channel: conn.channel, buffered: conn.buffered() })
-    conn.closeSlow()
+  closeSlow(conn: LiveConnection, bound: SlowBound = 'connection'): void {
+    if (!conn.open) return
+    this.#slowCloses(1, { channel: conn.channel, bound })
+    this.#o.logger.info('closing a slow live consumer', { channel: conn.channel, buffered: conn.buffered(), bound })
+    // Counted out now: the connection's own close may come later.
+    this.#budget.forget(conn)
+    conn.closeSlow(bound)
   }
 
   #keepSseAlive(): void {

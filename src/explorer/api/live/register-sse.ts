@@ -1,8 +1,10 @@
 /**
  * `GET /events/stream` (SPEC §3.1): Server-Sent Events with the WebSocket filters as query parameters.
  * `event: settlement` / `event: removed`, `id:` = the cursor to resume after, `: keepalive` comments,
- * `Last-Event-ID` (or `?since=`) replay. A response whose unsent bytes pass LIVE_MAX_BUFFERED_BYTES gets
- * `event: error` with code SLOW_CONSUMER and is ended; the client reconnects with Last-Event-ID.
+ * `Last-Event-ID` (or `?since=`) replay. A response whose unsent bytes pass LIVE_MAX_BUFFERED_BYTES, or one
+ * of the oldest slow consumers while all live connections hold more than LIVE_MAX_TOTAL_BUFFERED_BYTES, gets
+ * `event: error` with code SLOW_CONSUMER and is ended; the client reconnects with Last-Event-ID. The
+ * connection caps answer as for the WebSocket upgrade (503 for the server's, 429 for the address's).
  *
  * uWS exposes no buffered amount for HTTP responses: `write` returning false means the socket holds
  * unsent bytes, so the bytes written since the last write that went through bound what it holds. Once
@@ -14,9 +16,15 @@ import type { Logger } from '../../../platform/observability/index.js'
 import { FILTER_FIELDS } from '../../query/index.js'
 import { errorReply, reply } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter, readParams } from '../rest/parse-query.js'
+import type { SlowBound } from './buffer-budget.js'
 import type { LiveConnection, LiveHub, Subscription } from './live-hub.js'
 import { sseErrorFrame } from './messages.js'
-import { tooManyConnections } from './register-websocket.js'
+import { admission, remoteAddress, type Refusals } from './register-websocket.js'
+
+const SLOW_CONSUMER_MESSAGES: Record<SlowBound, string> = {
+  connection: 'unsent events passed the server bound; reconnect with Last-Event-ID',
+  total: 'the server holds too much unsent data and this stream held some longest; reconnect with Last-Event-ID',
+}
 
 export const STREAM_PARAMS = [...FILTER_FIELDS, 'since'] as const
 
@@ -24,10 +32,13 @@ class SseConnection implements LiveConnection {
   readonly channel = 'sse'
   readonly subscriptions = new Map<string, Subscription>()
   open = true
+  bufferedSeen = 0
+  slowSince: number | undefined
   #unsent = 0
 
   constructor(
     readonly res: HttpResponse,
+    readonly address: string,
     readonly hub: LiveHub,
     readonly maxBufferedBytes: number,
   ) {}
@@ -50,7 +61,7 @@ class SseConnection implements LiveConnection {
     return true
   }
 
-  closeSlow = () => this.#finish(sseErrorFrame({ code: 'SLOW_CONSUMER', message: 'unsent events passed the server bound; reconnect with Last-Event-ID' }))
+  closeSlow = (bound: SlowBound) => this.#finish(sseErrorFrame({ code: 'SLOW_CONSUMER', message: SLOW_CONSUMER_MESSAGES[bound] }))
 
   end = () => this.#finish('')
 
@@ -67,7 +78,7 @@ class SseConnection implements LiveConnection {
   }
 }
 
-export function registerSse(app: TemplatedApp, hub: LiveHub, limits: LiveLimits, logger: Logger): void {
+export function registerSse(app: TemplatedApp, hub: LiveHub, limits: LiveLimits, logger: Logger, refusals: Refusals): void {
   app.get('/events/stream', (res, req) => {
     let filter
     let since
@@ -82,9 +93,14 @@ export function registerSse(app: TemplatedApp, hub: LiveHub, limits: LiveLimits,
     } catch (error) {
       return reply(res, errorReply(error, logger))
     }
-    if (!hub.canAccept()) return reply(res, tooManyConnections(limits.maxConnections))
+    const address = remoteAddress(res)
+    const refused = admission(hub, address, limits)
+    if (refused) {
+      refusals(1, { code: refused.code })
+      return reply(res, refused.reply)
+    }
 
-    const conn = new SseConnection(res, hub, limits.maxBufferedBytes)
+    const conn = new SseConnection(res, address, hub, limits.maxBufferedBytes)
     res.onAborted(conn.aborted)
     res.onWritable(conn.writable)
     res

@@ -2,26 +2,33 @@
  * WebSocket `/stream` (SPEC §3.3): SUBSCRIBE / UNSUBSCRIBE with acknowledgements, ERROR for anything
  * refused (the connection stays open; SUBSCRIBE past WS_SUBSCRIBE_BURST, then WS_SUBSCRIBE_RATE a second,
  * is RATE_LIMIT_EXCEEDED), and these closes:
- * - 4008 "slow consumer": unsent bytes passed LIVE_MAX_BUFFERED_BYTES; resume with `since`.
+ * - 4008 "slow consumer": unsent bytes passed LIVE_MAX_BUFFERED_BYTES, or all connections together passed
+ *   LIVE_MAX_TOTAL_BUFFERED_BYTES and this one has held unsent bytes longest; resume with `since`.
  * - 1001 "server shutting down".
  * - frames over the hard frame limit (16 × WS_MAX_MESSAGE_BYTES, at least 64 KiB) are cut off by uWS
  *   without a close frame (1006); frames between the two limits get a MESSAGE_TOO_LARGE error.
- * A connection over WS_MAX_CONNECTIONS is refused before the upgrade: HTTP 503 with a problem body.
+ * A connection over WS_MAX_CONNECTIONS is refused before the upgrade: HTTP 503 with a problem body; one
+ * over WS_MAX_CONNECTIONS_PER_IP from its address: HTTP 429.
  */
-import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js'
+import uWS, { type HttpResponse, type TemplatedApp, type WebSocket } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
-import type { Metrics } from '../../../platform/observability/index.js'
 import { TokenBucket, type RateLimit } from '../../../platform/limits/index.js'
 import { problemReply, reply } from '../../../platform/http/index.js'
+import type { SlowBound } from './buffer-budget.js'
 import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
 import { errorMessage, subscribedMessage, unsubscribedMessage, type LiveError } from './messages.js'
 import { parseClientMessage, type ClientMessage } from './parse-client-message.js'
 import { filterTopic } from './topics.js'
 
 export const SLOW_CONSUMER_CLOSE = { code: 4008, reason: 'slow consumer: unsent messages passed the server bound; resume with since' }
+const SLOW_CONSUMER_REASONS: Record<SlowBound, string> = {
+  connection: SLOW_CONSUMER_CLOSE.reason,
+  total: 'slow consumer: the server holds too much unsent data and this connection held some longest; resume with since',
+}
 export const SHUTDOWN_CLOSE = { code: 1001, reason: 'server shutting down' }
 
 interface SocketData {
+  address: string
   conn?: WebSocketConnection
 }
 
@@ -29,10 +36,13 @@ class WebSocketConnection implements LiveConnection {
   readonly channel = 'websocket'
   readonly subscriptions = new Map<string, Subscription>()
   open = true
+  bufferedSeen = 0
+  slowSince: number | undefined
   readonly subscribes: TokenBucket
 
   constructor(
     readonly ws: WebSocket<SocketData>,
+    readonly address: string,
     subscribeRate: RateLimit,
   ) {
     this.subscribes = new TokenBucket(subscribeRate, Date.now())
@@ -43,12 +53,14 @@ class WebSocketConnection implements LiveConnection {
   cork = (fn: () => void) => void this.ws.cork(fn)
   joinTopic = (topic: string) => void this.ws.subscribe(topic)
   leaveTopic = (topic: string) => void this.ws.unsubscribe(topic)
-  closeSlow = () => this.ws.end(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_CLOSE.reason)
+  closeSlow = (bound: SlowBound) => this.ws.end(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_REASONS[bound])
   end = () => this.ws.end(SHUTDOWN_CLOSE.code, SHUTDOWN_CLOSE.reason)
 }
 
-export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveLimits, metrics: Metrics): void {
-  const refusals = metrics.counter('live_refused_total', 'Live client messages and connections refused, by error code')
+/** Counts refused messages and connections by code. */
+export type Refusals = (by: number, labels: { code: string }) => void
+
+export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveLimits, refusals: Refusals): void {
   const subscribeRate: RateLimit = { perSecond: limits.subscribesPerSecond, burst: limits.subscribeBurst }
   const refuse = (conn: LiveConnection, error: LiveError, id?: string) => {
     refusals(1, { code: error.code })
@@ -65,15 +77,17 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
     maxBackpressure: limits.maxBufferedBytes + 16 * 1024 * 1024,
     closeOnBackpressureLimit: 0,
     upgrade(res, req, context) {
-      if (!hub.canAccept()) {
-        refusals(1, { code: 'TOO_MANY_CONNECTIONS' })
-        return reply(res, tooManyConnections(limits.maxConnections))
+      const address = remoteAddress(res)
+      const refused = admission(hub, address, limits)
+      if (refused) {
+        refusals(1, { code: refused.code })
+        return reply(res, refused.reply)
       }
-      const data: SocketData = {}
+      const data: SocketData = { address }
       res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context)
     },
     open(ws) {
-      const conn = new WebSocketConnection(ws, subscribeRate)
+      const conn = new WebSocketConnection(ws, ws.getUserData().address, subscribeRate)
       ws.getUserData().conn = conn
       hub.add(conn)
     },
@@ -123,6 +137,18 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
   }
 }
 
-export function tooManyConnections(max: number) {
-  return problemReply(503, `the explorer serves at most ${max} live connections at a time; retry later`, undefined, { 'retry-after': '5' })
+/** The refusal of a new live connection from `address` (503 at the server's cap, 429 at the address's), or `undefined`. */
+export function admission(hub: LiveHub, address: string, limits: LiveLimits) {
+  const refusal = hub.refusal(address)
+  if (refusal === 'server') {
+    const detail = `the explorer serves at most ${limits.maxConnections} live connections at a time; retry later`
+    return { code: 'TOO_MANY_CONNECTIONS', reply: problemReply(503, detail, undefined, { 'retry-after': '5' }) }
+  }
+  if (refusal === 'address') {
+    const detail = `the explorer serves at most ${limits.maxConnectionsPerAddress} live connections (WebSocket and SSE) to one address; close one or retry later`
+    return { code: 'TOO_MANY_CONNECTIONS_PER_IP', reply: problemReply(429, detail, undefined, { 'retry-after': '5' }) }
+  }
+  return undefined
 }
+
+export const remoteAddress = (res: HttpResponse) => Buffer.from(res.getRemoteAddressAsText()).toString()

@@ -92,7 +92,7 @@ const LIVE_ERROR_CODES: Record<LiveErrorCode, string> = {
   DUPLICATE_SUBSCRIPTION: 'the same id (or the same filter without an id) twice on one connection',
   UNKNOWN_SUBSCRIPTION: 'UNSUBSCRIBE with an id the connection does not hold',
   RATE_LIMIT_EXCEEDED: 'SUBSCRIBE past `WS_SUBSCRIBE_BURST` at once, then `WS_SUBSCRIBE_RATE` a second, on one connection',
-  SLOW_CONSUMER: 'unsent data passed `LIVE_MAX_BUFFERED_BYTES` (SSE; the stream ends)',
+  SLOW_CONSUMER: 'unsent data passed `LIVE_MAX_BUFFERED_BYTES`, or all live connections hold more than `LIVE_MAX_TOTAL_BUFFERED_BYTES` and this one held unsent data longest (SSE; the stream ends)',
 }
 
 const problemResponse = (description: string, headers?: Schema) => ({
@@ -185,7 +185,7 @@ export function explorerOpenApi(version: string) {
             '',
             '- `event: settlement`, `id: <cursor>`, `data: <Settlement JSON>` (`#/components/schemas/Settlement`);',
             '- `event: removed`, `id: <cursor before it>`, `data: <Settlement JSON>` — a reorg took an announced settlement back;',
-            '- `event: error`, `data: <LiveError JSON>` (`#/components/schemas/LiveError`, code `SLOW_CONSUMER`), then the stream ends: the client was too slow and reconnects with `Last-Event-ID`;',
+            '- `event: error`, `data: <LiveError JSON>` (`#/components/schemas/LiveError`, code `SLOW_CONSUMER`), then the stream ends: the client was too slow (or, while the server holds more unsent data than its budget, among the slowest longest) and reconnects with `Last-Event-ID`;',
             '- comment lines (`: connected`, `: keepalive` every 15 s).',
             '',
             'A `Last-Event-ID` header (sent by a reconnecting EventSource) or `?since=` replays everything after that cursor, then continues live, with no gap and no duplicate.',
@@ -197,6 +197,7 @@ export function explorerOpenApi(version: string) {
           responses: {
             '200': { description: 'An endless event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
             '400': responseRef('BadRequest'),
+            '429': responseRef('TooManyFromAddress'),
             '503': responseRef('Unavailable'),
           },
         },
@@ -211,7 +212,7 @@ export function explorerOpenApi(version: string) {
             '',
             'Server → client: `SUBSCRIBED` / `UNSUBSCRIBED` acknowledgements; `SETTLEMENT` for each matching confirmed settlement in chain order (replayed ones first), with the cursor to resume after it; `REMOVED` when a reorg took an announced settlement back (its cursor is the position before it); `ERROR` for a refused message — the connection stays open.',
             '',
-            'Closes: 4008 `slow consumer` (unsent messages passed the server bound; resume with `since`), 1001 `server shutting down`. The server pings idle connections.',
+            'Closes: 4008 `slow consumer` (unsent messages passed the per-connection bound, or the server holds more unsent data than its budget and this connection held some longest; resume with `since`), 1001 `server shutting down`. The server pings idle connections.',
           ].join('\n'),
           parameters: [
             { name: 'Upgrade', in: 'header', required: true, schema: { const: 'websocket' } },
@@ -220,6 +221,7 @@ export function explorerOpenApi(version: string) {
           ],
           responses: {
             '101': { description: 'Switching Protocols: the WebSocket is open.' },
+            '429': responseRef('TooManyFromAddress'),
             '503': responseRef('Unavailable'),
           },
           'x-websocket': {
@@ -283,6 +285,9 @@ export function explorerOpenApi(version: string) {
         ShuttingDown: problemResponse('The explorer is stopping; the connection is closed.'),
         Unavailable: problemResponse('Shutting down, or the live connection limit is reached (`Retry-After`).', {
           'Retry-After': { description: 'Seconds, when the connection limit is reached.', schema: { type: 'string' } },
+        }),
+        TooManyFromAddress: problemResponse('The client’s address holds `WS_MAX_CONNECTIONS_PER_IP` live connections (WebSocket and SSE together) already.', {
+          'Retry-After': { description: 'Seconds.', schema: { const: '5' } },
         }),
       },
       schemas: {
