@@ -132,7 +132,8 @@ function copyTree(from: string, to: string): void {
   copyFileSync(from, to)
 }
 
-function treeBytes(path: string): number {
+/** Bytes of the files under `path` (links counted as links). */
+export function treeBytes(path: string): number {
   const stat = lstatSync(path)
   if (!stat.isDirectory()) return stat.size
   return readdirSync(path).reduce((sum, name) => sum + treeBytes(join(path, name)), 0)

@@ -7,11 +7,12 @@
  * and serving the same data from its volume after a restart.
  */
 import assert from 'node:assert/strict'
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { createTestClient, http } from 'viem'
+import { treeBytes } from '../../scripts/build/runtime-tree.js'
 import { getJson, settlementsOnChain, waitFor } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { exited, freePort, imageTargets, prepareImageApp, readImageSpec, root, watchOutput, type ImageApp } from './image-app.js'
@@ -144,11 +145,6 @@ test('the image command serves settlements indexed at 12 confirmations, stops on
   }
   assert.deepEqual(await exited(second), { code: 0, signal: null }, secondOutput.lines.join('\n'))
 })
-
-const treeBytes = (path: string): number => {
-  const stat = lstatSync(path)
-  return stat.isDirectory() ? readdirSync(path).reduce((sum, name) => sum + treeBytes(join(path, name)), 0) : stat.size
-}
 
 test('the image command names the pieces it knows when given another', async () => {
   const child = app.start({}, 'explorer', ['no-such-piece'])
