@@ -38,8 +38,12 @@ function run(command: string, args: string[], options: { allowFailure?: boolean;
   if (result.status !== 0 && !options.allowFailure) throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${(result.stdout + result.stderr).slice(-4000)}`)
   return result.stdout.trim()
 }
-/** `run` with this machine's flags: the shared tool's for podman. */
-const containerRun = (image: string, flags: string[]) => (engine === 'podman' ? run(tool, ['run', image, ...flags]) : run('docker', ['run', ...flags, image]))
+/**
+ * `run` with this machine's flags: the shared tool's for podman, which takes no command after the image
+ * (the image's CMD, `demo` for the demo, is what runs); docker gets `command` as a user would type it.
+ */
+const containerRun = (image: string, flags: string[], command: string[] = []) =>
+  engine === 'podman' ? run(tool, ['run', image, ...flags]) : run('docker', ['run', ...flags, image, ...command])
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
 function check(name: string, ok: boolean, detail = ''): void {
@@ -124,7 +128,7 @@ async function demo(): Promise<void> {
   const name = `image-check-demo-${process.pid}`
   try {
     const started = performance.now()
-    containerRun('settlement-demo', ['-d', '--name', name, '-p', '3000:3000', '-p', '4001:4001', '-p', '4004:4004'])
+    containerRun('settlement-demo', ['-d', '--name', name, '-p', '3000:3000', '-p', '4001:4001', '-p', '4004:4004'], ['demo'])
     const store = 'http://127.0.0.1:3000'
     await until('the demo store to answer from the host', async () => ((await fetch(`${store}/health`)).ok ? true : undefined), 180_000)
     results.push(['demo container: start → store answering on the host', seconds(performance.now() - started)])
