@@ -118,7 +118,7 @@ async function explorer(): Promise<void> {
     check('explorer stops with exit code 0', stopped.exitCode === 0, `${stopped.exitCode} after ${seconds(stopped.ms)}`)
     results.push(['explorer container: `stop` (SIGTERM → exit 0)', seconds(stopped.ms)])
   } finally {
-    run(engine, ['rm', '-f', name], { allowFailure: true })
+    run(engine, ['rm', '-f', '-v', name], { allowFailure: true })
     rmSync(volume, { recursive: true, force: true })
     await chain.stop()
   }
@@ -162,7 +162,7 @@ async function demo(): Promise<void> {
     results.push(['demo container: `stop` (all pieces, PostgreSQL, anvil)', seconds(stopped.ms)])
   } finally {
     if (failures.length > 0) console.log(run(engine, ['logs', '--tail', '40', name], { allowFailure: true }))
-    run(engine, ['rm', '-f', name], { allowFailure: true })
+    run(engine, ['rm', '-f', '-v', name], { allowFailure: true })
   }
 }
 
