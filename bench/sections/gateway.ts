@@ -120,6 +120,10 @@ async function startGatewayProcess(rpcUrl: string, deployment: Deployment, datab
       GATEWAY_PORT: '0',
       GATEWAY_MESSAGES_PER_SECOND: '1000',
       GATEWAY_MESSAGE_BURST: '1000',
+      // Every load generator's socket comes from this machine's one address.
+      GATEWAY_MAX_CONNECTIONS_PER_IP: '20000',
+      GATEWAY_IP_MESSAGES_PER_SECOND: '1000000',
+      GATEWAY_IP_MESSAGE_BURST: '1000000',
       LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'ignore', 'pipe'],

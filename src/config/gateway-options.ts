@@ -14,8 +14,14 @@ export interface GatewayLimits {
   /** Token bucket per connection: refill rate and capacity, in messages. */
   messagesPerSecond: number
   messageBurst: number
+  /** Token bucket per client address, shared by all of its connections. */
+  addressMessagesPerSecond: number
+  addressMessageBurst: number
   /** Messages refused by the rate limit within 10 s that close the connection (4008). */
   abuseThreshold: number
+  /** Connections held at once (HTTP 503 at the upgrade past it), and from one client address (429). */
+  maxConnections: number
+  maxConnectionsPerAddress: number
   /** A connection that has sent no valid signed message by then is closed (4002). */
   firstMessageSeconds: number
   /** A connection that has sent nothing for this long is closed (4003). */
@@ -58,7 +64,11 @@ export function gatewayOptionsFromEnv(env: Env = process.env, deployment?: Deplo
       maxMessageBytes: intSetting(env, 'GATEWAY_MAX_MESSAGE_BYTES', 64 * 1024, 1024, 1 << 20),
       messagesPerSecond: intSetting(env, 'GATEWAY_MESSAGES_PER_SECOND', 20, 1),
       messageBurst: intSetting(env, 'GATEWAY_MESSAGE_BURST', 40, 1),
+      addressMessagesPerSecond: intSetting(env, 'GATEWAY_IP_MESSAGES_PER_SECOND', 200, 1),
+      addressMessageBurst: intSetting(env, 'GATEWAY_IP_MESSAGE_BURST', 400, 1),
       abuseThreshold: intSetting(env, 'GATEWAY_ABUSE_THRESHOLD', 100, 1),
+      maxConnections: intSetting(env, 'GATEWAY_MAX_CONNECTIONS', 20_000, 1),
+      maxConnectionsPerAddress: intSetting(env, 'GATEWAY_MAX_CONNECTIONS_PER_IP', 256, 1),
       firstMessageSeconds: intSetting(env, 'GATEWAY_FIRST_MESSAGE_SECONDS', 30, 1, 3600),
       idleSeconds: intSetting(env, 'GATEWAY_IDLE_SECONDS', 300, 1, 86_400),
       maxSeparators: intSetting(env, 'GATEWAY_MAX_SEPARATORS', 32, 1, 1000),

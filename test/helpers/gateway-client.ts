@@ -33,8 +33,9 @@ export interface GatewayTestClient {
 
 let ids = 0
 
-export async function connectGateway(wsUrl: string, account: LocalAccount, chainId: number): Promise<GatewayTestClient> {
-  const socket = new WebSocket(wsUrl)
+/** `localAddress` picks the client's source address (any of 127.0.0.0/8 reaches a gateway on 127.0.0.1). */
+export async function connectGateway(wsUrl: string, account: LocalAccount, chainId: number, { localAddress }: { localAddress?: string } = {}): Promise<GatewayTestClient> {
+  const socket = new WebSocket(wsUrl, { localAddress })
   const client: GatewayTestClient = {
     socket,
     account,
@@ -65,6 +66,7 @@ export async function connectGateway(wsUrl: string, account: LocalAccount, chain
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve)
     socket.once('error', reject)
+    socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade refused with ${response.statusCode}`)))
   })
   return client
 }

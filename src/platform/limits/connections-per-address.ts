@@ -12,6 +12,10 @@ export class ConnectionsPerAddress {
     return (this.#open.get(address) ?? 0) < this.max
   }
 
+  holds(address: string): boolean {
+    return this.#open.has(address)
+  }
+
   add(address: string): void {
     this.#open.set(address, (this.#open.get(address) ?? 0) + 1)
   }

@@ -27,4 +27,9 @@ export class TokenBucket {
     this.#tokens -= 1
     return true
   }
+
+  /** Full again by `now`: a bucket kept per client may be forgotten without handing out a fresh burst. */
+  isFull(now: number): boolean {
+    return this.#tokens + ((now - this.#refilledAt) * this.limit.perSecond) / 1000 >= this.limit.burst
+  }
 }

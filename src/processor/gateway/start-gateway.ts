@@ -35,7 +35,7 @@ export type GatewayServices = ProcessorServices
 export async function startGateway(options: GatewayOptions, { db, log, metrics = serviceMetrics('gateway') }: GatewayServices): Promise<RunningGateway> {
   const { limits } = options
   const chain = await openGatewayChain({ ...options, log })
-  const registry = new ConnectionRegistry(randomBytes(8).toString('hex'))
+  const registry = new ConnectionRegistry(randomBytes(8).toString('hex'), limits)
   const explorer = new ExplorerClient({ baseUrl: options.explorerUrl, onError: (error) => log.warn('explorer live feed', { error: error.message }) })
   const stops: (() => Promise<void> | void)[] = [() => chain.stop()]
   const stopAll = async () => {
@@ -45,7 +45,7 @@ export async function startGateway(options: GatewayOptions, { db, log, metrics =
     const relayer = await monitorRelayer({ sql: db.pool, refreshMs: options.relayerRefreshMs, staleMs: options.relayerStaleMs, log })
     stops.push(() => relayer.stop())
     const ctx: GatewayContext = { chainId: options.chainId, contract: options.contract, chain, db, explorer, registry, relayer, limits, log }
-    const listener = await listenNotifications(db, registry, relayer, log)
+    const listener = await listenNotifications(db, registry, relayer, chain, log)
     stops.push(() => listener.close())
     const transfers = followTransfers(explorer, registry, log)
     stops.push(() => transfers.stop())

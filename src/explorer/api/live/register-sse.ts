@@ -14,12 +14,12 @@ import type { HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import { FILTER_FIELDS } from '../../query/index.js'
-import { errorReply, reply } from '../../../platform/http/index.js'
+import { errorReply, remoteAddress, reply } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter, readParams } from '../rest/parse-query.js'
 import type { SlowBound } from './buffer-budget.js'
 import type { LiveConnection, LiveHub, Subscription } from './live-hub.js'
 import { sseErrorFrame } from './messages.js'
-import { admission, remoteAddress, type Refusals } from './register-websocket.js'
+import { admission, type Refusals } from './register-websocket.js'
 
 const SLOW_CONSUMER_MESSAGES: Record<SlowBound, string> = {
   connection: 'unsent events passed the server bound; reconnect with Last-Event-ID',

@@ -10,10 +10,10 @@
  * A connection over WS_MAX_CONNECTIONS is refused before the upgrade: HTTP 503 with a problem body; one
  * over WS_MAX_CONNECTIONS_PER_IP from its address: HTTP 429.
  */
-import uWS, { type HttpResponse, type TemplatedApp, type WebSocket } from 'uWebSockets.js'
+import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import { TokenBucket, type RateLimit } from '../../../platform/limits/index.js'
-import { problemReply, reply } from '../../../platform/http/index.js'
+import { problemReply, remoteAddress, reply } from '../../../platform/http/index.js'
 import type { SlowBound } from './buffer-budget.js'
 import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
 import { errorMessage, subscribedMessage, unsubscribedMessage, type LiveError } from './messages.js'
@@ -150,5 +150,3 @@ export function admission(hub: LiveHub, address: string, limits: LiveLimits) {
   }
   return undefined
 }
-
-export const remoteAddress = (res: HttpResponse) => Buffer.from(res.getRemoteAddressAsText()).toString()

@@ -1,7 +1,8 @@
 /**
  * What the gateway knows of the chain: the supported tokens (the settlement contract's directory, kept
  * current on admin events) looked up by domain separator or address without a round trip, their
- * EIP-712 domains, and the reads its answers need (balances, permit nonces, fees).
+ * EIP-712 domains, and the reads its answers need (balances, permit nonces, fees), kept until the chain
+ * moves (head-cache.ts).
  */
 import { erc20Abi, type Hex, type PublicClient } from 'viem'
 import { settlementAbi } from '../../../chain/index.js'
@@ -13,6 +14,7 @@ import type { TokenDomain } from '../../../wire/index.js'
 import { ConfigError } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import { GatewayRefusal } from '../input/gateway-refusal.js'
+import { HeadCache } from './head-cache.js'
 
 export interface GatewayChain {
   publicClient: PublicClient
@@ -27,6 +29,10 @@ export interface GatewayChain {
   feesOn(principal: bigint, acquirerId: Hex): Promise<bigint>
   /** `breakdownTransferAmount(total, acquirerId)`. */
   breakdown(total: bigint, acquirerId: Hex): Promise<{ principal: bigint; fees: bigint }>
+  /** A new head: every read is asked again. */
+  headMoved(): void
+  /** A submission of `owner` was mined or failed: its nonces and balances are asked again. */
+  ownerMoved(owner: Hex): void
   stop(): void
 }
 
@@ -65,6 +71,8 @@ export async function openGatewayChain(params: OpenGatewayChainParams): Promise<
     throw new ConfigError(`CHAIN_ID is ${chainId} but RPC_URL ${params.rpcUrl} serves chain ${directory.chainId}`)
   }
   index = indexTokens(directory)
+  const cache = new HeadCache()
+  const cached = <T>(key: string, load: () => Promise<T>) => cache.read(key.toLowerCase(), load)
 
   return {
     publicClient,
@@ -76,14 +84,21 @@ export async function openGatewayChain(params: OpenGatewayChainParams): Promise<
     },
     tokenAt: (address) => index.byAddress.get(address),
     tokenDomain: (token) => ({ name: token.name, version: token.version, chainId, verifyingContract: token.address }),
-    balanceOf: (token, holder) => publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder] }),
-    nonceOf: (token, owner) => publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [owner] }),
+    balanceOf: (token, holder) =>
+      cached(`balance:${token}:${holder}`, () => publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder] })),
+    nonceOf: (token, owner) =>
+      cached(`nonce:${token}:${owner}`, () => publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [owner] })),
     feesOn: (principal, acquirerId) =>
-      publicClient.readContract({ address: contract, abi: settlementAbi, functionName: 'calculateFees', args: [principal, acquirerId] }),
-    async breakdown(total, acquirerId) {
-      const [principal, fees] = await publicClient.readContract({ address: contract, abi: settlementAbi, functionName: 'breakdownTransferAmount', args: [total, acquirerId] })
-      return { principal, fees }
-    },
+      cached(`fees:${principal}:${acquirerId}`, () =>
+        publicClient.readContract({ address: contract, abi: settlementAbi, functionName: 'calculateFees', args: [principal, acquirerId] }),
+      ),
+    breakdown: (total, acquirerId) =>
+      cached(`breakdown:${total}:${acquirerId}`, async () => {
+        const [principal, fees] = await publicClient.readContract({ address: contract, abi: settlementAbi, functionName: 'breakdownTransferAmount', args: [total, acquirerId] })
+        return { principal, fees }
+      }),
+    headMoved: () => cache.clear(),
+    ownerMoved: (owner) => cache.forget(owner.toLowerCase()),
     stop: () => watch.stop(),
   }
 }

@@ -32,6 +32,7 @@ export function watchBalances(chain: GatewayChain, registry: ConnectionRegistry,
   const tick = async () => {
     try {
       const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
+      if (head !== last) chain.headMoved()
       if (last !== undefined && head > last && registry.balanceWatchers.size > 0) {
         const candidates = head - last > MAX_LOG_RANGE ? everySubscription(registry, chain) : await movedSince(last + 1n, head, chain, registry)
         await pushChanges(candidates, chain)

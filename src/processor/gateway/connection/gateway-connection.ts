@@ -6,9 +6,12 @@
 import type { WebSocket } from 'uWebSockets.js'
 import type { Hex } from 'viem'
 import type { ServerMessage } from '../../../wire/index.js'
+import type { TokenBucket } from '../../../platform/limits/index.js'
 import { RateLimiter, type RateLimits } from './rate-limiter.js'
 
 export interface SocketData {
+  /** The client's IP address. */
+  remoteAddress: string
   conn?: GatewayConnection
 }
 
@@ -28,9 +31,12 @@ export class GatewayConnection {
     private readonly ws: WebSocket<SocketData>,
     readonly openedAt: number,
     limits: RateLimits,
+    /** The client's IP address, and the message budget all of its connections share. */
+    readonly remoteAddress: string,
+    addressBudget: TokenBucket,
   ) {
     this.lastMessageAt = openedAt
-    this.limiter = new RateLimiter(limits, openedAt)
+    this.limiter = new RateLimiter(limits, openedAt, addressBudget)
   }
 
   send(message: ServerMessage): void {

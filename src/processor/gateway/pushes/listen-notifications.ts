@@ -9,13 +9,14 @@ import type { Database } from '../../db/index.js'
 import type { Listener } from '../../db/index.js'
 import { channels, type StatusNotice } from '../../db/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
+import type { GatewayChain } from '../chain/gateway-chain.js'
 import type { ConnectionRegistry } from '../connection/connection-registry.js'
 import type { RelayerMonitor } from './relayer-monitor.js'
 
-export function listenNotifications(db: Database, registry: ConnectionRegistry, relayer: RelayerMonitor, log: Logger): Promise<Listener> {
+export function listenNotifications(db: Database, registry: ConnectionRegistry, relayer: RelayerMonitor, chain: GatewayChain, log: Logger): Promise<Listener> {
   const onNotify = (channel: string, payload: string) => {
     try {
-      if (channel === channels.status) pushStatus(registry, JSON.parse(payload) as StatusNotice)
+      if (channel === channels.status) pushStatus(registry, chain, JSON.parse(payload) as StatusNotice)
       else if (channel === channels.relayer) void relayer.refresh()
       else if (channel === claimChannel) {
         const claim = JSON.parse(payload) as ConnectionClaim
@@ -28,6 +29,8 @@ export function listenNotifications(db: Database, registry: ConnectionRegistry, 
   return db.listen([channels.status, channels.relayer, claimChannel], onNotify, () => void relayer.refresh())
 }
 
-function pushStatus(registry: ConnectionRegistry, { callerAddress, ...status }: StatusNotice): void {
+function pushStatus(registry: ConnectionRegistry, chain: GatewayChain, { callerAddress, ...status }: StatusNotice): void {
+  // Before the wallet hears of it: its next nonce read must see the mined transaction.
+  if (status.status === 'SUCCESS' || status.status === 'FAILURE') chain.ownerMoved(callerAddress)
   registry.get(callerAddress.toLowerCase() as Hex)?.send({ type: 'SUBMISSION_STATUS', ...status })
 }
