@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import type { Browser, Page } from 'puppeteer-core'
 import type { Settlement } from '../../src/wire/settlement.js'
+import { connect as connectTo, createServer, type Socket } from 'node:net'
 import { startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { launchChromium, markPage, screenshot, wasReloaded } from './browser-helpers.js'
@@ -38,20 +39,54 @@ after(async () => {
   await chain?.stop()
 })
 
-/** A page that records console errors, failed loads and any request leaving the explorer. */
-async function openPage(path = '/', viewport = { width: 1280, height: 900 }): Promise<Page> {
+/**
+ * A page that records console errors, failed loads and any request leaving the explorer (or `base`, a
+ * relay to it). With `outage`, the browser's own reports of the stream's failed reconnects are expected.
+ */
+async function openPage(path = '/', viewport = { width: 1280, height: 900 }, { base = explorer.url, outage = false } = {}): Promise<Page> {
   const page = await browser.newPage()
   await page.setViewport(viewport)
   page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`)
+    if (message.type() !== 'error') return
+    if (outage && message.location().url?.includes('/events/stream')) return
+    consoleErrors.push(`${page.url()}: ${message.text()}`)
   })
   page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${String(error)}`))
   page.on('request', (request) => {
     const url = request.url()
-    if (!url.startsWith(`${explorer.url}/`) && !url.startsWith('data:')) foreignRequests.push(url)
+    if (!url.startsWith(`${base}/`) && !url.startsWith('data:')) foreignRequests.push(url)
   })
-  await page.goto(explorer.url + path)
+  await page.goto(base + path)
   return page
+}
+
+/** A TCP relay to the explorer that a test can cut: every connection dropped, new ones reset, until restored. */
+async function startRelay(target: number): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>()
+  let down = false
+  const server = createServer((client) => {
+    if (down) return void client.resetAndDestroy()
+    const upstream = connectTo(target, '127.0.0.1')
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.once('close', () => sockets.delete(socket))
+      socket.on('error', () => {})
+    }
+    client.pipe(upstream).pipe(client)
+    client.once('close', () => upstream.destroy())
+    upstream.once('close', () => client.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cut() {
+      down = true
+      for (const socket of sockets) socket.resetAndDestroy()
+    },
+    restore: () => void (down = false),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
 }
 
 /** The bytes as sent (fetch would decode them), checking the encoding the server names. */
@@ -174,7 +209,7 @@ describe('search', () => {
 
   test('by transaction hash lands on that settlement', async () => {
     await search(target.txHash.toUpperCase().replace('0X', '0x'), 'Transaction hash', `#/tx/${target.txHash}`)
-    await page.waitForSelector('#view dl.fields')
+    await page.waitForSelector('#view[data-view="tx"] dl.fields')
     const text = await page.$eval('#view', (view) => view.textContent ?? '')
     assert.match(text, /^Transaction/)
     for (const value of [target.txHash, target.payer, target.recipient, target.orderReference, target.domainSeparator]) assert.ok(text.includes(value), value)
@@ -182,7 +217,7 @@ describe('search', () => {
 
   test('by order reference lands on the settlement carrying it', async () => {
     await search(target.orderReference, 'Order reference', `#/order/${target.orderReference}`)
-    await page.waitForSelector('#view dl.fields')
+    await page.waitForSelector('#view[data-view="order"] dl.fields')
     const text = await page.$eval('#view', (view) => view.textContent ?? '')
     assert.match(text, /^Order reference/)
     assert.ok(text.includes(target.txHash))
@@ -264,7 +299,7 @@ describe('at phone width (390 px)', () => {
     for (const [path, ready, name] of [
       ['/', '#view tbody tr', 'explorer-4-phone-feed'],
       [`/#/address/${target.recipient}`, '#view tbody tr', 'explorer-5-phone-address'],
-      [`/#/tx/${target.txHash}`, '#view dl.fields', 'explorer-6-phone-settlement'],
+      [`/#/tx/${target.txHash}`, '#view[data-view="tx"] dl.fields', 'explorer-6-phone-settlement'],
       [`/#/events?token=${target.token}`, '#view tbody tr', 'explorer-8-phone-filters'],
     ] as const) {
       const page = await openPage(path, { width: 390, height: 844 })
@@ -274,6 +309,28 @@ describe('at phone width (390 px)', () => {
       await screenshot(page, name)
       await page.close()
     }
+  })
+})
+
+describe('a network drop', () => {
+  test('the feed resumes with Last-Event-ID: a settlement indexed while the network was down shows once, without a reload', async () => {
+    const relay = await startRelay(explorer.port)
+    const page = await openPage('/', undefined, { base: relay.url, outage: true })
+    await page.waitForSelector('#view tbody tr')
+    await markPage(page)
+    relay.cut()
+    const [missed] = await sendSettlements(chain, 1)
+    await waitForHead(chain, explorer.url)
+    relay.restore()
+    // The browser retries the stream after its own delay (about 3 s in Chromium), sending Last-Event-ID.
+    await page.waitForSelector(`#view tbody tr[data-tx="${missed!.txHash}"]`, { timeout: 15_000 })
+    const [after] = await sendSettlements(chain, 1)
+    await page.waitForSelector(`#view tbody tr[data-tx="${after!.txHash}"]`, { timeout: 2000 })
+    const shown = await page.$$eval('#view tbody tr', (rows) => rows.map((row) => row.getAttribute('data-key')))
+    assert.equal(new Set(shown).size, shown.length, 'no settlement twice')
+    assert.equal(await wasReloaded(page), false)
+    await page.close()
+    await relay.close()
   })
 })
 

@@ -1,11 +1,11 @@
 /**
  * An address's settlements as payer or recipient (the `address` filter), newest first with older pages
- * on demand, live while open, and its totals: exact counts from the explorer's `total`.
+ * on demand, live while open (follow-newest.ts), and its totals: exact counts from the explorer's `total`.
  */
 import { el } from './dom.js'
 import { eventsPage } from './explorer-api.js'
+import { followNewest } from './follow-newest.js'
 import { LiveTable } from './live-table.js'
-import { followStream } from './live-stream.js'
 import { settlementTable } from './settlement-row.js'
 
 const PAGE = 25
@@ -19,23 +19,20 @@ export function addressView(root: HTMLElement, address: string): () => void {
   const live = new LiveTable(body, KEPT_ROWS)
   root.append(el('h1', {}, 'Address ', el('span', { class: 'mono heading-hex' }, address)), totals, el('div', { class: 'bar' }, status), el('div', { class: 'table-wrap' }, table), older)
 
+  const fail = (error: Error) => (status.textContent = error.message)
   let cursor: string | null = null
-  const showPage = (params: Record<string, string>) =>
-    eventsPage({ address, limit: String(PAGE), ...params }).then((page) => {
-      live.append(page.events)
-      cursor = page.nextCursor
-      older.hidden = cursor === null
-      return page
-    })
+  const showMore = (next: string | null) => {
+    cursor = next
+    older.hidden = cursor === null
+  }
+  older.addEventListener('click', () => {
+    if (cursor) eventsPage({ address, limit: String(PAGE), cursor }).then((page) => (live.append(page.events), showMore(page.nextCursor)), fail)
+  })
   const count = async () => {
     const [all, asPayer, asRecipient] = await Promise.all([eventsPage({ address, limit: '1' }), eventsPage({ payer: address, limit: '1' }), eventsPage({ recipient: address, limit: '1' })])
     const plural = (n: number) => `${n.toLocaleString('en-US')} settlement${n === 1 ? '' : 's'}`
     totals.textContent = `${plural(all.total)}: ${asPayer.total.toLocaleString('en-US')} as payer, ${asRecipient.total.toLocaleString('en-US')} as recipient`
   }
-  older.addEventListener('click', () => {
-    if (cursor) void showPage({ cursor }).catch((error: Error) => (status.textContent = error.message))
-  })
-  const fail = (error: Error) => (status.textContent = error.message)
   // Counts follow live changes at most once a second, however busy the address.
   let recounting: ReturnType<typeof setTimeout> | undefined
   const recount = () => {
@@ -44,23 +41,17 @@ export function addressView(root: HTMLElement, address: string): () => void {
       count().catch(fail)
     }, 1000)
   }
-  const stop = followStream(
-    { address },
-    {
-      opened(first) {
-        if (first) showPage({}).then(count).catch(fail)
-      },
-      settlement(settlement) {
-        live.push(settlement)
-        recount()
-      },
-      removed(settlement) {
-        live.remove(settlement)
-        recount()
-      },
-      state: (text) => (status.textContent = text),
+  const stop = followNewest({
+    filter: { address },
+    table: live,
+    pageSize: PAGE,
+    state: (text) => (status.textContent = text),
+    loaded: (page) => {
+      showMore(page.nextCursor)
+      count().catch(fail)
     },
-  )
+    changed: recount,
+  })
   return () => {
     clearTimeout(recounting)
     stop()

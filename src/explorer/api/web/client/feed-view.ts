@@ -1,11 +1,9 @@
 /**
- * The home view: the newest settlements, live. The stream opens first and the newest page is read once
- * it is open, so nothing committed in between is missed (a settlement in both shows once).
+ * The home view: the newest settlements, live (follow-newest.ts), with a pause button.
  */
 import { el } from './dom.js'
-import { eventsPage } from './explorer-api.js'
+import { followNewest } from './follow-newest.js'
 import { LiveTable } from './live-table.js'
-import { followStream } from './live-stream.js'
 import { settlementTable } from './settlement-row.js'
 
 /** Rows kept on screen; at 200 settlements a second older ones leave within a second. */
@@ -26,25 +24,12 @@ export function feedView(root: HTMLElement): () => void {
   const filter = el('a', { href: '#/events', class: 'filter-link' }, 'Filter and page through all')
   root.append(el('div', { class: 'bar' }, el('h1', {}, 'Latest settlements'), status, pause, waiting, filter), el('div', { class: 'table-wrap' }, table))
   const empty = el('p', { class: 'muted' }, 'No settlements yet; new ones appear here as they are indexed.')
-  return followStream(
-    {},
-    {
-      opened(first) {
-        if (!first) return
-        eventsPage({ limit: String(FEED_ROWS) }).then(
-          (page) => {
-            live.append(page.events)
-            if (live.size === 0) root.append(empty)
-          },
-          (error: Error) => (status.textContent = error.message),
-        )
-      },
-      settlement(settlement) {
-        empty.remove()
-        live.push(settlement)
-      },
-      removed: (settlement) => live.remove(settlement),
-      state: (text) => (status.textContent = text),
-    },
-  )
+  return followNewest({
+    filter: {},
+    table: live,
+    pageSize: FEED_ROWS,
+    state: (text) => (status.textContent = text),
+    loaded: () => live.size === 0 && root.append(empty),
+    changed: () => empty.remove(),
+  })
 }

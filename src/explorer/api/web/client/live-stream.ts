@@ -1,7 +1,8 @@
 /**
- * Follows `/events/stream` with an EventSource: the browser itself reconnects after a network drop and
- * sends `Last-Event-ID`, so the explorer replays what was missed. A refusal the EventSource gives up on
- * (429 or 503 while the server is full) is retried here with `since` set to the last cursor seen.
+ * Follows `/events/stream` with an EventSource: the browser itself reconnects after a network drop with
+ * the same URL (`since`) and `Last-Event-ID` once it has seen an event, so the explorer replays what was
+ * missed. A refusal the EventSource gives up on (429 or 503 while the server is full) is retried here with
+ * `since` set to the last cursor seen.
  */
 import type { Settlement } from '../../../../wire/index.js'
 
@@ -15,10 +16,10 @@ export interface StreamHandlers {
 
 const RETRY_MS = 3000
 
-/** Starts following; the returned function stops. */
-export function followStream(filter: Record<string, string>, handlers: StreamHandlers): () => void {
+/** Starts following, after `since` when given (a cursor); the returned function stops. */
+export function followStream(filter: Record<string, string>, handlers: StreamHandlers, since?: string): () => void {
   let source: EventSource | undefined
-  let lastCursor: string | undefined
+  let lastCursor = since
   let opened = false
   let retry: ReturnType<typeof setTimeout> | undefined
   const connect = () => {
