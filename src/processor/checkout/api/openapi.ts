@@ -141,7 +141,7 @@ export function checkoutOpenApi() {
       title: 'Checkout engine — merchant API',
       version: packageJson.version,
       description: [
-        'Charges paid on the chain through the settlement contract, their payments, and the webhooks that report them (PROCESSOR.md §4).',
+        'Charges paid on the chain through the settlement contract, their payments, and the webhooks that report them.',
         '',
         '**Mutual TLS**: a client certificate issued by the processor CA for the merchant (SAN `urn:merchant:<id>`), unexpired and not revoked, or the handshake fails before HTTP. A certificate the database does not know for its merchant, or revoked while a connection was kept alive, is a 401.',
         '',
