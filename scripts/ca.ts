@@ -1,6 +1,6 @@
 /**
  * `npm run ca`: the certificate authority alone — its admin API on 127.0.0.1:CA_PORT and the processor
- * database (DATABASE_URL, or the embedded one). Settings: see the README.
+ * database (DATABASE_URL, or the embedded one). Settings: see docs/.
  */
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'

@@ -3,7 +3,7 @@
  * https://CHECKOUT_HOST:CHECKOUT_PORT and reconciliation (active here or standing by behind another
  * replica) against RPC_URL / SETTLEMENT_CONTRACT (or the devnet's deployment file on chain 31337), the
  * explorer at EXPLORER_URL and the processor database, with this replica's webhook delivery worker.
- * Settings: see the README.
+ * Settings: see docs/.
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
@@ -28,7 +28,7 @@ CA_DATA_DIR, .data/ca), CA_KEY_PATH, CHECKOUT_DOMAIN, CHECKOUT_WIDGET_URL (http:
 CHARGE_TTL_SECONDS (900), CONFIRMATION_BLOCKS (0), POLL_INTERVAL_MS, CHECKOUT_EXPIRY_SWEEP_MS (1000),
 CHECKOUT_STANDBY_POLL_MS (1000), DATABASE_URL (else an embedded PostgreSQL in EMBEDDED_POSTGRES_DIR), LOG_LEVEL (info),
 and the webhook delivery's WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY (both required off chain 31337),
-WEBHOOK_* (README, Webhooks).
+WEBHOOK_* (docs/checkout.md, Webhooks).
 On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`,
     options: {},
   },

@@ -1,6 +1,6 @@
 /**
  * `npm run data-service`: the public configuration directory alone, against RPC_URL /
- * SETTLEMENT_CONTRACT (or the local devnet's deployment file on chain 31337). Settings: see the README.
+ * SETTLEMENT_CONTRACT (or the local devnet's deployment file on chain 31337). Settings: see docs/.
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'

@@ -1,7 +1,7 @@
 /**
  * `npm run store`: the demo store alone on http://STORE_HOST:STORE_PORT, buying through the checkout
  * engine's merchant API (CHECKOUT_URL) with the demo merchant in DEMO_MERCHANT_DIR, which `npm start`
- * sets up. Settings: see the README.
+ * sets up. Settings: see docs/.
  */
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'

@@ -1,6 +1,6 @@
 /**
  * `npm run explorer`: runs the explorer alone against RPC_URL / SETTLEMENT_CONTRACT (or the local
- * devnet's deployment file). Settings are read from the environment; see the README.
+ * devnet's deployment file). Settings are read from the environment; see docs/.
  */
 import { existsSync } from 'node:fs'
 import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'

@@ -2,7 +2,7 @@
  * `npm run gateway`: the wallet gateway and a broadcast submitter (active, or standby behind another
  * process holding the relayer's lock) against RPC_URL / SETTLEMENT_CONTRACT (or the local devnet's
  * deployment file on chain 31337) and the processor database (DATABASE_URL, or the embedded one).
- * `SUBMITTER=off` runs the gateway alone. Settings: see the README.
+ * `SUBMITTER=off` runs the gateway alone. Settings: see docs/.
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'

@@ -13,7 +13,7 @@
  *    order is paid), the explorer's total, the user, start and stop times;
  * 4. checks compose.yaml with the engine's compose (`config`, or podman-compose's `--dry-run`).
  *
- * Prints a Markdown table of the figures (the README's "Measured" lines come from it); exits 1 on a failure.
+ * Prints a Markdown table of the figures (docs/images.md's "Measured" lines come from it); exits 1 on a failure.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'

@@ -1,7 +1,7 @@
 /**
  * `npm run widget`: the checkout widget alone — the payment pages on http://WIDGET_HOST:WIDGET_PORT/s/<charge id>
  * against the processor database (where the checkout engine keeps charges) and the chain's token list.
- * Settings: see the README.
+ * Settings: see docs/.
  */
 import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'

@@ -9,7 +9,7 @@
  *   Every file is flat in the output directory: modules that locate files from `import.meta.url` (the
  *   worker, `migrations/`) see the same directory whichever chunk their code lands in.
  * - Plain JavaScript packages (viem, undici, ajv, qrcode, standardwebhooks) are bundled: a piece then
- *   loads a few files instead of hundreds, which halves its start (see the README). The `EXTERNAL` ones
+ *   loads a few files instead of hundreds, which halves its start (see docs/images.md). The `EXTERNAL` ones
  *   resolve from `node_modules` at run time, so the output directory must sit where a `node_modules` is
  *   found above it. The image installs production dependencies only: a bundle loading a package that
  *   install lacks (read from package-lock.json) is an error, and a package our code imports without

@@ -140,7 +140,7 @@ export function renderReport(r: SoakResult): string {
     '',
     '- Faults come one at a time. A reorg is made only while the explorer is caught up and every subscriber',
     '  is connected, and the next fault waits until the explorer has indexed the new branch: cursors are chain',
-    '  positions, so a subscriber away while a rollback is announced is never told of it (README, SDK,',
+    '  positions, so a subscriber away while a rollback is announced is never told of it (docs/sdk.md,',
     '  "Not covered"). Production runs with CONFIRMATION_BLOCKS 12, where that takes a reorg deeper than 12',
     '  blocks; the soak runs with 0 so that its reorgs reach the subscribers at all.',
     '- The reorgs never lose a transaction for good (each one taken back is mined again): a relayer',

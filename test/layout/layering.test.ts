@@ -1,5 +1,5 @@
 /**
- * Keeps the layout of `src/` (README, "Code map"): imports point down, the explorer and the processor
+ * Keeps the layout of `src/` (docs/architecture.md): imports point down, the explorer and the processor
  * meet only through the SDK and `wire/`, a piece is entered through its `index.ts`, and no two pieces
  * import each other. The rules are checked on the real tree, and each rule is shown failing on a
  * made-up import so that the check itself cannot rot into one that passes everything.
