@@ -12,9 +12,13 @@ import { after, before, describe, test } from 'node:test'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import type { Browser, Page } from 'puppeteer-core'
 import type { Settlement } from '../../src/wire/settlement.js'
+import { rmSync } from 'node:fs'
 import { connect as connectTo, createServer, type Socket } from 'node:net'
-import { startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
+import { startExplorer } from '../../src/explorer/start-explorer.js'
+import { getJson, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
 import { launchChromium, markPage, screenshot, wasReloaded } from './browser-helpers.js'
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
@@ -331,6 +335,64 @@ describe('a network drop', () => {
     assert.equal(await wasReloaded(page), false)
     await page.close()
     await relay.close()
+  })
+})
+
+describe('a flood of 200 settlements a second', () => {
+  test('rows are drawn once per frame, the table stays at 100 rows, frames keep coming, and the newest ends on top', async (t) => {
+    const contract = '0x5e771e0000000000000000000000000000000003' as const
+    const scripted = new ScriptedChain({ contract, genesisTimestamp: Math.floor(Date.now() / 1000) - 3600 })
+    let n = 0
+    const settlement = (): ScriptedSettlement => {
+      n++
+      const hex = (prefix: string, i: number, bytes: number) => `0x${prefix}${(i % 7).toString(16).padStart(bytes * 2 - prefix.length, '0')}` as const
+      return { token: hex('70', n % 2, 20), payer: hex('9a', n, 20), recipient: hex('4e', n + 3, 20), amount: BigInt(n) * 10_000n, fee: 2_500_000n, reference: `0x${n.toString(16).padStart(32, '0')}${'0'.repeat(32)}`, domainSeparator: `0x${'d5'.repeat(32)}` }
+    }
+    scripted.mine(Array.from({ length: 5 }, settlement))
+    const dataDir = tempDataDir()
+    const flooded = await startExplorer(
+      explorerOptionsFromEnv({ CHAIN_ID: '31337', RPC_URL: 'http://127.0.0.1:1', SETTLEMENT_CONTRACT: contract, START_BLOCK: '1', EXPLORER_PORT: '0', POLL_INTERVAL_MS: '10', QUERY_WORKERS: '0', LOG_LEVEL: 'error', DATA_DIR: dataDir }),
+      { source: scripted.source() },
+    )
+    try {
+      const page = await openPage('/', undefined, { base: flooded.url })
+      await page.waitForSelector('#view tbody tr')
+      // As a string: the test's own functions carry tsx's name helpers, which the page has not.
+      await page.evaluate(`(() => {
+        const probe = { frames: [], drawn: 0, running: true }
+        window.probe = probe
+        requestAnimationFrame(function tick(time) {
+          probe.frames.push(time)
+          if (probe.running) requestAnimationFrame(tick)
+        })
+        new MutationObserver(() => probe.drawn++).observe(document.querySelector('#view tbody'), { childList: true })
+      })()`)
+      // 20 settlements every 100 ms for 5 s: 1,000 at 200 a second.
+      for (let i = 0; i < 50; i++) {
+        scripted.mine(Array.from({ length: 20 }, settlement), 1)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      const newest = ((await getJson(flooded.url, '/events?limit=1')).body.events as Settlement[])[0]!
+      await waitFor('the newest on top', async () => (await page.$eval('#view tbody tr', (row) => row.getAttribute('data-tx'))) === newest.txHash || undefined, 10_000)
+      const probe = await page.evaluate(() => {
+        const p = (window as unknown as { probe: { frames: number[]; drawn: number; running: boolean } }).probe
+        p.running = false
+        return p
+      })
+      const gaps = probe.frames.slice(1).map((time, i) => time - probe.frames[i]!).sort((a, b) => a - b)
+      const p95 = gaps[Math.floor(gaps.length * 0.95)]!
+      t.diagnostic(`${probe.drawn} table updates in ${probe.frames.length} frames; frame interval p95 ${p95.toFixed(1)} ms, longest ${gaps.at(-1)!.toFixed(1)} ms`)
+      assert.equal(await rowCount(page), 100)
+      const keys = await page.$$eval('#view tbody tr', (rows) => rows.map((row) => row.getAttribute('data-key')))
+      assert.equal(new Set(keys).size, 100)
+      assert.ok(probe.drawn <= probe.frames.length + 1, `${probe.drawn} table updates in ${probe.frames.length} frames`)
+      assert.ok(probe.drawn < 200, `1,000 settlements in ${probe.drawn} table updates`)
+      assert.ok(p95 < 100, `95th percentile frame interval ${p95.toFixed(1)} ms (longest ${gaps.at(-1)!.toFixed(1)} ms) over ${gaps.length} frames`)
+      await page.close()
+    } finally {
+      await flooded.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -7,6 +7,8 @@ import type { Settlement } from '../../../../wire/index.js'
 import { settlementKey } from './format.js'
 import { settlementRow, strikeRow } from './settlement-row.js'
 
+const HIGHLIGHT_AT_MOST = 5
+
 export class LiveTable {
   #pending: Settlement[] = []
   #paused = false
@@ -64,12 +66,14 @@ export class LiveTable {
     this.#frame = undefined
     if (this.#paused || this.#pending.length === 0) return
     const fragment = document.createDocumentFragment()
+    // A few arrivals are highlighted; a burst is not, as a hundred animated rows would be repainted every frame.
+    const highlight = this.#pending.length <= HIGHLIGHT_AT_MOST
     for (let i = this.#pending.length - 1; i >= 0; i--) {
       const settlement = this.#pending[i]!
       const key = settlementKey(settlement)
       if (this.#rows.has(key)) continue
       const row = settlementRow(settlement)
-      row.classList.add('arrived')
+      if (highlight) row.classList.add('arrived')
       this.#rows.set(key, row)
       fragment.append(row)
     }
