@@ -52,8 +52,9 @@ async function openPage(path = '/', viewport = { width: 1280, height: 900 }, { b
   await page.setViewport(viewport)
   page.on('console', (message) => {
     if (message.type() !== 'error') return
-    if (outage && message.location().url?.includes('/events/stream')) return
-    consoleErrors.push(`${page.url()}: ${message.text()}`)
+    const source = message.location().url ?? ''
+    if (outage && (source.includes('/events/stream') || /net::ERR_/.test(message.text()))) return
+    consoleErrors.push(`${page.url()}: ${message.text()} (${source})`)
   })
   page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${String(error)}`))
   page.on('request', (request) => {
