@@ -1,0 +1,60 @@
+/**
+ * The explorer page's assets are the same bytes under tsx and in the build: `npm run build` puts the
+ * compilation inside the bundle (scripts/build/web-assets-plugin.ts), and the compiled explorer, run with
+ * plain node, serves the page and every asset — names, bytes, brotli and gzip — exactly as the tsx
+ * explorer compiles them on first use.
+ */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { get, type IncomingMessage } from 'node:http'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { buildPieces } from '../../scripts/build/build-pieces.js'
+import { loadWebAssets } from '../../src/explorer/api/index.js'
+import { waitFor } from '../helpers/explorer.js'
+import { freePort, root } from './image-app.js'
+
+// Inside the repository, so that the bundle finds node_modules above it.
+mkdirSync(join(root, '.data'), { recursive: true })
+const outdir = mkdtempSync(join(root, '.data', 'web-build-'))
+const dataDir = mkdtempSync(join(root, '.data', 'web-build-data-'))
+after(() => {
+  rmSync(outdir, { recursive: true, force: true })
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+/** The body as sent: fetch would decode it. */
+async function rawGet(url: string, acceptEncoding: string): Promise<{ encoding: string | undefined; body: Buffer }> {
+  const response = await new Promise<IncomingMessage>((resolve, reject) => get(url, { headers: { 'accept-encoding': acceptEncoding } }, resolve).once('error', reject))
+  const chunks: Buffer[] = []
+  for await (const chunk of response) chunks.push(chunk as Buffer)
+  return { encoding: response.headers['content-encoding'], body: Buffer.concat(chunks) }
+}
+
+test('the built explorer serves the very assets tsx compiles', async () => {
+  await buildPieces(outdir)
+  const port = await freePort()
+  const child = spawn(process.execPath, [join(outdir, 'explorer.js')], {
+    env: { ...process.env, RPC_URL: 'http://127.0.0.1:1', SETTLEMENT_CONTRACT: '0x5e771e0000000000000000000000000000000004', EXPLORER_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+    stdio: 'ignore',
+  })
+  try {
+    const url = `http://127.0.0.1:${port}`
+    const page = await waitFor('the built explorer', () => fetch(url, { headers: { accept: 'text/html' } }).catch(() => undefined), 30_000)
+    assert.match(page.headers.get('content-type')!, /^text\/html/)
+    const html = await page.text()
+    const compiled = await loadWebAssets()
+    assert.deepEqual([...html.matchAll(/"\/assets\/([^"]+)"/g)].map((m) => m[1]).sort(), compiled.files.map((file) => file.name).sort())
+    for (const file of compiled.files) {
+      for (const [coding, bytes] of [['identity', file.identity], ['gzip', file.gzip], ['br', file.br]] as const) {
+        const response = await rawGet(`${url}/assets/${file.name}`, coding)
+        assert.equal(response.encoding, coding === 'identity' ? undefined : coding)
+        assert.ok(Buffer.from(bytes).equals(response.body), `${file.name} (${coding}) is the same bytes`)
+      }
+    }
+    assert.equal((await (await fetch(url)).json()).name, 'settlement-explorer')
+  } finally {
+    child.kill('SIGKILL')
+  }
+})
