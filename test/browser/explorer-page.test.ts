@@ -317,6 +317,35 @@ describe('at phone width (390 px)', () => {
   })
 })
 
+describe('keyboard and colour scheme', () => {
+  test('the search box is reached with Tab and answers Enter', async () => {
+    const page = await openPage('/')
+    await page.waitForSelector('#view tbody tr')
+    const target = (await explorer.get('/events?limit=1')).body.events[0] as Settlement
+    const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName)
+    await page.keyboard.press('Tab')
+    assert.equal(await focused(), 'brand')
+    await page.keyboard.press('Tab')
+    assert.equal(await focused(), 'search-input')
+    await page.keyboard.type(target.recipient)
+    await Promise.all([page.waitForFunction((h: string) => location.hash === h, {}, `#/address/${target.recipient}`), page.keyboard.press('Enter')])
+    await page.waitForSelector('#view[data-view="address"] tbody tr')
+    await page.close()
+  })
+
+  test('light and dark follow prefers-color-scheme', async () => {
+    const page = await openPage('/', { width: 390, height: 844 })
+    await page.waitForSelector('#view tbody tr')
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }])
+    assert.equal(await background(), 'rgb(255, 255, 255)')
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }])
+    assert.equal(await background(), 'rgb(17, 19, 24)')
+    await screenshot(page, 'explorer-9-phone-dark')
+    await page.close()
+  })
+})
+
 describe('a network drop', () => {
   test('the feed resumes with Last-Event-ID: a settlement indexed while the network was down shows once, without a reload', async () => {
     const relay = await startRelay(explorer.port)
