@@ -11,7 +11,8 @@ import { get, type IncomingMessage } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import type { Browser, Page } from 'puppeteer-core'
-import type { Settlement } from '../../src/wire/settlement.js'
+import type { Settlement, Stats } from '../../src/wire/settlement.js'
+import { displayAmount } from '../../src/wire/display-amount.js'
 import { rmSync } from 'node:fs'
 import { connect as connectTo, createServer, type Socket } from 'node:net'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
@@ -164,6 +165,22 @@ describe('the live feed', () => {
     await screenshot(page, 'explorer-1-feed')
   })
 
+  /** Waits until the totals table shows /stats's counts; returns those figures. */
+  async function totalsMatchStats(): Promise<Stats['byToken']> {
+    const { byToken } = (await explorer.get('/stats')).body as Stats
+    await waitFor('the totals', async () => {
+      const shown = await page.$$eval('#view .totals-table tr[data-token]', (rows) => rows.map((row) => [row.getAttribute('data-token'), (row as HTMLTableRowElement).cells[1]!.textContent]))
+      return JSON.stringify(shown) === JSON.stringify(Object.entries(byToken).map(([token, t]) => [token, t.settlements.toLocaleString('en-US')])) || undefined
+    }, 5000)
+    return byToken
+  }
+
+  test('totals per token equal /stats', async () => {
+    const [token, figures] = Object.entries(await totalsMatchStats())[0]!
+    const volume = await page.$eval(`#view .totals-table tr[data-token="${token}"]`, (row) => (row as HTMLTableRowElement).cells[2]!.textContent)
+    assert.equal(volume, `${displayAmount(figures.volume, figures.decimals)} ${figures.symbol}`)
+  })
+
   test('a settlement sent now appears at the top within 2 s, without a reload', async () => {
     const [sent] = await sendSettlements(chain, 1)
     const mined = Date.now()
@@ -172,6 +189,7 @@ describe('the live feed', () => {
     assert.ok(shownAfter <= 2000, `shown ${shownAfter} ms after it was mined`)
     assert.equal(await page.$eval('#view tbody tr', (row) => row.getAttribute('data-tx')), sent!.txHash)
     assert.equal(await wasReloaded(page), false)
+    await totalsMatchStats()
   })
 
   test('pause holds new settlements back; resume shows them', async () => {
@@ -192,6 +210,7 @@ describe('the live feed', () => {
     assert.match(await page.$eval(`#view tbody tr[data-tx="${doomed!.txHash}"]`, (row) => row.textContent ?? ''), /removed by a reorg/)
     await sendSettlements(chain, 1)
     await waitForHead(chain, explorer.url)
+    await totalsMatchStats()
     await screenshot(page, 'explorer-2-feed-reorg')
   })
 })
