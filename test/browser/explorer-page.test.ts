@@ -422,7 +422,11 @@ describe('a flood of 200 settlements a second', () => {
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       const newest = ((await getJson(flooded.url, '/events?limit=1')).body.events as Settlement[])[0]!
-      await waitFor('the newest on top', async () => (await page.$eval('#view tbody tr', (row) => row.getAttribute('data-tx'))) === newest.txHash || undefined, 10_000)
+      // Generous: on a busy machine the browser may fall behind, be cut off as a slow consumer and resume.
+      const top = () => page.$eval('#view', (view) => ({ tx: view.querySelector('tbody tr')?.getAttribute('data-tx'), status: view.querySelector('.status')?.textContent }))
+      await waitFor('the newest on top', async () => (await top()).tx === newest.txHash || undefined, 30_000).catch(async (error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(await top())}, newest ${newest.txHash}`)
+      })
       const probe = await page.evaluate(() => {
         const p = (window as unknown as { probe: { frames: number[]; drawn: number; running: boolean } }).probe
         p.running = false
