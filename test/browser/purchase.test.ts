@@ -93,7 +93,7 @@ describe('a purchase in the browser', () => {
 
     await page.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-status') === 'settled', { timeout: 30_000 })
     assert.equal(await page.$eval('#status', (e) => e.textContent), 'Paid')
-    assert.equal(await page.$eval('#settlement a', (a) => [a.textContent, a.getAttribute('href')].join(' ')), `${txHash} ${world.explorer.url}/events/${txHash}`)
+    assert.equal(await page.$eval('#settlement a', (a) => [a.textContent, a.getAttribute('href')].join(' ')), `${txHash} ${world.explorer.url}/#/tx/${txHash}`)
     assert.equal(await wasReloaded(page), false)
     await screenshot(page, 'purchase-2-widget-paid')
 
@@ -269,7 +269,7 @@ describe('a purchase in the browser', () => {
 
     const txHash = world.store.orders().find((o) => o.id === orderId)!.settlementTx!
     const link = await orderPage.$eval('#settlement a', (a) => ({ href: a.getAttribute('href'), text: a.textContent }))
-    assert.deepEqual(link, { href: `${world.explorer.url}/events/${txHash}`, text: `${txHash.slice(0, 10)}…${txHash.slice(-8)}` })
+    assert.deepEqual(link, { href: `${world.explorer.url}/#/tx/${txHash}`, text: `${txHash.slice(0, 10)}…${txHash.slice(-8)}` })
     for (const selector of ['#payment-page', '#demo-wallet']) {
       assert.equal(await orderPage.$eval(selector, (e) => (e as HTMLElement).offsetParent), null, `${selector} is hidden once paid`)
     }

@@ -58,7 +58,7 @@ const style = `
 const shortHash = (hash: string) => (hash.length > 20 ? `${hash.slice(0, 10)}…${hash.slice(-8)}` : hash)
 
 function settlementLink(txHash: Hex, explorerUrl: string): string {
-  const href = `${explorerUrl}/events/${txHash}`
+  const href = `${explorerUrl}/#/tx/${txHash}`
   return `<a class="mono" href="${escapeHtml(href)}" title="${escapeHtml(txHash)}" aria-label="settlement ${escapeHtml(txHash)} in the explorer">${escapeHtml(shortHash(txHash))}</a>`
 }
 

@@ -18,7 +18,7 @@ export const pageScript = `
     settlement.textContent = txHash ? '' : 'none yet';
     if (!txHash) return;
     var link = document.createElement('a');
-    link.href = explorer + '/events/' + txHash;
+    link.href = explorer + '/#/tx/' + txHash;
     link.textContent = txHash;
     settlement.appendChild(link);
   };

@@ -64,7 +64,7 @@ ${qr}
 <dt>Merchant receives</dt><dd>${escapeHtml(amount(charge.amount))}</dd>
 <dt>Fees</dt><dd>${escapeHtml(amount(charge.fees))}</dd>
 <dt>Time left</dt><dd><time id="countdown" datetime="${deadline}">until ${escapeHtml(deadline.replace('T', ' ').slice(0, 19))} UTC</time></dd>
-<dt>Settlement</dt><dd id="settlement" class="mono">${status.txHash ? `<a href="${escapeHtml(`${explorerUrl}/events/${status.txHash}`)}">${status.txHash}</a>` : 'none yet'}</dd>
+<dt>Settlement</dt><dd id="settlement" class="mono">${status.txHash ? `<a href="${escapeHtml(`${explorerUrl}/#/tx/${status.txHash}`)}">${status.txHash}</a>` : 'none yet'}</dd>
 </dl>
 </section>
 </main>`
