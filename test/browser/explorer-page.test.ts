@@ -14,7 +14,7 @@ import type { Browser, Page } from 'puppeteer-core'
 import type { Settlement, Stats } from '../../src/wire/settlement.js'
 import { displayAmount } from '../../src/wire/display-amount.js'
 import { rmSync } from 'node:fs'
-import { connect as connectTo, createServer, type Socket } from 'node:net'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
 import { startExplorer } from '../../src/explorer/start-explorer.js'
 import { getJson, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
@@ -64,35 +64,6 @@ async function openPage(path = '/', viewport = { width: 1280, height: 900 }, { b
   })
   await page.goto(base + path)
   return page
-}
-
-/** A TCP relay to the explorer that a test can cut: every connection dropped, new ones reset, until restored. */
-async function startRelay(target: number): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>()
-  let down = false
-  const server = createServer((client) => {
-    if (down) return void client.resetAndDestroy()
-    const upstream = connectTo(target, '127.0.0.1')
-    for (const socket of [client, upstream]) {
-      sockets.add(socket)
-      socket.once('close', () => sockets.delete(socket))
-      socket.on('error', () => {})
-    }
-    client.pipe(upstream).pipe(client)
-    client.once('close', () => upstream.destroy())
-    upstream.once('close', () => client.destroy())
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cut() {
-      down = true
-      for (const socket of sockets) socket.resetAndDestroy()
-    },
-    restore: () => void (down = false),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
 }
 
 /** The bytes as sent (fetch would decode them), checking the encoding the server names. */
@@ -367,7 +338,7 @@ describe('keyboard and colour scheme', () => {
 
 describe('a network drop', () => {
   test('the feed resumes with Last-Event-ID: a settlement indexed while the network was down shows once, without a reload', async () => {
-    const relay = await startRelay(explorer.port)
+    const relay = await startTcpProxy(explorer.port, { reset: true })
     const page = await openPage('/', undefined, { base: relay.url, outage: true })
     await page.waitForSelector('#view tbody tr')
     await markPage(page)
@@ -383,7 +354,7 @@ describe('a network drop', () => {
     assert.equal(new Set(shown).size, shown.length, 'no settlement twice')
     assert.equal(await wasReloaded(page), false)
     await page.close()
-    await relay.close()
+    await relay.stop()
   })
 })
 

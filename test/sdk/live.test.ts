@@ -12,7 +12,7 @@ import { ExplorerClient, type Settlement } from '../../src/sdk/index.js'
 import { explorerEnv, key, settlementsOnChain, startExplorerProcess, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { recorder, since, startTraffic, watchOutages } from './live-fixture.js'
-import { startTcpProxy } from './tcp-proxy.js'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
 
 let chain: LocalChain
 let explorer: TestExplorer
