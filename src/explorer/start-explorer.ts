@@ -9,7 +9,7 @@ import type { ExplorerOptions } from '../config/index.js'
 import { createChainSource, type ChainSource } from './indexer/index.js'
 import { Indexer, type IndexerListener } from './indexer/index.js'
 import { createRangePool, type RangePool } from './indexer/index.js'
-import { createLogger, type Logger } from '../platform/observability/index.js'
+import { createLogger, type Services } from '../platform/observability/index.js'
 import { Metrics } from '../platform/observability/index.js'
 import { DEFAULT_KEY_VIEW_BYTES, KeyViews } from './query/index.js'
 import { createQueryExecutor } from './query/index.js'
@@ -31,8 +31,7 @@ export interface RunningExplorer {
   stop(): Promise<void>
 }
 
-export interface ExplorerServices {
-  logger?: Logger
+export interface ExplorerServices extends Partial<Services> {
   /** Replaces the RPC source (benchmarks feed a synthetic one). */
   source?: ChainSource
   /** Adds routes before the 404/405 fallbacks (the benchmarks serve a static page of a given size). */
@@ -43,7 +42,7 @@ export interface ExplorerServices {
 const VERSION = packageJson.version
 
 export async function startExplorer(options: ExplorerOptions, services: ExplorerServices = {}): Promise<RunningExplorer> {
-  const logger = services.logger ?? createLogger(options.logLevel, { service: 'explorer' })
+  const logger = services.log ?? createLogger(options.logLevel, { service: 'explorer' })
   mkdirSync(options.dataDir, { recursive: true })
   const store = openStore({ path: options.dataDir })
   try {
@@ -53,7 +52,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     await store.close()
     throw error
   }
-  const metrics = new Metrics()
+  const metrics = services.metrics ?? new Metrics()
   const tokens = new TokenCache(store)
   const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers })
 

@@ -57,7 +57,7 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   const explorerDataDir = process.env.DATA_DIR ?? '.data/devnet-explorer'
   rmSync(explorerDataDir, { recursive: true, force: true })
   const chainEnv = { ...process.env, CHAIN_ID: String(deployment.chainId), RPC_URL: deployment.rpcUrl, SETTLEMENT_CONTRACT: undefined, START_BLOCK: undefined }
-  const explorer = await startExplorer(explorerOptionsFromEnv({ ...chainEnv, DATA_DIR: explorerDataDir }, deployment), { logger: log.child({ service: 'explorer' }) })
+  const explorer = await startExplorer(explorerOptionsFromEnv({ ...chainEnv, DATA_DIR: explorerDataDir }, deployment), { log: log.child({ service: 'explorer' }) })
   stops.push(explorer.stop)
   console.log(`explorer:     ${explorer.url}/events (WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
 
