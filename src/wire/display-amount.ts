@@ -4,6 +4,9 @@
  */
 import { formatUnits } from 'viem'
 
+/** `0x1234…cdef`: `head` characters, an ellipsis, `tail` characters; short values whole. */
+export const shortHex = (hex: string, head = 6, tail = 4) => (hex.length <= head + tail + 3 ? hex : `${hex.slice(0, head)}…${hex.slice(-tail)}`)
+
 export function displayAmount(units: string | bigint, decimals: number): string {
   const [whole = '0', fraction = ''] = formatUnits(BigInt(units), decimals).split('.')
   const grouped = BigInt(whole).toLocaleString('en-US')

@@ -6,7 +6,7 @@
  */
 import { escapeHtml } from '../../platform/html/index.js'
 import type { HtmlPage } from '../../platform/html/index.js'
-import { displayAmount, type Hex } from '../../wire/index.js'
+import { displayAmount, shortHex, type Hex } from '../../wire/index.js'
 import { catalog } from './catalog.js'
 import type { Order, OrderStatus } from './order-book.js'
 
@@ -54,12 +54,10 @@ const style = `
 .fee { font-size: 1rem; font-weight: 400 }
 `
 
-/** `0x1234abcd…89abcdef`: short enough for a phone, the whole hash in the link and its label. */
-const shortHash = (hash: string) => (hash.length > 20 ? `${hash.slice(0, 10)}…${hash.slice(-8)}` : hash)
-
+/** The settlement shortened for a phone, the whole hash in the link's title and label. */
 function settlementLink(txHash: Hex, explorerUrl: string): string {
   const href = `${explorerUrl}/#/tx/${txHash}`
-  return `<a class="mono" href="${escapeHtml(href)}" title="${escapeHtml(txHash)}" aria-label="settlement ${escapeHtml(txHash)} in the explorer">${escapeHtml(shortHash(txHash))}</a>`
+  return `<a class="mono" href="${escapeHtml(href)}" title="${escapeHtml(txHash)}" aria-label="settlement ${escapeHtml(txHash)} in the explorer">${escapeHtml(shortHex(txHash, 10, 8))}</a>`
 }
 
 /** "12.00 USDC + 2.50 fee": what the merchant asks and what the payer adds on the payment page. */

@@ -4,11 +4,11 @@
  */
 import { displayAmount, type Settlement } from '../../../../wire/index.js'
 
+export { shortHex } from '../../../../wire/index.js'
+
 export const ZERO_ID = `0x${'0'.repeat(32)}`
 
 export const amountText = (units: string, s: Pick<Settlement, 'tokenDecimals' | 'tokenSymbol'>) => `${displayAmount(units, s.tokenDecimals)} ${s.tokenSymbol}`
-
-export const shortHex = (hex: string, head = 6, tail = 4) => (hex.length <= head + tail + 3 ? hex : `${hex.slice(0, head)}…${hex.slice(-tail)}`)
 
 const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
 
