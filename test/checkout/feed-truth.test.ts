@@ -54,8 +54,10 @@ test('a payment mined before the deadline while the explorer is behind settles t
   const unpaid = await shortCharge()
   f.explorerRpc!.down = true
   await f.pay(paid)
-  // Past the deadline on the wall clock and on the chain (a block mined after it), with sweeps every 100 ms.
-  await sleep(Date.parse(paid.deadline) - Date.now() + 1_000)
+  // Past both deadlines on the wall clock and on the chain (a block mined after them; anvil mines no
+  // empty blocks by itself, and the second charge's deadline is later by however long creating it took).
+  const lastDeadline = Math.max(Date.parse(paid.deadline), Date.parse(unpaid.deadline))
+  await sleep(lastDeadline - Date.now() + 1_000)
   await mine(f.chain, 1)
   await sleep(1_500)
   assert.equal(await statusOf(paid.id), 'awaiting-payment')
