@@ -32,6 +32,10 @@ export interface SettlementFilter {
   acquirerId?: Hex
   /** Settlements whose payer or recipient is this address (a self-payment matches once). */
   address?: Hex
+  /** Inclusive lower bound of `amount`: a decimal integer string in the token's smallest unit. */
+  minAmount?: string
+  /** Inclusive upper bound of `amount`, written like `minAmount`. */
+  maxAmount?: string
 }
 
 /** The list envelope of `GET /events` (SPEC §2.2). */

@@ -2,7 +2,7 @@
  * The one place that validates HTTP query strings, for `/events`, the lookups and `/events/stream`.
  * Input hex is accepted in any case and lowercased; every problem names its parameter.
  */
-import { decodeCursor, DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
+import { AMOUNT_BOUNDS, compareAmounts, decodeCursor, DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { badParam } from '../../../platform/http/index.js'
 
@@ -77,13 +77,44 @@ export function parseCursor(value: string, param = 'cursor'): Position {
   return position
 }
 
+/** Field values and amount bounds (`FILTER_KEYS`); parameters not among them are left for the caller. */
 export function parseFilter(params: Map<string, string>): SettlementFilter {
   const filter: SettlementFilter = {}
   for (const field of FILTER_FIELDS) {
     const value = params.get(field)
     if (value !== undefined) filter[field] = parseHex(value, FILTER_SHAPES[field].pattern, field, FILTER_SHAPES[field].what)
   }
-  return filter
+  return Object.assign(filter, parseAmountRange(params))
+}
+
+export const MAX_AMOUNT = 2n ** 256n - 1n
+const DECIMAL = /^[0-9]+$/
+/** 2^256 − 1 has 78 digits; longer input (leading zeros aside) is out of range without converting it. */
+const MAX_AMOUNT_DIGITS = 78
+
+/**
+ * An amount bound as a canonical decimal string (leading zeros dropped), so that amounts compare by
+ * length and then by characters. Only plain digits: no sign, decimal point, exponent, hex or blank.
+ */
+export function parseAmount(value: string, param: string): string {
+  const what = `${param} must be a decimal integer from 0 to 2^256 − 1 in the token's smallest unit`
+  if (!DECIMAL.test(value)) throw badParam(param, `${what}, got "${truncate(value)}"`)
+  const canonical = value.replace(/^0+(?=.)/, '')
+  if (canonical.length > MAX_AMOUNT_DIGITS || BigInt(canonical) > MAX_AMOUNT) throw badParam(param, `${what}; "${truncate(value)}" is above it`)
+  return canonical
+}
+
+/** `minAmount` and `maxAmount`, each optional; a minimum above the maximum names `minAmount`. */
+export function parseAmountRange(params: Map<string, string>): Pick<SettlementFilter, (typeof AMOUNT_BOUNDS)[number]> {
+  const range: Pick<SettlementFilter, (typeof AMOUNT_BOUNDS)[number]> = {}
+  for (const bound of AMOUNT_BOUNDS) {
+    const value = params.get(bound)
+    if (value !== undefined) range[bound] = parseAmount(value, bound)
+  }
+  if (range.minAmount !== undefined && range.maxAmount !== undefined && compareAmounts(range.minAmount, range.maxAmount) > 0) {
+    throw badParam('minAmount', `minAmount (${range.minAmount}) is above maxAmount (${range.maxAmount})`)
+  }
+  return range
 }
 
 export const EVENTS_PARAMS = ['limit', 'cursor', 'order', ...FILTER_FIELDS, ...Object.keys(RANGE_PARAMS)] as const
