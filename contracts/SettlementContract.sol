@@ -5,6 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
@@ -14,7 +15,9 @@ import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 /// permit, charges a base fee plus an optional acquirer fee into internal balances, and sells acquirer
 /// registrations ("acquiring packs"). Interface of the public Stablecoin Stack settlement contract (SPEC §1).
 /// @dev Every failure is a custom error declared below so that callers and tests can match it exactly.
-contract SettlementContract is Ownable, ReentrancyGuard, EIP712 {
+/// Ownership moves in two steps (`transferOwnership` names a pending owner, who must `acceptOwnership`),
+/// so a mistyped address or a Safe that cannot sign never ends up owning the contract.
+contract SettlementContract is Ownable2Step, ReentrancyGuard, EIP712 {
     using SafeERC20 for IERC20;
 
     /// @dev 10000 basis points = 100 %.
