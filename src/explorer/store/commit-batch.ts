@@ -11,6 +11,7 @@ import { FIXED_BYTES, writeRecordHead, type SettlementRecord, type StoredSettlem
 import { encodeBatch, keyBytes, NO_KEY, tailStart, type BlockHeader, type EncodedBatch } from './encoded-batch.js'
 import { countedWrite } from './settlement-writes.js'
 import { writeStatsChange } from './stats.js'
+import { writeAmounts } from './amounts.js'
 
 export type { BlockHeader } from './encoded-batch.js'
 
@@ -68,7 +69,7 @@ export function commitBatch(store: Store, step: IndexingStep): Promise<StoredSet
 export async function commitEncoded(store: Store, batches: EncodedBatch[], tokens: TokenInfo[] = []): Promise<StoredSettlement[]> {
   const last = batches.at(-1)
   if (!last) throw new Error('nothing to commit')
-  const firstOrdinal = await countedWrite(store, () =>
+  return countedWrite(store, () =>
     store.env.transaction(() => {
       for (const token of tokens) store.tokens.putSync(encodeHexKey(token.address), token)
       const before = readCount(store)
@@ -80,10 +81,11 @@ export async function commitEncoded(store: Store, batches: EncodedBatch[], token
       }
       store.meta.putSync('count', count)
       store.meta.putSync('head', last.head)
-      return before + 1
+      const settled = storedSettlements(batches, before + 1)
+      writeAmounts(store, settled, 1)
+      return settled
     }),
   )
-  return storedSettlements(batches, firstOrdinal)
 }
 
 /** One batch's puts, its settlements numbered from `count + 1`; inside the write transaction. */

@@ -1,6 +1,7 @@
 /**
  * The explorer's LMDB store: key layouts (`keys.ts`), records, commits, rollbacks, statistics, cursors.
  */
+export * from './amounts.js'
 export * from './commit-batch.js'
 export * from './cursor.js'
 export * from './encoded-batch.js'

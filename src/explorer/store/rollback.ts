@@ -11,6 +11,7 @@ import { INDEXED_FIELDS, indexKeysOf, type Store } from './open-store.js'
 import { decodeRecord, type StoredSettlement } from './record.js'
 import { countedWrite } from './settlement-writes.js'
 import { applyToStats } from './stats.js'
+import { writeAmounts } from './amounts.js'
 
 /** Resolves with the removed settlements in reverse chain order (newest first). */
 export async function rollbackAbove(store: Store, ancestor: { blockNumber: number; blockHash: Hex }): Promise<StoredSettlement[]> {
@@ -39,6 +40,7 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
     for (const [blockNumber, timestamp] of removedTimes) store.times.removeSync(encodeTimeKey(timestamp, blockNumber))
 
     applyToStats(store, removed, -1)
+    writeAmounts(store, removed, -1)
     store.meta.putSync('count', readCount(store) - removed.length)
     store.meta.putSync('head', ancestor)
     store.meta.putSync('generation', readGeneration(store) + 1)

@@ -1,0 +1,127 @@
+/**
+ * The amount index (key layout in keys.ts, "Amount index"): per token, settlements in amount order,
+ * plus counts per amount bucket at three levels, written in the indexing transaction and taken back by
+ * a rollback in its own. It answers "how many settlements of this token have an amount in [min, max]"
+ * exactly in a bounded number of reads whatever the range's selectivity, and lists them when few.
+ *
+ * Why this layout (bench/RESULTS.md, "Amount ranges"): a page in chain order is found by walking the
+ * token's own index and checking each amount, about (limit + 1) / selectivity candidates; what must
+ * not cost a walk is the exact `total`. Counting entries in amount order would cost the matches
+ * (half the token at 50 %); bucket counts alone would be approximate at the range's ends. Whole leaf
+ * buckets are summed from the counts (a three-level radix tree of 64 children, so at most ~126 counts
+ * read per level), and the two partial leaves at the ends — under 1/4,096 of a power of two each —
+ * are counted as key ranges of entries inside LMDB.
+ */
+import type { Database } from 'lmdb'
+import {
+  AMOUNT_LEVEL_SHIFTS,
+  AMOUNT_MANTISSA_BITS,
+  amountEntryBound,
+  amountEntryPk,
+  decodeAmountCount,
+  encodeAmountCount,
+  encodeAmountCountKey,
+  encodeAmountEntryKey,
+  encodeBareHexKey,
+  encodePk,
+  indexKeyFromString,
+  type AmountLevel,
+} from './keys.js'
+import type { Store } from './open-store.js'
+import { fieldHex, type StoredSettlement } from './record.js'
+
+const LEVELS = [1, 2, 3] as const satisfies readonly AmountLevel[]
+const RADIX = 64
+const MANTISSA = 1n << BigInt(AMOUNT_MANTISSA_BITS)
+export const MAX_AMOUNT = (1n << 256n) - 1n
+const EMPTY = Buffer.alloc(0)
+
+const databases = new WeakMap<Store, Database<Buffer, Buffer>>()
+
+/** The `amounts` database of a store (opened once per thread, like the others, on first use). */
+export function amountsDb(store: Store): Database<Buffer, Buffer> {
+  let db = databases.get(store)
+  if (!db) databases.set(store, (db = store.env.openDB<Buffer, Buffer>('amounts', { keyEncoding: 'binary', encoding: 'binary' })))
+  return db
+}
+
+/** The leaf bucket of an amount: bit length × 4,096 + the 12 bits after the leading one. Grows with the amount. */
+export function amountBucket(amount: bigint): number {
+  if (amount === 0n) return 0
+  const length = amount.toString(2).length
+  const e = BigInt(length - 1)
+  const bits = BigInt(AMOUNT_MANTISSA_BITS)
+  const mantissa = e >= bits ? (amount >> (e - bits)) - MANTISSA : (amount - (1n << e)) << (bits - e)
+  return length * Number(MANTISSA) + Number(mantissa)
+}
+
+/** The smallest amount whose bucket is `bucket` or above (may be 2^256: past every amount). */
+export function bucketStart(bucket: number): bigint {
+  const length = Math.floor(bucket / Number(MANTISSA))
+  if (length === 0) return bucket === 0 ? 0n : 1n
+  const e = BigInt(length - 1)
+  const bits = BigInt(AMOUNT_MANTISSA_BITS)
+  const mantissa = BigInt(bucket % Number(MANTISSA))
+  if (e >= bits) return (1n << e) + (mantissa << (e - bits))
+  const step = 1n << (bits - e)
+  const start = (1n << e) + (mantissa + step - 1n) / step
+  return start < 1n << (e + 1n) ? start : 1n << (e + 1n)
+}
+
+/**
+ * Adds (`sign` 1) or takes back (−1) the entries and counts of settlements; inside the caller's write
+ * transaction. Counts change once per bucket touched, however many settlements share it.
+ */
+export function writeAmounts(store: Store, settlements: readonly StoredSettlement[], sign: 1 | -1): void {
+  const db = amountsDb(store)
+  const deltas = new Map<string, number>()
+  for (const s of settlements) {
+    const token = encodeBareHexKey(fieldHex(s, 'token'))
+    const amount = BigInt(s.amount)
+    const entry = encodeAmountEntryKey(token, amount, encodePk(s.blockNumber, s.logIndex))
+    if (sign > 0) db.putSync(entry, EMPTY)
+    else db.removeSync(entry)
+    const bucket = amountBucket(amount)
+    for (const level of LEVELS) {
+      const key = encodeAmountCountKey(level, token, bucket >>> AMOUNT_LEVEL_SHIFTS[level]).toString('latin1')
+      deltas.set(key, (deltas.get(key) ?? 0) + sign)
+    }
+  }
+  for (const [keyString, delta] of deltas) {
+    const key = indexKeyFromString(keyString)
+    const before = db.getBinaryFast(key)
+    const count = (before ? decodeAmountCount(before) : 0) + delta
+    if (count > 0) db.putSync(key, encodeAmountCount(count))
+    else db.removeSync(key)
+  }
+}
+
+/** Settlements of one token (its 20 bytes) with `min <= amount <= max`: exact, in a bounded number of reads. */
+export function countAmountRange(store: Store, token: Uint8Array, min: bigint, max: bigint): number {
+  const db = amountsDb(store)
+  const low = amountBucket(min)
+  const high = amountBucket(max)
+  const entries = (from: bigint, to: bigint) => db.getCount({ start: amountEntryBound(token, from), end: amountEntryBound(token, to, true) })
+  if (low === high) return entries(min, max)
+  return entries(min, bucketStart(low + 1) - 1n) + entries(bucketStart(high), max) + sumBuckets(db, token, low + 1, high - 1, 3)
+}
+
+/** The counts of leaf buckets `from..to` (inclusive), shifted to `level`, summed from as few keys as the levels allow. */
+function sumBuckets(db: Database<Buffer, Buffer>, token: Uint8Array, from: number, to: number, level: AmountLevel): number {
+  if (from > to) return 0
+  const read = (a: number, b: number) => {
+    let sum = 0
+    for (const { value } of db.getRange({ start: encodeAmountCountKey(level, token, a), end: encodeAmountCountKey(level, token, b + 1) })) sum += decodeAmountCount(value)
+    return sum
+  }
+  if (level === 1) return read(from, to)
+  const up = Math.ceil(from / RADIX)
+  const down = Math.floor((to + 1) / RADIX)
+  if (up >= down) return read(from, to)
+  return read(from, up * RADIX - 1) + read(down * RADIX, to) + sumBuckets(db, token, up, down - 1, (level - 1) as AmountLevel)
+}
+
+/** Primary keys of one token's settlements with `min <= amount <= max`, in amount order (not chain order). */
+export function* amountRangePks(store: Store, token: Uint8Array, min: bigint, max: bigint): Generator<Buffer> {
+  for (const key of amountsDb(store).getKeys({ start: amountEntryBound(token, min), end: amountEntryBound(token, max, true) })) yield amountEntryPk(key)
+}
