@@ -54,7 +54,18 @@ export interface SubmissionStatusPush {
   txHash?: Hex
   failureReason?: string
   failureCategory?: FailureCategory
+  /**
+   * Extension (decided): present on a `FAILURE` with `failureCategory: "DROPPED"` while the submitter
+   * still watches for its receipt, up to and including this block. Such a failure is not final: it can
+   * still become SUCCESS (or FAILURE REVERTED). When the watch ends without a receipt, the same failure
+   * is announced again without this field, and only then is it final.
+   */
+  watchedUntilBlock?: number
 }
+
+/** Whether a status is the submission's last: SUCCESS, or a FAILURE the submitter no longer watches. */
+export const isFinalStatus = (push: Pick<SubmissionStatusPush, 'status' | 'watchedUntilBlock'>): boolean =>
+  push.status === 'SUCCESS' || (push.status === 'FAILURE' && push.watchedUntilBlock === undefined)
 
 /** Why a submission failed (decided). */
 export type FailureCategory =

@@ -1,7 +1,8 @@
 /**
  * The broadcast submitter on a real anvil chain and a real PostgreSQL: validation before gas, ordering of
  * one payer's payments, stuck-transaction replacement, the relayer guard, and receipts: an unreadable one
- * is not an absent one, DROPPED waits for blocks and is taken back when the receipt shows up.
+ * is not an absent one, DROPPED waits for blocks and is taken back when the receipt shows up — also by
+ * the next submitter after a restart — and becomes final when its watch ends.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
@@ -16,7 +17,7 @@ import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
 import type { LocalChain } from '../helpers/local-chain.js'
 import { signTransferRequests } from '../helpers/payment-requests.js'
 import { enqueue, settlementsOnChain, startChainAndDatabase, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
-import type { SubmissionRow } from '../../src/processor/db/submissions.js'
+import { channels, type StatusNotice, type SubmissionRow } from '../../src/processor/db/submissions.js'
 
 let chain: LocalChain
 let db: Database
@@ -137,7 +138,12 @@ async function throughProxy(env: Record<string, string>, run: (proxy: RpcProxy) 
 }
 
 const rowOf = async (payloadId: string) =>
-  (await db.pool.query<{ status: string; failure_category: string | null; tx_hash: Hex | null }>('SELECT status, failure_category, tx_hash FROM submissions WHERE payload_id = $1', [payloadId])).rows[0]!
+  (
+    await db.pool.query<{ status: string; failure_category: string | null; tx_hash: Hex | null; dropped_watch_until: string | null }>(
+      'SELECT status, failure_category, tx_hash, dropped_watch_until::text FROM submissions WHERE payload_id = $1',
+      [payloadId],
+    )
+  ).rows[0]!
 
 const minedOnChain = (orderReference: Hex) =>
   waitFor('the payment to be mined', async () => (await settlementsOnChain(chain)).find((s) => s.orderReference === orderReference))
@@ -190,6 +196,71 @@ test('DROPPED waits for blocks, and a DROPPED payment whose receipt then shows u
     assert.equal(recovered.failure_category, null)
     assert.equal(recovered.tx_hash, mined.txHash)
   }))
+
+/** Mines a block every 250 ms until the submission is DROPPED (the verdict needs blocks after the submitter saw the receipt missing). */
+const droppedWhileMining = (payloadId: string) =>
+  waitFor('DROPPED without a receipt', async () => {
+    if ((await rowOf(payloadId)).failure_category === 'DROPPED') return true
+    await testClient().mine({ blocks: 1 })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    return false
+  })
+
+test('a DROPPED watch survives a submitter restart: the next submitter finds the receipt and makes it SUCCESS', async () => {
+  const [signed] = await signTransferRequests(chain, 1, { firstPayer: 16, payers: 1 })
+  let mined: Awaited<ReturnType<typeof minedOnChain>> | undefined
+  await throughProxy({ SUBMITTER_DROPPED_AFTER_BLOCKS: '1', SUBMITTER_DROPPED_WATCH_BLOCKS: '1000' }, async (proxy) => {
+    proxy.hide = (r) => r.method === 'eth_getTransactionReceipt'
+    await enqueue(db, [signed!])
+    mined = await minedOnChain(signed!.orderReference)
+    await droppedWhileMining(signed!.request.payloadId)
+  })
+  // The first submitter is stopped; the row alone tells the next one what to watch.
+  const stored = await rowOf(signed!.request.payloadId)
+  const head = await createChainClient({ rpcUrl: chain.rpcUrl }).getBlockNumber()
+  assert.ok(stored.dropped_watch_until !== null && BigInt(stored.dropped_watch_until) > head, `the watch is stored: until ${stored.dropped_watch_until}, head ${head}`)
+  const submitter = await startTestSubmitter(chain, db)
+  try {
+    const recovered = await waitFor('the restarted submitter to turn it into SUCCESS', async () => {
+      const row = await rowOf(signed!.request.payloadId)
+      return row.status === 'SUCCESS' && row
+    }, 20_000)
+    assert.equal(recovered.tx_hash, mined!.txHash)
+    assert.equal(recovered.dropped_watch_until, null)
+  } finally {
+    await submitter.stop()
+  }
+})
+
+test('a DROPPED watch that ends without a receipt is announced final, and nothing moves it afterwards', async () => {
+  const [signed] = await signTransferRequests(chain, 1, { firstPayer: 17, payers: 1 })
+  const notices: string[] = []
+  const listener = await db.listen([channels.status], (_, payload) => {
+    const notice = JSON.parse(payload) as StatusNotice
+    if (notice.payloadId === signed!.request.payloadId) notices.push(`${notice.status}/${notice.failureCategory ?? ''}/${notice.watchedUntilBlock ?? 'final'}`)
+  })
+  try {
+    await throughProxy({ SUBMITTER_DROPPED_AFTER_BLOCKS: '1', SUBMITTER_DROPPED_WATCH_BLOCKS: '2' }, async (proxy) => {
+      proxy.hide = (r) => r.method === 'eth_getTransactionReceipt'
+      await enqueue(db, [signed!])
+      await minedOnChain(signed!.orderReference)
+      await droppedWhileMining(signed!.request.payloadId)
+      await testClient().mine({ blocks: 3 })
+      await waitFor('the watch to end', async () => (await rowOf(signed!.request.payloadId)).dropped_watch_until === null)
+    })
+    const submitter = await startTestSubmitter(chain, db)
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      assert.deepEqual(await rowOf(signed!.request.payloadId).then((r) => [r.status, r.failure_category]), ['FAILURE', 'DROPPED'], 'a final verdict is not watched again')
+    } finally {
+      await submitter.stop()
+    }
+    await waitFor('the final notice', () => notices.at(-1) === 'FAILURE/DROPPED/final')
+    assert.match(notices.at(-2) ?? '', /^FAILURE\/DROPPED\/\d+$/, `first the watched verdict: ${notices.join(' ')}`)
+  } finally {
+    await listener.close()
+  }
+})
 
 test('junk permits far ahead of the token nonce do not starve a real payment, and fail after backing off', async () => {
   const junk = await signTransferRequests(chain, 30, { firstPayer: 11, payers: 1, nonceOffset: 1000n })

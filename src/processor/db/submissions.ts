@@ -37,6 +37,8 @@ export interface SubmissionRow {
   deferCount: number
   /** The token's permit nonce for the owner at the last wait (decimal), null if none or not nonce-related. */
   deferredAtNonce: string | null
+  /** For a DROPPED failure still watched for a receipt: the last block of the watch (decimal). */
+  watchedUntilBlock: string | null
 }
 
 export interface NewSubmission {
@@ -117,7 +119,7 @@ export async function findSubmission(sql: Sql, payloadId: string): Promise<Submi
 
 export const rowColumns = `payload_id AS "payloadId", kind, caller_address AS "callerAddress", digest, status,
   tx_hash AS "txHash", failure_reason AS "failureReason", failure_category AS "failureCategory", request, defer_count AS "deferCount",
-  deferred_at_nonce::text AS "deferredAtNonce"`
+  deferred_at_nonce::text AS "deferredAtNonce", dropped_watch_until::text AS "watchedUntilBlock"`
 
 export function statusNoticeOf(row: SubmissionRow): StatusNotice {
   return {
@@ -128,5 +130,6 @@ export function statusNoticeOf(row: SubmissionRow): StatusNotice {
     ...(row.txHash ? { txHash: row.txHash } : {}),
     ...(row.failureReason ? { failureReason: row.failureReason } : {}),
     ...(row.failureCategory ? { failureCategory: row.failureCategory } : {}),
+    ...(row.watchedUntilBlock ? { watchedUntilBlock: Number(row.watchedUntilBlock) } : {}),
   }
 }

@@ -47,39 +47,55 @@ interface Change {
 
 /**
  * Moves submissions to `status` and announces each change, all in one statement. Only rows still in one
- * of `from` change, so a stale decision never overwrites a newer state. Of the failures only DROPPED can
- * change (when a receipt shows up after all): every other one is final.
+ * of `from` change, so a stale decision never overwrites a newer state. Of the failures only a DROPPED
+ * one still watched can change (when a receipt shows up after all, or the watch ends): every other one
+ * is final. `watchUntil` is stored with a DROPPED verdict; any other change clears it.
  */
 async function transition(
   sql: Sql,
   changes: Change[],
   from: SubmissionStatus[],
   status: SubmissionStatus,
-  failure: { category?: FailureCategory; reason?: string } = {},
+  failure: { category?: FailureCategory; reason?: string; watchUntil?: bigint } = {},
 ): Promise<number> {
   if (changes.length === 0) return 0
   const { rowCount } = await sql.query(
     `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[]) AS i(payload_id, tx_hash)),
      changed AS (
-       UPDATE submissions s SET status = $4, tx_hash = COALESCE(i.tx_hash, s.tx_hash), failure_category = $5, failure_reason = $6, updated_at = now()
+       UPDATE submissions s SET status = $4, tx_hash = COALESCE(i.tx_hash, s.tx_hash), failure_category = $5, failure_reason = $6,
+         dropped_watch_until = $8, updated_at = now()
        FROM input i
-       WHERE s.payload_id = i.payload_id AND s.status = ANY($3) AND (s.status <> 'FAILURE' OR s.failure_category = 'DROPPED')
-       RETURNING s.payload_id, s.kind, s.caller_address, s.status, s.tx_hash, s.failure_category, s.failure_reason
+       WHERE s.payload_id = i.payload_id AND s.status = ANY($3) AND (s.status <> 'FAILURE' OR s.dropped_watch_until IS NOT NULL)
+       RETURNING s.payload_id, s.kind, s.caller_address, s.status, s.tx_hash, s.failure_category, s.failure_reason, s.dropped_watch_until
      )
      SELECT pg_notify($7, json_strip_nulls(json_build_object(
        'payloadId', payload_id, 'submissionType', kind, 'status', status, 'callerAddress', caller_address,
-       'txHash', tx_hash, 'failureCategory', failure_category, 'failureReason', failure_reason))::text)
+       'txHash', tx_hash, 'failureCategory', failure_category, 'failureReason', failure_reason,
+       'watchedUntilBlock', dropped_watch_until))::text)
      FROM changed`,
-    [changes.map((c) => c.payloadId), changes.map((c) => c.txHash ?? null), from, status, failure.category ?? null, failure.reason?.slice(0, 500) ?? null, channels.status],
+    [
+      changes.map((c) => c.payloadId), changes.map((c) => c.txHash ?? null), from, status, failure.category ?? null, failure.reason?.slice(0, 500) ?? null,
+      channels.status, failure.watchUntil?.toString() ?? null,
+    ],
   )
   return rowCount ?? 0
 }
 
 export const markPending = (sql: Sql, payloadIds: string[]) => transition(sql, payloadIds.map((payloadId) => ({ payloadId })), ['ENQUEUING'], 'PENDING')
 
-/** A final failure; a DROPPED one may also become REVERTED when its receipt shows up. */
+/** A final failure; a DROPPED one still watched may also become REVERTED when its receipt shows up. */
 export function markFailed(sql: Sql, payloadId: string, category: FailureCategory, reason: string, txHash?: Hex) {
   return transition(sql, [{ payloadId, txHash }], ['ENQUEUING', 'PENDING', 'BROADCASTING', 'FAILURE'], 'FAILURE', { category, reason })
+}
+
+/** The DROPPED verdict, watched for a receipt until block `watchUntil` (kept in the row: a restart resumes the watch). */
+export function markDropped(sql: Sql, payloadId: string, reason: string, watchUntil: bigint) {
+  return transition(sql, [{ payloadId }], ['BROADCASTING'], 'FAILURE', { category: 'DROPPED', reason, watchUntil })
+}
+
+/** The end of a DROPPED submission's watch without a receipt: announced again, now final. */
+export function endDroppedWatch(sql: Sql, payloadId: string, reason: string) {
+  return transition(sql, [{ payloadId }], ['FAILURE'], 'FAILURE', { category: 'DROPPED', reason })
 }
 
 /**
@@ -126,19 +142,34 @@ export async function recordTransactions(sql: Sql, relayer: Hex, signed: { paylo
 }
 
 /** Every BROADCASTING submission of this relayer with its recorded transactions, by nonce. */
-export async function inFlightSubmissions(sql: Sql, relayer: Hex): Promise<InFlight[]> {
-  const { rows } = await sql.query<{ payloadId: string; txHash: Hex; nonce: string; raw: Hex; maxFee: string; maxPriority: string; sentAt: Date }>(
+export const inFlightSubmissions = (sql: Sql, relayer: Hex): Promise<InFlight[]> => withTransactions(sql, relayer, `s.status = 'BROADCASTING'`)
+
+/** A DROPPED submission still watched for a receipt, until block `watchUntil`. */
+export interface DroppedWatch {
+  entry: InFlight
+  watchUntil: bigint
+}
+
+/** Every DROPPED submission of this relayer whose watch has not ended (a restarted submitter resumes them). */
+export async function droppedWatches(sql: Sql, relayer: Hex): Promise<DroppedWatch[]> {
+  const entries = await withTransactions(sql, relayer, `s.status = 'FAILURE' AND s.dropped_watch_until IS NOT NULL`)
+  return entries.map(({ watchUntil, ...entry }) => ({ entry, watchUntil: BigInt(watchUntil!) }))
+}
+
+/** The submissions matching `where` (a fixed condition on `s`) that have transactions of this relayer, with them. */
+async function withTransactions(sql: Sql, relayer: Hex, where: string): Promise<(InFlight & { watchUntil: string | null })[]> {
+  const { rows } = await sql.query<{ payloadId: string; txHash: Hex; nonce: string; raw: Hex; maxFee: string; maxPriority: string; sentAt: Date; watchUntil: string | null }>(
     `SELECT t.payload_id AS "payloadId", t.tx_hash AS "txHash", t.nonce, t.raw, t.max_fee_per_gas::text AS "maxFee",
-            t.max_priority_fee_per_gas::text AS "maxPriority", t.sent_at AS "sentAt"
+            t.max_priority_fee_per_gas::text AS "maxPriority", t.sent_at AS "sentAt", s.dropped_watch_until::text AS "watchUntil"
      FROM submission_transactions t JOIN submissions s USING (payload_id)
-     WHERE s.status = 'BROADCASTING' AND t.relayer = $1
+     WHERE ${where} AND t.relayer = $1
      ORDER BY t.nonce, t.sent_at`,
     [relayer],
   )
-  const byPayload = new Map<string, InFlight>()
+  const byPayload = new Map<string, InFlight & { watchUntil: string | null }>()
   for (const row of rows) {
     let entry = byPayload.get(row.payloadId)
-    if (!entry) byPayload.set(row.payloadId, (entry = { payloadId: row.payloadId, nonce: Number(row.nonce), transactions: [] }))
+    if (!entry) byPayload.set(row.payloadId, (entry = { payloadId: row.payloadId, nonce: Number(row.nonce), transactions: [], watchUntil: row.watchUntil }))
     entry.transactions.push({
       txHash: row.txHash,
       nonce: Number(row.nonce),

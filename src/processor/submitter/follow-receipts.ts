@@ -5,12 +5,14 @@
  * receipt can be read (a node updates its state before it stores the block; load-balanced nodes lag each
  * other), so DROPPED — the nonce taken by a transaction the submitter did not sign — needs every receipt
  * absent while the chain moves `droppedAfterBlocks` blocks on. Even then the verdict is the only failure
- * the chain can take back: a DROPPED submission stays watched for `droppedWatchBlocks` more blocks (while
- * this submitter stays active), and a receipt that shows up turns it into SUCCESS (or REVERTED).
+ * the chain can take back: a DROPPED submission stays watched for `droppedWatchBlocks` more blocks, and a
+ * receipt that shows up turns it into SUCCESS (or REVERTED). The watch's last block is stored with the
+ * verdict, so the next active submitter (after a restart or a takeover) resumes it; when it ends without
+ * a receipt, the verdict is announced again as final.
  */
 import { TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem'
-import type { InFlight, Sql } from '../db/index.js'
-import { markFailed, markSucceeded } from '../db/index.js'
+import type { DroppedWatch, InFlight, Sql } from '../db/index.js'
+import { endDroppedWatch, markDropped, markFailed, markSucceeded } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 
 /** A lagging node can show the receipt without a new block, so the re-check goes by time, not blocks. */
@@ -23,6 +25,8 @@ export interface ReceiptFollower {
   settle(inFlight: Map<string, InFlight>, consumed: number): Promise<void>
   /** Whether DROPPED submissions are still watched (a step must run even with nothing in flight). */
   watching(): boolean
+  /** Takes up the watches an earlier active submitter left (read from the database at start). */
+  resume(watches: DroppedWatch[]): void
 }
 
 export interface FollowReceiptsParams {
@@ -36,8 +40,8 @@ export interface FollowReceiptsParams {
 export function followReceipts({ publicClient, sql, droppedAfterBlocks, droppedWatchBlocks, log }: FollowReceiptsParams): ReceiptFollower {
   /** Payload id → the block at which all its receipts were first seen absent. */
   const absentSince = new Map<string, bigint>()
-  /** Payload id → the DROPPED entry and the block of the verdict. */
-  const dropped = new Map<string, { entry: InFlight; at: bigint }>()
+  /** Payload id → the DROPPED entry and the last block of its watch. */
+  const dropped = new Map<string, DroppedWatch>()
   let droppedCheckedAt = 0
 
   const head = () => publicClient.getBlockNumber({ cacheTime: 0 })
@@ -79,8 +83,9 @@ export function followReceipts({ publicClient, sql, droppedAfterBlocks, droppedW
         const since = absentSince.get(entry.payloadId) ?? now
         absentSince.set(entry.payloadId, since)
         if (now - since < BigInt(droppedAfterBlocks)) continue
-        await markFailed(sql, entry.payloadId, 'DROPPED', `relayer nonce ${entry.nonce} was used by a transaction the submitter did not sign (no receipt ${droppedAfterBlocks} blocks later)`)
-        dropped.set(entry.payloadId, { entry, at: now })
+        const watchUntil = now + BigInt(droppedWatchBlocks)
+        await markDropped(sql, entry.payloadId, `${droppedReason(entry)} (no receipt ${droppedAfterBlocks} blocks later; watched until block ${watchUntil})`, watchUntil)
+        dropped.set(entry.payloadId, { entry, watchUntil })
       }
       absentSince.delete(entry.payloadId)
       inFlight.delete(entry.payloadId)
@@ -92,10 +97,11 @@ export function followReceipts({ publicClient, sql, droppedAfterBlocks, droppedW
     if (dropped.size === 0 || performance.now() - droppedCheckedAt < DROPPED_RECHECK_MS) return
     droppedCheckedAt = performance.now()
     const now = await head()
-    for (const [payloadId, { entry, at }] of dropped) {
+    for (const [payloadId, { entry, watchUntil }] of dropped) {
       const outcome = await outcomeOf(entry)
       if (await record(payloadId, outcome)) log.warn('a DROPPED submission was mined after all', { payloadId, outcome: outcome.status })
-      else if (now - at <= BigInt(droppedWatchBlocks)) continue
+      else if (outcome.status === 'unknown' || now <= watchUntil) continue
+      else await endDroppedWatch(sql, payloadId, `${droppedReason(entry)} (still no receipt at block ${now}: final)`)
       dropped.delete(payloadId)
     }
   }
@@ -106,5 +112,11 @@ export function followReceipts({ publicClient, sql, droppedAfterBlocks, droppedW
       await recheckDropped()
     },
     watching: () => dropped.size > 0,
+    resume(watches) {
+      for (const watch of watches) dropped.set(watch.entry.payloadId, watch)
+      if (watches.length > 0) log.info('resumed watching DROPPED submissions', { count: watches.length })
+    },
   }
 }
+
+const droppedReason = (entry: InFlight) => `relayer nonce ${entry.nonce} was used by a transaction the submitter did not sign`

@@ -1,7 +1,8 @@
 /**
  * The active submitter's loop, run while this process holds its relayer's advisory lock:
  * 1. recovery — re-send every recorded transaction still in flight (a crash may have come between
- *    recording and sending) and continue nonces after both the chain's and the records';
+ *    recording and sending), continue nonces after both the chain's and the records', and resume
+ *    watching the DROPPED submissions whose watch has not ended;
  * 2. each step — settle in-flight submissions from their receipts, unstick transactions stuck past the
  *    timeout (a higher fee only for one the node accepted, while the guard allows, up to the ceiling),
  *    and, while the relayer guard allows, validate waiting submissions, sign them with fresh nonces and
@@ -27,6 +28,7 @@ import { createFeeCache } from '../../chain/index.js'
 import type { Database } from '../db/index.js'
 import {
   deferSubmission,
+  droppedWatches,
   highestRecordedNonce,
   inFlightSubmissions,
   markFailed,
@@ -76,6 +78,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
   const inFlight = new Map<string, InFlight>()
   const receipts = followReceipts({ publicClient, sql: db.pool, droppedAfterBlocks: settings.droppedAfterBlocks, droppedWatchBlocks: settings.droppedWatchBlocks, log })
   for (const entry of await inFlightSubmissions(db.pool, relayer)) inFlight.set(entry.payloadId, entry)
+  receipts.resume(await droppedWatches(db.pool, relayer))
   const broadcaster = createBroadcaster({
     rpcUrl: settings.rpcUrl,
     relayerKey: settings.relayerKey,
