@@ -8,6 +8,8 @@ export type {
   AmountsBySymbol,
   EventPage,
   EventsQuery,
+  ExportFormat,
+  ExportQuery,
   ExplorerClientOptions,
   Hex,
   IndexedHead,
@@ -27,3 +29,4 @@ export { WalletClient, type FinalStatus, type WalletClientOptions } from './wall
 export { GatewayError } from './wallet/gateway-error.js'
 export type { PaymentSession, SessionToken } from './wallet/payment-session.js'
 export type { ServerMessage as GatewayServerMessage, SubmissionStatusPush, Transfer } from '../wire/index.js'
+export { isFinalStatus } from '../wire/index.js'

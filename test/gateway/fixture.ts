@@ -16,6 +16,7 @@ import { gatewayOptionsFromEnv } from '../../src/config/gateway-options.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { startGateway, type RunningGateway } from '../../src/processor/gateway/index.js'
 import type { Transfer } from '../../src/wire/gateway-messages.js'
+import type { PaymentSession, SessionToken } from '../../src/sdk/wallet/payment-session.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { Settlement } from '../../src/wire/settlement.js'
 import { testDatabaseDir } from '../helpers/database.js'
@@ -56,6 +57,8 @@ export interface GatewayFixture {
   startGateway(env?: Record<string, string>): Promise<RunningGateway>
   connect(account: LocalAccount, gateway?: RunningGateway): Promise<GatewayTestClient>
   signedPayment(payer: LocalAccount, params: PaymentParams): Promise<TransferRequest>
+  /** A charge session as the widget hands it to a wallet (first token, a fresh order reference), and its token for `pay`. */
+  paymentSession(params?: { principal?: bigint; recipient?: Hex; gatewayUrl?: string }): { session: PaymentSession; token: SessionToken }
   /** An acquiring pack for a fresh acquiring wallet, paid by `payer` at the contract's price. */
   signedAcquiring(payer: LocalAccount, params: { token: FixtureToken; feePercent: number }): Promise<BuyAcquiringPackRequest>
   stop(): Promise<void>
@@ -125,6 +128,21 @@ export async function startGatewayFixture(env: Record<string, string> = {}): Pro
         acquirerId,
       })
       return transferRequestOf(signed, params.payloadId ?? crypto.randomUUID())
+    },
+    paymentSession({ principal = 2_000_000n, recipient = deployment.recipients[0]!, gatewayUrl = fixture.gateway.wsUrl } = {}) {
+      const token = tokens[0]!
+      const session: PaymentSession = {
+        token: token.address,
+        beneficiary: recipient,
+        principal: principal.toString(),
+        orderReference: randomBytes16(),
+        acquirerId: ZERO_BYTES16,
+        deadline: Math.floor(Date.now() / 1000) + 600,
+        chainId: deployment.chainId,
+        settlementContract: fixture.contract,
+        walletGatewayUrl: gatewayUrl,
+      }
+      return { session, token: { ...token.domain, domainSeparator: token.domainSeparator } }
     },
     async signedAcquiring(payer, { token, feePercent }) {
       const [price, nonce] = await Promise.all([

@@ -10,7 +10,6 @@ import { after, before, test } from 'node:test'
 import { createTestClient, http, maxUint256, parseEther, parseEventLogs, type Hex, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
-import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { GatewayError } from '../../src/sdk/wallet/gateway-error.js'
 import type { PaymentSession } from '../../src/sdk/wallet/payment-session.js'
 import { WalletClient } from '../../src/sdk/wallet/wallet-client.js'
@@ -40,19 +39,7 @@ async function wallet(account: LocalAccount, wsUrl = fx.gateway.wsUrl): Promise<
   return client
 }
 
-function session(wsUrl: string): PaymentSession {
-  return {
-    token: fx.tokens[0]!.address,
-    beneficiary: fx.chain.deployment.recipients[2]!,
-    principal: '12500000',
-    orderReference: randomBytes16(),
-    acquirerId: ZERO_BYTES16,
-    deadline: Math.floor(Date.now() / 1000) + 600,
-    chainId: fx.chainId,
-    settlementContract: fx.contract,
-    walletGatewayUrl: wsUrl,
-  }
-}
+const session = (wsUrl: string): PaymentSession => fx.paymentSession({ principal: 12_500_000n, recipient: fx.chain.deployment.recipients[2]!, gatewayUrl: wsUrl }).session
 
 const sessionToken = () => ({ ...fx.tokens[0]!.domain, domainSeparator: fx.tokens[0]!.domainSeparator })
 

@@ -10,7 +10,7 @@ import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
 import { findFreePort } from '../../src/platform/net/find-free-port.js'
 import { anvilKeys } from '../../src/config/local-keys.js'
-import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
+import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import type { ServerMessage } from '../../src/wire/gateway-messages.js'
 import { GatewayError } from '../../src/sdk/wallet/gateway-error.js'
 import { WalletClient } from '../../src/sdk/wallet/wallet-client.js'
@@ -86,22 +86,8 @@ test('a payment followed across a gateway restart resolves with its final status
   await anvil.setAutomine(false)
   try {
     const statuses: string[] = []
-    const token = fx.tokens[0]!
-    const paying = client.pay(
-      {
-        token: token.address,
-        beneficiary: fx.chain.deployment.recipients[0]!,
-        principal: '3000000',
-        orderReference: randomBytes16(),
-        acquirerId: ZERO_BYTES16,
-        deadline: Math.floor(Date.now() / 1000) + 600,
-        chainId: fx.chainId,
-        settlementContract: fx.contract,
-        walletGatewayUrl: gateway.wsUrl,
-      },
-      { ...token.domain, domainSeparator: token.domainSeparator },
-      { onStatus: (push) => statuses.push(push.status) },
-    )
+    const { session, token } = fx.paymentSession({ principal: 3_000_000n, gatewayUrl: gateway.wsUrl })
+    const paying = client.pay(session, token, { onStatus: (push) => statuses.push(push.status) })
     await waitFor('the payment to be broadcast', () => statuses.includes('BROADCASTING'))
     await gateway.stop()
     await anvil.mine({ blocks: 1 })

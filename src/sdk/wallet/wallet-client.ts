@@ -2,14 +2,16 @@
  * A wallet's client for the gateway protocol (PROCESSOR.md §2): one WebSocket, every request signed in
  * an envelope by the wallet's account, answers matched by `requestId`, pushes dispatched to handlers.
  * `pay(session)` signs the permit and the binding signature, submits them, and follows
- * `SUBMISSION_STATUS` to SUCCESS or FAILURE — across reconnects, by asking for the status again.
+ * `SUBMISSION_STATUS` to its final status — across reconnects, by asking for the status again. A
+ * DROPPED failure the submitter still watches (`watchedUntilBlock`) is not final: the chain may still
+ * show the payment mined, so `pay` waits through it to SUCCESS or to the failure announced final.
  * Browser-safe.
  */
 import type { Hex, LocalAccount } from 'viem'
 import { transferRequestOf, type BuyAcquiringPackRequest, type TransferRequest } from '../../wire/index.js'
 import { signPayment } from '../../wire/index.js'
 import { signEnvelope } from '../../wire/index.js'
-import { closeCodes, type Channel, type ClientMessageType, type ClientPayloads, type ServerMessage, type SubmissionStatusPush, type Transfer } from '../../wire/index.js'
+import { closeCodes, isFinalStatus, type Channel, type ClientMessageType, type ClientPayloads, type ServerMessage, type SubmissionStatusPush, type Transfer } from '../../wire/index.js'
 import { DEFAULT_RECONNECT, reconnectDelay } from '../live/backoff.js'
 import { WS_OPEN, resolveWebSocket, type WebSocketLike } from '../live/resolve-web-socket.js'
 import type { ReconnectOptions } from '../types.js'
@@ -29,9 +31,10 @@ export interface WalletClientOptions {
 
 type Answer<type extends ServerMessage['type']> = Extract<ServerMessage, { type: type }>
 type Pending = { resolve(message: ServerMessage): void; reject(error: Error): void; timer: ReturnType<typeof setTimeout> }
+/** SUCCESS, or a FAILURE the submitter no longer watches (never one with `watchedUntilBlock`). */
 export type FinalStatus = SubmissionStatusPush & { status: 'SUCCESS' | 'FAILURE' }
 
-const isFinal = (push: SubmissionStatusPush): push is FinalStatus => push.status === 'SUCCESS' || push.status === 'FAILURE'
+const isFinal = (push: SubmissionStatusPush): push is FinalStatus => isFinalStatus(push)
 
 export class WalletClient {
   readonly address: Hex
@@ -119,7 +122,11 @@ export class WalletClient {
 
   /**
    * Pays a charge session: fees on top of the principal from the gateway, the token's permit nonce,
-   * both signatures, the submission, and its statuses until SUCCESS (mined) or FAILURE.
+   * both signatures, the submission, and its statuses until SUCCESS (mined) or a final FAILURE. A
+   * FAILURE with `failureCategory: "DROPPED"` and `watchedUntilBlock` is passed to `onStatus` (a wallet
+   * may show "dropped, still watched until block N") but does not end the wait: the submitter watches
+   * for the receipt up to that block and then announces SUCCESS, REVERTED, or the DROPPED failure again
+   * without `watchedUntilBlock`, which is final.
    */
   async pay(session: PaymentSession, token: SessionToken, opts: { payloadId?: string; onStatus?(push: SubmissionStatusPush): void } = {}): Promise<FinalStatus> {
     if (session.chainId !== this.options.chainId) throw new Error(`the session is for chain ${session.chainId}, this wallet for ${this.options.chainId}`)
@@ -144,7 +151,7 @@ export class WalletClient {
     return this.follow(request.payloadId, () => this.submitPayment(request), opts.onStatus)
   }
 
-  /** Runs `submit` and resolves with the payload's final status (pushed, or asked for after a reconnect). */
+  /** Runs `submit` and resolves with the payload's final status (pushed, or asked for after a reconnect); see `pay`. */
   async follow(payloadId: string, submit: () => Promise<unknown>, onStatus?: (push: SubmissionStatusPush) => void): Promise<FinalStatus> {
     const removeStatus = onStatus ? this.onStatus((push) => push.payloadId === payloadId && onStatus(push)) : undefined
     const final = new Promise<FinalStatus>((resolve) => this.#followed.set(payloadId, resolve))
