@@ -11,10 +11,13 @@ import { ReplicaPool } from './replicas/replica-pool.js'
 import { withFailover } from './replicas/with-failover.js'
 import { requestJson } from './rest/request-json.js'
 import { iterateEvents } from './rest/iterate-events.js'
+import { openExportResponse, responseText } from './rest/stream-export.js'
 import type {
   EventPage,
   EventsQuery,
   ExplorerClientOptions,
+  ExportFormat,
+  ExportQuery,
   Hex,
   IndexedHead,
   RequestOptions,
@@ -72,6 +75,21 @@ export class ExplorerClient {
   /** Every settlement matching `query`, page after page (`limit` sets the page size). */
   iterateEvents(query: EventsQuery = {}, options: RequestOptions = {}): AsyncGenerator<Settlement, void, undefined> {
     return iterateEvents((q) => this.getEvents(q, options), query)
+  }
+
+  /**
+   * `GET /events/export`: every settlement matching `query` (any `getEvents` filter and `order`; no
+   * `limit` or `cursor`) as CSV or NDJSON text, chunk by chunk as it arrives. The file is read at one
+   * indexed head; it is never held whole here. Breaking out of the loop ends the download.
+   * `timeout` covers the wait for the answer's start, not the whole file.
+   */
+  async *exportEvents(query: ExportQuery, { format, ...options }: RequestOptions & { format: ExportFormat }): AsyncGenerator<string, void, undefined> {
+    let url = ''
+    const response = await withFailover(this.#replicas, (replica) => {
+      url = endpointUrl(replica.baseUrl, '/events/export', { ...query, format })
+      return openExportResponse({ url, timeout: options.timeout ?? this.timeout, signal: options.signal })
+    })
+    yield* responseText(response, url, options.signal)
   }
 
   /** `GET /events/:txHash`: the transaction's settlement (lowest `logIndex`), or `null` when it has none. */

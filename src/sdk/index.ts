@@ -10,6 +10,8 @@ export type {
   EventsQuery,
   ExportFormat,
   ExportQuery,
+  ExportFormat,
+  ExportQuery,
   ExplorerClientOptions,
   Hex,
   IndexedHead,

@@ -24,6 +24,12 @@ export interface EventsQuery extends SettlementFilter {
   toTimestamp?: number
 }
 
+/** The parameters of `GET /events/export`: every filter and `order` of `GET /events`, no page. */
+export type ExportQuery = Omit<EventsQuery, 'limit' | 'cursor'>
+
+/** `csv`: RFC 4180 with a header row; `ndjson`: one settlement JSON object per line. */
+export type ExportFormat = 'csv' | 'ndjson'
+
 /** The newest block an explorer has indexed (`indexedHead` of `GET /`). */
 export interface IndexedHead {
   blockNumber: number

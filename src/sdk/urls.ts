@@ -12,7 +12,7 @@ function withPath(baseUrl: string, path: string): URL {
   return url
 }
 
-export function endpointUrl(baseUrl: string, path: string, query: EventsQuery = {}): string {
+export function endpointUrl(baseUrl: string, path: string, query: EventsQuery & { format?: string } = {}): string {
   const url = withPath(baseUrl, path)
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined) url.searchParams.set(name, String(value))

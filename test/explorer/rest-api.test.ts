@@ -7,29 +7,20 @@
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { privateKeyToAccount } from 'viem/accounts'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import { key, pageThrough, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain, type SendSettlementsOptions } from '../helpers/local-chain.js'
+import { payerAddress as payerAddressOf, paymentsBetweenPayers, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
 let chain: LocalChain
 let explorer: TestExplorer
 let onChain: Settlement[]
 
-const payerAddress = (k: number) => privateKeyToAccount(chain.deployment.payerKeys[k]!).address.toLowerCase() as Hex
-/**
- * Every sixth payment a self-payment, every sixth (offset 3) one payer paying another: payer 0 (the
- * `address` under test) pays itself once, pays recipients twice and is paid by payer 13 once.
- */
-const paymentsBetweenPayers: SendSettlementsOptions['recipient'] = (i, payer) => {
-  if (i % 6 === 0) return payer
-  if (i % 6 === 3) return payerAddress((i + 7) % chain.deployment.payerKeys.length)
-  return chain.deployment.recipients[i % chain.deployment.recipients.length]!
-}
+const payerAddress = (k: number) => payerAddressOf(chain, k)
 
 before(async () => {
   chain = await startLocalChain()
-  await sendSettlements(chain, 60, { recipient: paymentsBetweenPayers })
+  // Payer 0 (the `address` under test) pays itself once, pays recipients twice and is paid by payer 13 once.
+  await sendSettlements(chain, 60, { recipient: paymentsBetweenPayers(chain) })
   explorer = await startTestExplorer(chain)
   await waitForHead(chain, explorer.url)
   onChain = await settlementsOnChain(chain)
@@ -186,7 +177,7 @@ describe('GET /events?address', () => {
   })
 
   test('paging by address while settlements involving it arrive: no duplicate, no gap, in both orders', async () => {
-    const sending = sendSettlements(chain, 24, { recipient: paymentsBetweenPayers })
+    const sending = sendSettlements(chain, 24, { recipient: paymentsBetweenPayers(chain) })
     const q = { address: A(), limit: '1' }
     const [desc, asc] = await Promise.all([pageThrough(explorer.url, q), pageThrough(explorer.url, { ...q, order: 'asc' })])
     await sending

@@ -44,6 +44,8 @@ export interface SendSettlementsOptions {
   orderReference?: (i: number) => Hex
   /** Recipient of each payment given its payer's address (a payer may pay itself); default cycles through the deployment's recipients. */
   recipient?: (i: number, payer: Hex) => Hex
+  /** Permit deadline in Unix seconds; default an hour past the wall clock (set it further when the chain's clock is moved on). */
+  deadline?: bigint
 }
 
 export interface SentSettlement extends SentPayment {
@@ -79,11 +81,27 @@ export async function sendSettlements(
         principal: opts.principal?.(i) ?? 1_000_000n * BigInt(1 + (i % 50)),
         orderReference: opts.orderReference?.(i) ?? randomBytes16(),
         acquirerId: i % acquirerEvery === acquirerEvery - 1 ? pick(deployment.acquirers, i).id : undefined,
+        deadline: opts.deadline,
       })
     }),
   )
   const receipts = await Promise.all(sent.map((p) => publicClient.waitForTransactionReceipt({ hash: p.txHash })))
   return sent.map((payment, i) => ({ ...payment, receipt: receipts[i] as TransactionReceipt }))
+}
+
+/** The address of the deployment's k-th payer, lowercase. */
+export const payerAddress = (chain: LocalChain, k: number) => privateKeyToAccount(chain.deployment.payerKeys[k]!).address.toLowerCase() as Hex
+
+/**
+ * Recipients for `sendSettlements` that exercise the `address` filter: every sixth payment a
+ * self-payment, every sixth (offset 3) one payer paying another (payer i + 7), the rest to recipients.
+ */
+export function paymentsBetweenPayers(chain: LocalChain): NonNullable<SendSettlementsOptions['recipient']> {
+  return (i, payer) => {
+    if (i % 6 === 0) return payer
+    if (i % 6 === 3) return payerAddress(chain, (i + 7) % chain.deployment.payerKeys.length)
+    return chain.deployment.recipients[i % chain.deployment.recipients.length]!
+  }
 }
 
 /** One JSON-RPC call to the node, for the methods viem has no action for (anvil_reorg, evm_snapshot…); throws its error. */

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import WebSocket from 'ws'
-import { FILTER_FIELDS } from '../../src/explorer/query/events-query.js'
+import { FILTER_KEYS } from '../../src/explorer/query/events-query.js'
 import { ENDPOINTS } from '../../src/explorer/api/rest/register-rest.js'
 import { encodeCursor } from '../../src/explorer/store/cursor.js'
 import type { Settlement } from '../../src/wire/settlement.js'
@@ -47,7 +47,8 @@ after(async () => {
 async function request(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
   const response = await fetch(explorer.url + path, { method, headers })
   const text = await response.text()
-  const json = /json/.test(response.headers.get('content-type') ?? '')
+  // JSON and problem+json bodies are parsed; NDJSON (a JSON text per line) stays text.
+  const json = /[/+]json\b/.test(response.headers.get('content-type') ?? '')
   return { status: response.status, headers: response.headers, body: json && text ? JSON.parse(text) : text }
 }
 
@@ -71,7 +72,7 @@ describe('the document', () => {
     const parameters = openApi.document.paths['/events'].get.parameters.map((p: { $ref: string }) => p.$ref.split('/').at(-1)!.replace(/^events\./, ''))
     assert.deepEqual(parameters.sort(), [...(root.body as { eventsParams: string[] }).eventsParams].sort())
     const stream = openApi.document.paths['/events/stream'].get.parameters.map((p: { name: string }) => p.name)
-    assert.deepEqual(stream.sort(), [...FILTER_FIELDS, 'since', 'Last-Event-ID'].sort())
+    assert.deepEqual(stream.sort(), [...FILTER_KEYS, 'since', 'Last-Event-ID'].sort())
   })
 })
 
@@ -92,6 +93,9 @@ describe('REST answers match the document', () => {
       `?fromTimestamp=${first.timestamp}&toTimestamp=${last.timestamp}`,
       `?token=${first.token}&payer=${first.payer}&recipient=${first.recipient}&orderReference=${first.orderReference}&acquirerId=${first.acquirerId}&address=${first.payer}&fromBlock=0&toBlock=${last.blockNumber}&fromTimestamp=0&toTimestamp=${last.timestamp}&order=asc&limit=100`,
       '?token=0x0000000000000000000000000000000000000001',
+      `?minAmount=${first.amount}`,
+      `?token=${first.token}&minAmount=1&maxAmount=${first.amount}`,
+      `?recipient=${first.recipient}&maxAmount=${last.amount}&order=asc`,
     ]
     for (const query of queries) await check('/events', `/events${query}`, 200)
 
@@ -103,6 +107,19 @@ describe('REST answers match the document', () => {
       cursor = page.nextCursor
     } while (cursor)
     assert.equal(seen, events.length)
+  })
+
+  test('exports: CSV and NDJSON files, and 400 problems before any byte', async () => {
+    const csv = await check('/events/export', '/events/export?format=csv', 200)
+    assert.match(csv.headers.get('content-disposition') ?? '', /^attachment; filename="settlements_head-\d+\.csv"$/)
+    assert.equal((csv.body as string).trimEnd().split('\r\n').length, events.length + 1)
+    const first = events[0]!
+    const ndjson = await check('/events/export', `/events/export?format=ndjson&order=asc&token=${first.token}&minAmount=1`, 200)
+    for (const line of (ndjson.body as string).trimEnd().split('\n')) openApi.checkSchema('#/components/schemas/Settlement', JSON.parse(line))
+    for (const query of ['', '?format=xml', '?format=csv&limit=5', '?format=csv&cursor=x', '?format=csv&maxAmount=-1', '?format=ndjson&order=up']) {
+      const answer = await check('/events/export', `/events/export${query}`, 400)
+      assert.equal(typeof (answer.body as { param?: string }).param, 'string')
+    }
   })
 
   test('lookups: found, not found, malformed', async () => {
@@ -139,6 +156,9 @@ describe('REST answers match the document', () => {
       '?fromTimestamp=-1',
       '?color=blue',
       '?limit=1&limit=2',
+      '?minAmount=1.5',
+      '?maxAmount=0x10',
+      '?minAmount=2&maxAmount=1',
     ]
     for (const query of refused) {
       const answer = await check('/events', `/events${query}`, 400)
@@ -154,6 +174,7 @@ describe('REST answers match the document', () => {
     const routes: [string, string][] = [
       ['/', '/'],
       ['/events', '/events'],
+      ['/events/export', '/events/export'],
       ['/events/{txHash}', `/events/${events[0]!.txHash}`],
       ['/events/order/{orderReference}', `/events/order/${events[0]!.orderReference}`],
       ['/stats', '/stats'],

@@ -7,6 +7,7 @@
 import { compareIndexValuePks, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk } from '../store/index.js'
 import { hasOrdinals, type IndexedField, type Store } from '../store/index.js'
 import { addressesOf, decodeRecord, fieldHex, type StoredSettlement } from '../store/index.js'
+import type { Transaction } from 'lmdb'
 import type { KeyRange } from './block-range.js'
 import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
 
@@ -24,10 +25,13 @@ export function fieldFilters(filter: SettlementFilter): FieldFilter[] {
   return FILTER_FIELDS.filter((f) => filter[f] !== undefined).map((f) => ({ field: f, key: encodeHexKey(filter[f]!), hex: filter[f]!.slice(2) }))
 }
 
-/** Index values (primary key ‖ ordinal) matching a filter inside a key range, in order, each settlement once. */
-export function indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: Order): Generator<Buffer> {
-  if (f.field !== 'address') return valuesOf(store, f.field, f.key, range, order)
-  return mergeByPk(valuesOf(store, 'payer', f.key, range, order), valuesOf(store, 'recipient', f.key, range, order), order)
+/**
+ * Index values (primary key ‖ ordinal) matching a filter inside a key range, in order, each settlement
+ * once; read in `transaction` when given (an export's snapshot), else in the thread's current one.
+ */
+export function indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: Order, transaction?: Transaction): Generator<Buffer> {
+  if (f.field !== 'address') return valuesOf(store, f.field, f.key, range, order, transaction)
+  return mergeByPk(valuesOf(store, 'payer', f.key, range, order, transaction), valuesOf(store, 'recipient', f.key, range, order, transaction), order)
 }
 
 /** The exact number of settlements matching a filter inside a key range. */
@@ -45,15 +49,15 @@ const matches = (s: StoredSettlement, f: FieldFilter) => (f.field === 'address' 
 
 export const matchesAll = (s: StoredSettlement, filters: FieldFilter[]) => filters.every((f) => matches(s, f))
 
-function* valuesOf(store: Store, field: IndexedField, key: Buffer, range: KeyRange, order: Order): Generator<Buffer> {
+function* valuesOf(store: Store, field: IndexedField, key: Buffer, range: KeyRange, order: Order, transaction?: Transaction): Generator<Buffer> {
   const db = store.indexes[field]
   if (order === 'asc') {
-    yield* db.getValues(key, { start: range.low, end: range.high })
+    yield* db.getValues(key, { start: range.low, end: range.high, transaction })
     return
   }
   // A 10-byte bound sorts before every longer value with the same primary key, so `high` stays
   // exclusive, and a value is below `low` exactly when its primary key is (never, from block 0).
-  const values = db.getValues(key, { start: range.high, reverse: true })
+  const values = db.getValues(key, { start: range.high, reverse: true, transaction })
   if (isLowestPk(range.low)) {
     yield* values
     return

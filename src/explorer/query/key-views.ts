@@ -79,6 +79,8 @@ export class KeyViews implements IndexerListener {
   /** The page from a view of the query's filter, or `undefined` when none answers it (the query engine will). */
   page(q: EventsQuery): Buffer | undefined {
     const filters = fieldFilters(q)
+    // Views hold every settlement of a value; amount bounds would need a check per settlement.
+    if (q.minAmount !== undefined || q.maxAmount !== undefined) return undefined
     if (filters.length !== 1 || filters[0]!.field === 'address' || this.#writes.started !== this.#writes.settled) return undefined
     const view = this.#view(filters[0]!)
     if (!view) return undefined

@@ -5,16 +5,26 @@
  * whose predecessor is still pending. Only intersections whose smallest candidate set is large go
  * to the pool, where a long walk cannot stall other requests.
  */
-import type { Store } from '../store/index.js'
+import { HOUR_SECONDS, type Store } from '../store/index.js'
 import { keyRange } from './block-range.js'
 import type { QueryTask } from './query-task.js'
 import { fieldFilters, indexCount } from './field-index.js'
+import { statsWalkSize } from './stats-plan.js'
 
 /** Candidates an intersection may walk on the server thread (about 1 µs each). */
 export const INLINE_CANDIDATES = 2000
+/** Hours of buckets a statistic may read on the server thread (a few hundred µs per month and token). */
+export const INLINE_HOURS = 2000
 
 export function isCheap(store: Store, task: QueryTask, inlineCandidates = INLINE_CANDIDATES): boolean {
   if (task.kind === 'first') return true
+  // Statistics read a bucket per hour and token, and walk only what buckets cannot answer: inline when
+  // both are small (a month is 720 hours), in the pool when the span is long or unbounded.
+  if (task.kind === 'stats' || task.kind === 'series') {
+    const f = task.kind === 'stats' ? task.filter : task.query
+    const hours = f.fromTimestamp === undefined || f.toTimestamp === undefined ? Infinity : (f.toTimestamp - f.fromTimestamp) / HOUR_SECONDS
+    return hours <= INLINE_HOURS && statsWalkSize(store, f) <= inlineCandidates
+  }
   const q = task.query
   const filters = fieldFilters(q)
   if (filters.length <= 1) return true

@@ -6,7 +6,7 @@
 import { decodePk, encodePk, keyAfter, type Position } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { StoredSettlement } from '../store/index.js'
-import type { SettlementFilter } from './events-query.js'
+import { amountInRange, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
 import { primaryWalk } from './run-events-query.js'
 
@@ -47,7 +47,7 @@ export function matchingInRange(store: Store, filter: SettlementFilter, from: Bu
   if (filters.length === 0) {
     for (const s of primaryWalk(store, range, 'asc')) {
       scanned++
-      if (settlements.push(s) >= limit || scanned >= maxScanned) return { settlements, next: keyAfter(s), scanned }
+      if ((amountInRange(s.amount, filter) && settlements.push(s) >= limit) || scanned >= maxScanned) return { settlements, next: keyAfter(s), scanned }
     }
     return { settlements, next: undefined, scanned }
   }
@@ -56,7 +56,7 @@ export function matchingInRange(store: Store, filter: SettlementFilter, from: Bu
   for (const value of indexWalk(store, driver, range, 'asc')) {
     scanned++
     const s = load(store, value)
-    if ((matchesAll(s, rest) && settlements.push(s) >= limit) || scanned >= maxScanned) return { settlements, next: keyAfter(s), scanned }
+    if ((matchesAll(s, rest) && amountInRange(s.amount, filter) && settlements.push(s) >= limit) || scanned >= maxScanned) return { settlements, next: keyAfter(s), scanned }
   }
   return { settlements, next: undefined, scanned }
 }

@@ -49,7 +49,9 @@ function expected(q: EventsQuery): SettlementRecord[] {
       (q.fromBlock === undefined || r.blockNumber >= q.fromBlock) &&
       (q.toBlock === undefined || r.blockNumber <= q.toBlock) &&
       (q.fromTimestamp === undefined || r.timestamp >= q.fromTimestamp) &&
-      (q.toTimestamp === undefined || r.timestamp <= q.toTimestamp),
+      (q.toTimestamp === undefined || r.timestamp <= q.toTimestamp) &&
+      (q.minAmount === undefined || r.amount >= BigInt(q.minAmount)) &&
+      (q.maxAmount === undefined || r.amount <= BigInt(q.maxAmount)),
   )
   return q.order === 'asc' ? matches : matches.reverse()
 }
@@ -126,6 +128,18 @@ describe('runEventsQuery against brute force', () => {
     ['address + timestamp range', () => ({ address, fromTimestamp: records[200]!.timestamp, toTimestamp: records[2200]!.timestamp })],
     ['address + token + recipient + timestamp', () => ({ address, token: syntheticToken(0), recipient: syntheticRecipient(5), toTimestamp: records[2700]!.timestamp })],
     ['empty block range', () => ({ fromBlock: 10, toBlock: 20 })],
+    ['minAmount', () => ({ minAmount: '500000000' })],
+    ['maxAmount', () => ({ maxAmount: '10000000' })],
+    ['amount range, narrow (listed from the amount index)', () => ({ minAmount: '500000000', maxAmount: '505000000' })],
+    ['token + amount range, narrow', () => ({ token: syntheticToken(1), minAmount: '300000000', maxAmount: '310000000' })],
+    ['token + amount range, wide (walked in chain order)', () => ({ token: syntheticToken(1), minAmount: '10000000', maxAmount: '990000000' })],
+    ['token + one exact amount', () => ({ token: mid().token, minAmount: mid().amount.toString(), maxAmount: mid().amount.toString() })],
+    ['token + amount range + block range', () => ({ token: syntheticToken(0), minAmount: '200000000', maxAmount: '700000000', fromBlock: records[600]!.blockNumber, toBlock: records[2400]!.blockNumber })],
+    ['narrow amount range + timestamp range', () => ({ minAmount: '100000000', maxAmount: '120000000', fromTimestamp: records[900]!.timestamp })],
+    ['recipient + minAmount', () => ({ recipient: syntheticRecipient(3), minAmount: '400000000' })],
+    ['address + maxAmount', () => ({ address, maxAmount: '600000000' })],
+    ['token + payer + amount range', () => ({ token: syntheticToken(2), payer: syntheticPayer(5), minAmount: '100000000', maxAmount: '900000000' })],
+    ['amount range above every amount', () => ({ minAmount: (2n ** 256n - 1n).toString() })],
     ['timestamps after the last', () => ({ fromTimestamp: records[COUNT - 1]!.timestamp + 1 })],
   ]
   for (const [name, filters] of cases) {
@@ -198,6 +212,11 @@ describe('createQueryExecutor', () => {
       const pooledByAddress = executor.run({ kind: 'events', query: byAddress })
       assert.ok(pooledByAddress instanceof Promise)
       assert.deepEqual(Buffer.from((await pooledByAddress)!), runEventsQuery(store, tokens, byAddress))
+
+      const byAmount: EventsQuery = { order: 'desc', limit: 25, recipient: syntheticRecipient(1), minAmount: '1000', maxAmount: '999999999' }
+      const pooledByAmount = executor.run({ kind: 'events', query: byAmount })
+      assert.ok(pooledByAmount instanceof Promise)
+      assert.deepEqual(Buffer.from((await pooledByAmount)!), runEventsQuery(store, tokens, byAmount))
     } finally {
       await executor.close()
     }
@@ -214,7 +233,8 @@ describe('rollbackAbove', () => {
     assert.ok(records.slice(keep).some((r) => isSelfPayment(r) && r.payer === address), 'a self-payment of the address is taken back')
     records.splice(keep)
     const byAddress = [{ address }, { address, token: syntheticToken(1) }, { address: payerOfAddress }]
-    for (const filters of [{}, { token: syntheticToken(1) }, { recipient: syntheticRecipient(3), token: syntheticToken(0) }, ...byAddress]) {
+    const byAmount = [{ minAmount: '500000000' }, { token: syntheticToken(1), minAmount: '300000000', maxAmount: '310000000' }]
+    for (const filters of [{}, { token: syntheticToken(1) }, { recipient: syntheticRecipient(3), token: syntheticToken(0) }, ...byAddress, ...byAmount]) {
       const q = { ...filters, order: 'desc' as const, limit: 100 }
       const got = pageThrough(q)
       assert.deepEqual(ids(got.events), ids(expected(q)))

@@ -5,6 +5,7 @@
  * filter; with several, the smallest candidate set is walked once, which bounds the cost by the most
  * selective filter.
  */
+import type { Transaction } from 'lmdb'
 import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/index.js'
 import { readCount } from '../store/index.js'
 import type { Store } from '../store/index.js'
@@ -14,6 +15,7 @@ import type { EventsQuery } from './events-query.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
 import type { TokenCache } from './token-cache.js'
+import { amountBounds, amountQuery, storedAmountInRange, usesAmountIndex } from './amount-query.js'
 
 /** The benchmarks (bench/sections/query-latency.ts) time these through this module. */
 export { fieldFilters, indexCount, indexWalk, load, type FieldFilter }
@@ -29,14 +31,17 @@ export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery)
 
   let total: number
   let found: Buffer[]
-  if (filters.length === 0) {
+  const amounts = amountBounds(q) !== undefined
+  if (amounts && usesAmountIndex(filters)) {
+    ;({ total, found } = amountQuery(store, q, range, page, filters[0]))
+  } else if (filters.length === 0) {
     total = range.bounded ? primaryCount(store, range) : readCount(store)
     found = page ? primaryPage(store, page, q.order, q.limit + 1) : []
   } else {
     const counted = filters.map((f) => ({ ...f, count: indexCount(store, f, range) }))
     counted.sort((a, b) => a.count - b.count)
     const [driver, ...rest] = counted as [FieldFilter & { count: number }, ...FieldFilter[]]
-    if (rest.length === 0) {
+    if (rest.length === 0 && !amounts) {
       total = driver.count
       found = page ? indexPage(store, driver, page, q.order, q.limit + 1) : []
     } else {
@@ -58,14 +63,14 @@ export function pageBounds(range: KeyRange, q: EventsQuery): KeyRange | undefine
   return Buffer.compare(page.low, page.high) < 0 ? page : undefined
 }
 
-/** Primary keys inside [low, high), in order. */
-function* primaryKeys(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<Buffer> {
+/** Primary keys inside [low, high), in order; read in `transaction` when given. */
+export function* primaryKeys(store: Store, range: KeyRange, order: 'asc' | 'desc', transaction?: Transaction): Generator<Buffer> {
   if (order === 'asc') {
-    yield* store.events.getKeys({ start: range.low, end: range.high })
+    yield* store.events.getKeys({ start: range.low, end: range.high, transaction })
     return
   }
   // Reverse ranges start inclusive; `high` is exclusive, so a key equal to it is skipped.
-  for (const key of store.events.getKeys({ start: range.high, reverse: true })) {
+  for (const key of store.events.getKeys({ start: range.high, reverse: true, transaction })) {
     if (Buffer.compare(key, range.low) < 0) return
     if (!key.equals(range.high)) yield key
   }
@@ -82,7 +87,7 @@ function primaryPage(store: Store, range: KeyRange, order: 'asc' | 'desc', take:
   return found
 }
 
-function primaryCount(store: Store, range: KeyRange): number {
+export function primaryCount(store: Store, range: KeyRange): number {
   const first = primaryWalk(store, range, 'asc').next()
   if (first.done) return 0
   const last = primaryWalk(store, range, 'desc').next().value as StoredSettlement
@@ -95,12 +100,17 @@ function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'a
   return found
 }
 
-/** Several field filters: one walk of the smallest candidate set gives both the exact total and the page. */
+/**
+ * Several field filters, or field filters and amount bounds: one walk of the smallest candidate set
+ * gives both the exact total and the page.
+ */
 function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range: KeyRange, page: KeyRange | undefined, q: EventsQuery) {
   const found: Buffer[] = []
   let total = 0
+  const amounts = amountBounds(q) !== undefined
   for (const value of indexWalk(store, driver, range, q.order)) {
-    if (!matchesAll(load(store, value), rest)) continue
+    if (amounts && !storedAmountInRange(store, indexValuePk(value), q)) continue
+    if (rest.length > 0 && !matchesAll(load(store, value), rest)) continue
     total++
     const pk = indexValuePk(value)
     const inPage = page && Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0

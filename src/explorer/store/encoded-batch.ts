@@ -10,6 +10,7 @@ import { decodeBareHexKey, indexKeyFromString, indexKeyString, PK_BYTES, writePk
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, RECORD_HEAD_ROOM, recordTailBytes, writeRecordTail, type SettlementRecord } from './record.js'
 import { addToStatsChange, emptyStatsChange, type StatsChange } from './stats.js'
+import { addToBuckets } from './buckets.js'
 import type { Hex } from '../../wire/index.js'
 
 export interface BlockHeader {
@@ -115,9 +116,18 @@ export function encodeSettlements(source: SettlementSource, blocks: BlockHeader[
   const counted = COUNTED_FIELDS.map((field) => countedKeys(field, bytes, starts, count))
 
   const stats = emptyStatsChange()
+  const keysOf = (field: IndexedField) => {
+    const { ids, keys } = counted.find((c) => c.field === field)!
+    return (i: number) => keys[ids[i]!]!
+  }
   const tokens = counted.find((c) => c.field === 'token')!
   const tokenHex = tokens.keys.map((key) => decodeBareHexKey(indexKeyFromString(key)))
-  for (let i = 0; i < count; i++) addToStatsChange(stats, tokenHex[tokens.ids[i]!]!, timestamps[i]!, amounts[i]!, fees[i]!, 1)
+  const [token, payer, recipient, acquirerId] = [keysOf('token'), keysOf('payer'), keysOf('recipient'), keysOf('acquirerId')]
+  for (let i = 0; i < count; i++) {
+    addToStatsChange(stats, tokenHex[tokens.ids[i]!]!, timestamps[i]!, amounts[i]!, fees[i]!, 1)
+    const parties = { token: token(i), payer: payer(i), recipient: recipient(i), acquirerId: acquirerId(i) }
+    addToBuckets(stats.buckets, parties, timestamps[i]!, amounts[i]!, fees[i]!, 1)
+  }
   return { count, bytes, starts, blockNumbers, logIndexes, timestamps, counted, blocks, head, stats }
 }
 

@@ -188,6 +188,44 @@ export function decodeHourKey(key: Buffer): { hour: number; token: string } {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Statistics buckets (filtered /stats and /stats/series; store/buckets.ts).
+//
+// Bucket key: tag (1 byte) ‖ field value (20 bytes for an address, 16 for an acquirer id; nothing for
+// the `all` tag) ‖ hour since the epoch (4 bytes) ‖ token (20 bytes). One bucket per field value, hour
+// and token, so a field value's hours are one contiguous range of keys in time order, each hour's
+// tokens side by side. Built as latin1 strings (one character per byte, like `indexKeyString`) while
+// a batch is encoded off the committing thread; `indexKeyFromString` turns one into its bytes.
+// ---------------------------------------------------------------------------------------------------
+
+/** The bucket families: every settlement, and per payer, recipient, self-payment (by the payer) and acquirer id. */
+export const BUCKET_TAGS = { all: 0, payer: 1, recipient: 2, selfPayment: 3, acquirerId: 4 } as const
+export type BucketTag = keyof typeof BUCKET_TAGS
+
+const HOUR_BYTES = 4
+const BUCKET_TOKEN_BYTES = ADDRESS_BYTES
+
+/** `value` and `token` are latin1 strings of their raw bytes (`indexKeyString`); `value` is '' for `all`. */
+export function bucketKeyString(tag: BucketTag, value: string, hour: number, token: string): string {
+  const h = String.fromCharCode((hour >>> 24) & 0xff, (hour >>> 16) & 0xff, (hour >>> 8) & 0xff, hour & 0xff)
+  return String.fromCharCode(BUCKET_TAGS[tag]) + value + h + token
+}
+
+/** The first key of a field value's hour: `[bucketHourKey(t, v, from), bucketHourKey(t, v, to + 1))` holds hours from..to. */
+export function bucketHourKey(tag: BucketTag, value: Uint8Array, hour: number): Buffer {
+  const key = Buffer.alloc(1 + value.length + HOUR_BYTES)
+  key[0] = BUCKET_TAGS[tag]
+  key.set(value, 1)
+  key.writeUInt32BE(hour, 1 + value.length)
+  return key
+}
+
+/** A bucket key's hour and token (lowercase hex without 0x). */
+export function decodeBucketKey(key: Buffer): { hour: number; token: string } {
+  const at = key.length - BUCKET_TOKEN_BYTES - HOUR_BYTES
+  return { hour: key.readUInt32BE(at), token: key.toString('hex', at + HOUR_BYTES) }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Amount index (amount range filters, issue 17; store/amounts.ts). One LMDB database, `amounts`,
 // two kinds of keys told apart by their first byte:
 //

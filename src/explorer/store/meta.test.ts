@@ -31,10 +31,16 @@ test('a new store takes the current layout, and the first settlements stamp it t
   })
 })
 
-test('settlements written with an older layout (no self-payment index) are refused, naming the directory', async () => {
+test('settlements written with an older layout are refused, naming the directory and what the layout lacks', async () => {
   await withStore(async (store, dir) => {
     for (const step of syntheticSteps(5)) await commitBatch(store, step)
     await store.meta.remove('layout')
-    assert.throws(() => claimLayout(store, dir), (error: Error) => error.message.includes(dir) && /layout 1\b.*layout 2\b/.test(error.message))
+    const needs = new RegExp(`layout 1\\b.*layout ${STORE_LAYOUT}\\b.*self-payment index.*statistics buckets`)
+    assert.throws(() => claimLayout(store, dir), (error: Error) => error.message.includes(dir) && needs.test(error.message))
+  })
+  await withStore(async (store, dir) => {
+    for (const step of syntheticSteps(5)) await commitBatch(store, step)
+    await store.meta.put('layout', 2)
+    assert.throws(() => claimLayout(store, dir), (error: Error) => /layout 2\b.*statistics buckets/.test(error.message) && !error.message.includes('self-payment'))
   })
 })

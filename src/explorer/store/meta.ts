@@ -38,11 +38,15 @@ export async function claimIdentity(store: Store, identity: StoreIdentity): Prom
 
 /**
  * The layout of keys and indexes this code reads and writes. 1: the first release (no layout entry).
- * 2: `idx:selfPayment`, without which `address` totals would count self-payments twice. Bump it
- * whenever settlements written by older code would be read wrongly or incompletely, so that an old
- * data directory is refused instead of served with an index missing.
+ * Each later layout and what it added are in LAYOUT_ADDITIONS. Bump it whenever settlements written by
+ * older code would be read wrongly or incompletely, so that an old data directory is refused instead
+ * of served with an index missing.
  */
-export const STORE_LAYOUT = 2
+export const STORE_LAYOUT = 3
+const LAYOUT_ADDITIONS: Record<number, string> = {
+  2: 'the self-payment index the address filter counts with',
+  3: 'the statistics buckets (per payer, recipient, acquirer and hour) that filtered /stats and /stats/series read',
+}
 export const readLayout = (store: Store) => (store.meta.get('layout') as number | undefined) ?? 1
 export const stampLayout = (store: Store) => store.meta.putSync('layout', STORE_LAYOUT)
 
@@ -54,8 +58,12 @@ export function claimLayout(store: Store, dataDir: string): void {
   const layout = readLayout(store)
   if (layout === STORE_LAYOUT) return
   if (readCount(store) > 0) {
+    const missing = Object.entries(LAYOUT_ADDITIONS)
+      .filter(([version]) => Number(version) > layout && Number(version) <= STORE_LAYOUT)
+      .map(([, what]) => what)
+    const why = missing.length > 0 ? `it adds ${missing.join('; and ')}` : 'it reads the store differently'
     throw new Error(
-      `data directory ${dataDir} holds store layout ${layout}, this explorer needs layout ${STORE_LAYOUT} (it adds the self-payment index the address filter counts with); delete it or set another DATA_DIR to index again`,
+      `data directory ${dataDir} holds store layout ${layout}, this explorer needs layout ${STORE_LAYOUT} (${why}); delete it or set another DATA_DIR to index again`,
     )
   }
   stampLayout(store)

@@ -62,6 +62,8 @@ export interface Store {
   tokens: Database<unknown, Buffer>
   stats: Database<unknown, Buffer>
   hours: Database<unknown, Buffer>
+  /** Statistics buckets per field value, hour and token (buckets.ts). */
+  buckets: Database<unknown, Buffer>
   meta: Database<unknown, string>
   close(): Promise<void>
 }
@@ -74,7 +76,7 @@ export interface StoreOptions {
 }
 
 export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3 }: StoreOptions): Store {
-  const env = open({ path, compression: false, noSync, mapSize: mapSizeBytes, maxDbs: 16, maxReaders: 1024 })
+  const env = open({ path, compression: false, noSync, mapSize: mapSizeBytes, maxDbs: 32, maxReaders: 1024 })
   const binary = { keyEncoding: 'binary', encoding: 'binary' } as const
   const dupsort = (name: string) =>
     env.openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', dupSort: true, encoder: rawBytes } as never)
@@ -88,6 +90,7 @@ export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3 
     tokens: env.openDB<unknown, Buffer>('tokens', { keyEncoding: 'binary' }),
     stats: env.openDB<unknown, Buffer>('stats', { keyEncoding: 'binary' }),
     hours: env.openDB<unknown, Buffer>('hours', { keyEncoding: 'binary' }),
+    buckets: env.openDB<unknown, Buffer>('buckets', { keyEncoding: 'binary' }),
     meta: env.openDB<unknown, string>('meta', {}),
     close: () => env.close(),
   }

@@ -7,6 +7,7 @@ import type { Hex, Stats } from '../../wire/index.js'
 import { HOUR_SECONDS, decodeBareHexKey, decodeHourKey, encodeBareHexKey, encodeHourKey, hourStartKey } from './keys.js'
 import type { Store } from './open-store.js'
 import { fieldHex, type StoredSettlement, type TokenInfo } from './record.js'
+import { addToBuckets, writeBuckets, type BucketChange } from './buckets.js'
 
 interface Figures {
   count: number
@@ -29,10 +30,12 @@ interface Delta {
 export interface StatsChange {
   perToken: Map<string, Delta>
   perHour: Map<string, Delta>
+  /** Per field value, hour and token, for filtered stats (buckets.ts). */
+  buckets: BucketChange
 }
 
 export function emptyStatsChange(): StatsChange {
-  return { perToken: new Map(), perHour: new Map() }
+  return { perToken: new Map(), perHour: new Map(), buckets: new Map() }
 }
 
 function accumulate(into: Map<string, Delta>, id: string, token: string, hour: number, amount: bigint, fee: bigint, sign: 1 | -1): void {
@@ -66,12 +69,19 @@ function write(db: Store['stats'], deltas: Map<string, Delta>, withFees: boolean
 export function writeStatsChange(store: Store, change: StatsChange): void {
   write(store.stats, change.perToken, true)
   write(store.hours, change.perHour, false)
+  writeBuckets(store, change.buckets)
 }
 
 /** Adds (sign 1) or takes back (sign -1) stored settlements; inside a write transaction. */
 export function applyToStats(store: Store, settlements: StoredSettlement[], sign: 1 | -1): void {
   const change = emptyStatsChange()
-  for (const s of settlements) addToStatsChange(change, fieldHex(s, 'token'), s.timestamp, BigInt(s.amount), BigInt(s.fee), sign)
+  const bytes = (s: StoredSettlement, field: 'token' | 'payer' | 'recipient' | 'acquirerId') => Buffer.from(fieldHex(s, field), 'hex').toString('latin1')
+  for (const s of settlements) {
+    const [amount, fee] = [BigInt(s.amount), BigInt(s.fee)]
+    addToStatsChange(change, fieldHex(s, 'token'), s.timestamp, amount, fee, sign)
+    const parties = { token: bytes(s, 'token'), payer: bytes(s, 'payer'), recipient: bytes(s, 'recipient'), acquirerId: bytes(s, 'acquirerId') }
+    addToBuckets(change.buckets, parties, s.timestamp, amount, fee, sign)
+  }
   writeStatsChange(store, change)
 }
 

@@ -52,7 +52,7 @@ function parseJson<T>(text: string, url: string): T {
 }
 
 /** The problem body, or one made up from the status when a proxy in between answered with something else. */
-function readProblem(text: string, status: number, statusText: string): ProblemDetails {
+export function readProblem(text: string, status: number, statusText: string): ProblemDetails {
   try {
     const body = JSON.parse(text) as Partial<ProblemDetails>
     if (body && typeof body === 'object' && typeof body.detail === 'string') {

@@ -26,12 +26,12 @@ import type { IndexerListener } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
 import { ConnectionsPerAddress } from '../../../platform/limits/index.js'
-import { matchingInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
+import { amountInRange, matchingInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
 import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
 import { BufferBudget, type BudgetedConnection, type SlowBound } from './buffer-budget.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
-import { ShapeCounts, fieldValues, filterTopic, topicsOf } from './topics.js'
+import { ShapeCounts, amountTopic, fieldValues, filterTopic, topicsOf } from './topics.js'
 
 export type Channel = 'websocket' | 'sse'
 
@@ -61,7 +61,10 @@ export interface Subscription {
   readonly id: string | undefined
   readonly filter: SettlementFilter
   readonly shape: number
+  /** The group it is delivered in: its field topic, with its amount bounds when it has some (topics.ts `amountTopic`). */
   readonly topic: string
+  /** The topic of its field values alone: what a settlement's field values find by hash. */
+  readonly fieldTopic: string
   /** While replaying or waiting: the first primary key not yet delivered. */
   from: Buffer
   state: 'waiting' | 'replaying' | 'paused' | 'live' | 'dropped'
@@ -92,6 +95,8 @@ export class LiveHub implements IndexerListener {
   /** Filter topic → subscription id (or NO_ID) → number of live WebSocket subscriptions. */
   #wsGroups = new Map<string, Map<string, number>>()
   #sseGroups = new Map<string, Set<LiveConnection>>()
+  /** Field topic → groups with amount bounds under it (their topic → live subscriptions in it). */
+  #amountGroups = new Map<string, Map<string, { filter: SettlementFilter; live: number }>>()
   #shapes = new ShapeCounts()
   #replaying = new Set<Subscription>()
   /** Replays due a chunk, in turn order; `#replayTurn` is the next turn when one is scheduled. */
@@ -165,8 +170,9 @@ export class LiveHub implements IndexerListener {
 
   /** Starts a subscription: replays from `since` when given, then delivers live. The caller acknowledged it. */
   subscribe(conn: LiveConnection, id: string | undefined, filter: SettlementFilter, since: Position | undefined): Subscription {
-    const { shape, topic } = filterTopic(filter)
-    const sub: Subscription = { conn, id, filter, shape, topic, from: this.#publishedEnd, state: 'replaying' }
+    const { shape, topic: fieldTopic } = filterTopic(filter)
+    const topic = amountTopic(fieldTopic, filter)
+    const sub: Subscription = { conn, id, filter, shape, topic, fieldTopic, from: this.#publishedEnd, state: 'replaying' }
     conn.subscriptions.set(subscriptionKey(id, topic), sub)
     this.#subscriptionCount++
     if (since === undefined) this.#goLive(sub)
@@ -241,8 +247,7 @@ export class LiveHub implements IndexerListener {
     let json: string | undefined
     let frame: string | undefined
     let delivered = 0
-    for (const shape of this.#shapes.active) {
-      for (const topic of topicsOf(shape, values)) {
+    const deliver = (topic: string) => {
         const ids = this.#wsGroups.get(topic)
         if (ids) {
           json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
@@ -259,6 +264,12 @@ export class LiveHub implements IndexerListener {
           for (const conn of responses) conn.send(frame)
           this.#sent(responses.size, { channel: 'sse', type: kind })
         }
+    }
+    for (const shape of this.#shapes.active) {
+      for (const topic of topicsOf(shape, values)) {
+        deliver(topic)
+        const bounded = this.#amountGroups.get(topic)
+        if (bounded) for (const [group, { filter }] of bounded) if (amountInRange(s.amount, filter)) deliver(group)
       }
     }
     if (delivered > 0) this.#sent(delivered, { channel: 'websocket', type: kind })
@@ -338,7 +349,7 @@ export class LiveHub implements IndexerListener {
     const key = encodePk(s.blockNumber, s.logIndex)
     const values = fieldValues(s)
     for (const sub of this.#replaying) {
-      if (Buffer.compare(key, sub.from) >= 0 || !topicsOf(sub.shape, values).includes(sub.topic)) continue
+      if (Buffer.compare(key, sub.from) >= 0 || !topicsOf(sub.shape, values).includes(sub.fieldTopic) || !amountInRange(s.amount, sub.filter)) continue
       const json = settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
       sub.conn.send(sub.conn.channel === 'websocket' ? eventMessage('REMOVED', json, cursor, sub.id) : sseFrame('REMOVED', json, cursor))
       sub.from = key
@@ -357,6 +368,13 @@ export class LiveHub implements IndexerListener {
       let responses = this.#sseGroups.get(sub.topic)
       if (!responses) this.#sseGroups.set(sub.topic, (responses = new Set()))
       responses.add(sub.conn)
+    }
+    if (sub.topic !== sub.fieldTopic) {
+      let bounded = this.#amountGroups.get(sub.fieldTopic)
+      if (!bounded) this.#amountGroups.set(sub.fieldTopic, (bounded = new Map()))
+      const group = bounded.get(sub.topic)
+      if (group) group.live++
+      else bounded.set(sub.topic, { filter: sub.filter, live: 1 })
     }
     this.#shapes.add(sub.shape, 1)
   }
@@ -382,6 +400,12 @@ export class LiveHub implements IndexerListener {
       const responses = this.#sseGroups.get(sub.topic)!
       responses.delete(sub.conn)
       if (responses.size === 0) this.#sseGroups.delete(sub.topic)
+    }
+    if (sub.topic !== sub.fieldTopic) {
+      const bounded = this.#amountGroups.get(sub.fieldTopic)!
+      const group = bounded.get(sub.topic)!
+      if (--group.live === 0) bounded.delete(sub.topic)
+      if (bounded.size === 0) this.#amountGroups.delete(sub.fieldTopic)
     }
     this.#shapes.add(sub.shape, -1)
   }

@@ -2,7 +2,7 @@
  * The one place that validates WebSocket client messages (SPEC §3.3). Filter values and cursors go
  * through the same checks as the REST query string, so both interfaces accept exactly the same input.
  */
-import { FILTER_FIELDS, type Position, type SettlementFilter } from '../../query/index.js'
+import { FILTER_KEYS, type Position, type SettlementFilter } from '../../query/index.js'
 import { BaseError } from '../../../errors/index.js'
 import { ProblemError } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter } from '../rest/parse-query.js'
@@ -103,8 +103,8 @@ function parseFilterObject(filter: unknown): SettlementFilter {
   if (!isObject(filter)) throw new LiveRefusal('INVALID_FILTER', '"filter" must be an object')
   const params = new Map<string, string>()
   for (const [key, value] of Object.entries(filter)) {
-    if (!(FILTER_FIELDS as readonly string[]).includes(key)) {
-      throw new LiveRefusal('INVALID_FILTER', `unknown filter key "${key}"; allowed: ${FILTER_FIELDS.join(', ')}`)
+    if (!(FILTER_KEYS as readonly string[]).includes(key)) {
+      throw new LiveRefusal('INVALID_FILTER', `unknown filter key "${key}"; allowed: ${FILTER_KEYS.join(', ')}`)
     }
     if (typeof value !== 'string') throw new LiveRefusal('INVALID_FILTER', `filter.${key} must be a string`)
     params.set(key, value)

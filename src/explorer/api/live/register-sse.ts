@@ -13,7 +13,7 @@
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
-import { FILTER_FIELDS } from '../../query/index.js'
+import { FILTER_KEYS } from '../../query/index.js'
 import { errorReply, remoteAddress, reply } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter, readParams } from '../rest/parse-query.js'
 import type { SlowBound } from './buffer-budget.js'
@@ -26,7 +26,7 @@ const SLOW_CONSUMER_MESSAGES: Record<SlowBound, string> = {
   total: 'the server holds too much unsent data and this stream held some longest; reconnect with Last-Event-ID',
 }
 
-export const STREAM_PARAMS = [...FILTER_FIELDS, 'since'] as const
+export const STREAM_PARAMS = [...FILTER_KEYS, 'since'] as const
 
 class SseConnection implements LiveConnection {
   readonly channel = 'sse'

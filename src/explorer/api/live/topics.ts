@@ -34,6 +34,17 @@ export function filterTopic(filter: SettlementFilter): { shape: number; topic: s
   return { shape, topic: topicOf(shape, values) }
 }
 
+/**
+ * Amount bounds cannot be topics a settlement is found in by hash (a range holds many amounts): a
+ * filter with bounds sits in its own group, named by its field topic and its bounds, which the hub
+ * keeps under that field topic and checks against each settlement's amount there (live-hub.ts).
+ * Field topics stay what they were, so the page cache, which groups pages by them, is unchanged.
+ */
+export function amountTopic(fieldTopic: string, filter: SettlementFilter): string {
+  if (filter.minAmount === undefined && filter.maxAmount === undefined) return fieldTopic
+  return `${fieldTopic}~${filter.minAmount ?? ''}~${filter.maxAmount ?? ''}`
+}
+
 /** One value vector per address the settlement involves, differing only in the `address` value. */
 export function fieldValues(s: StoredSettlement): FieldValues[] {
   const values = FILTER_FIELDS.map((field) => (field === 'address' ? '' : fieldHex(s, field)))

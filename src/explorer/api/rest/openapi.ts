@@ -8,12 +8,12 @@
  * test/openapi/explorer.test.ts validates the document and checks real answers against its schemas.
  * It is one long literal on purpose: the whole API description in one place, in the order it is read.
  */
-import { DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT } from '../../query/index.js'
+import { AMOUNT_BOUNDS, CSV_COLUMNS, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, MAX_LIMIT } from '../../query/index.js'
 import type { LiveErrorCode } from '../live/messages.js'
 import type { STREAM_PARAMS } from '../live/register-sse.js'
 import { MAX_TARGET_BYTES } from '../../../platform/http/index.js'
 import { problemSchema } from '../../../wire/index.js'
-import { BYTES32, FILTER_SHAPES, RANGE_PARAMS, type EVENTS_PARAMS } from './parse-query.js'
+import { BYTES32, FILTER_SHAPES, RANGE_PARAMS, type EVENTS_PARAMS, type EXPORT_PARAMS } from './parse-query.js'
 
 type Schema = Record<string, unknown>
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -48,6 +48,15 @@ const filterParameter = (field: (typeof FILTER_FIELDS)[number]): Schema => ({
 
 const FILTER_PARAMETERS = Object.fromEntries(FILTER_FIELDS.map((field) => [field, filterParameter(field)])) as Record<(typeof FILTER_FIELDS)[number], Schema>
 
+const AMOUNT_IN = { type: 'string', pattern: '^[0-9]+$', description: 'a decimal integer from 0 to 2^256 − 1 in the token’s smallest unit (no sign, point, exponent or hex)' }
+const AMOUNT_DESCRIPTIONS: Record<(typeof AMOUNT_BOUNDS)[number], string> = {
+  minAmount: 'Only settlements whose `amount` is at least this (inclusive).',
+  maxAmount: 'Only settlements whose `amount` is at most this (inclusive); not below `minAmount`.',
+}
+const AMOUNT_PARAMETERS = Object.fromEntries(
+  AMOUNT_BOUNDS.map((name) => [name, { name, in: 'query', required: false, description: AMOUNT_DESCRIPTIONS[name], schema: AMOUNT_IN }]),
+) as unknown as Record<(typeof AMOUNT_BOUNDS)[number], Schema>
+
 const rangeParameter = (name: keyof typeof RANGE_PARAMS, description: string) => ({
   name,
   in: 'query',
@@ -67,6 +76,7 @@ const EVENTS_PARAMETERS: Record<(typeof EVENTS_PARAMS)[number], Schema> = {
   cursor: { name: 'cursor', in: 'query', required: false, description: 'Continue after this position (a `nextCursor`, or any live cursor).', schema: CURSOR },
   order: { name: 'order', in: 'query', required: false, description: '`desc` (newest first, default) or `asc`.', schema: { type: 'string', enum: ['desc', 'asc'] } },
   ...FILTER_PARAMETERS,
+  ...AMOUNT_PARAMETERS,
   fromBlock: rangeParameter('fromBlock', 'Lowest block number, inclusive.'),
   toBlock: rangeParameter('toBlock', 'Highest block number, inclusive; not below `fromBlock`.'),
   fromTimestamp: rangeParameter('fromTimestamp', 'Earliest block timestamp (Unix seconds), inclusive.'),
@@ -75,7 +85,19 @@ const EVENTS_PARAMETERS: Record<(typeof EVENTS_PARAMS)[number], Schema> = {
 
 const STREAM_PARAMETERS: Record<(typeof STREAM_PARAMS)[number], Schema> = {
   ...FILTER_PARAMETERS,
+  ...AMOUNT_PARAMETERS,
   since: { name: 'since', in: 'query', required: false, description: 'Replay every matching settlement after this cursor, then continue live. `Last-Event-ID` wins over it.', schema: CURSOR },
+}
+
+const EXPORT_PARAMETERS: Record<(typeof EXPORT_PARAMS)[number], Schema> = {
+  format: { name: 'format', in: 'query', required: true, description: 'The file’s format.', schema: { type: 'string', enum: [...EXPORT_FORMATS] } },
+  order: { ...EVENTS_PARAMETERS.order!, description: '`desc` (newest first, default) or `asc`.' },
+  ...FILTER_PARAMETERS,
+  ...AMOUNT_PARAMETERS,
+  fromBlock: EVENTS_PARAMETERS.fromBlock!,
+  toBlock: EVENTS_PARAMETERS.toBlock!,
+  fromTimestamp: EVENTS_PARAMETERS.fromTimestamp!,
+  toTimestamp: EVENTS_PARAMETERS.toTimestamp!,
 }
 
 /** Every code an `ERROR` message or an SSE `error` event can carry (a Record, so that none is left out). */
@@ -152,6 +174,32 @@ export function explorerOpenApi(version: string) {
             '400': responseRef('BadRequest'),
           },
         ),
+      },
+      '/events/export': {
+        get: {
+          summary: 'Export settlements as a file',
+          description: [
+            'Every settlement matching the filters, in `order`, as one file: no `limit`, no cursor. The file is read from one snapshot of the store, so it is the chain at one indexed head even while blocks arrive; it is streamed as the client reads it.',
+            '',
+            '- `format=csv`: RFC 4180 (CRLF line ends), one header row, then a row per settlement. The first columns are the settlement fields by name (`' + CSV_COLUMNS.slice(0, 14).join('`, `') + '`), written exactly as in `/events`; then `timeUtc` (ISO 8601, UTC), `amountDecimal` and `feeDecimal` (in token units, every decimal written).',
+            '- `format=ndjson`: one `Settlement` JSON object per line.',
+            '',
+            '`Content-Disposition: attachment` names the filters and the indexed head. Bad parameters (an unknown `format` included) are a 400 problem before any byte of a file.',
+          ].join('\n'),
+          parameters: Object.values(EXPORT_PARAMETERS),
+          responses: {
+            ...COMMON_ERRORS,
+            '200': {
+              description: 'The file.',
+              headers: { 'Content-Disposition': { description: '`attachment; filename="settlements_<filters>_head-<block>.<format>"`', schema: { type: 'string' } } },
+              content: {
+                'text/csv': { schema: { type: 'string', description: 'RFC 4180, header row first' } },
+                'application/x-ndjson': { schema: { type: 'string', description: 'one `#/components/schemas/Settlement` per line' } },
+              },
+            },
+            '400': responseRef('BadRequest'),
+          },
+        },
       },
       '/events/{txHash}': {
         get: operation(
@@ -393,7 +441,10 @@ export function explorerOpenApi(version: string) {
           type: 'object',
           description: 'Keys combine with AND; no key = every settlement.',
           additionalProperties: false,
-          properties: Object.fromEntries(FILTER_FIELDS.map((field) => [field, { type: 'string', pattern: FILTER_SHAPES[field].pattern.source, description: FILTER_DESCRIPTIONS[field] }])),
+          properties: {
+            ...Object.fromEntries(FILTER_FIELDS.map((field) => [field, { type: 'string', pattern: FILTER_SHAPES[field].pattern.source, description: FILTER_DESCRIPTIONS[field] }])),
+            ...Object.fromEntries(AMOUNT_BOUNDS.map((name) => [name, { ...AMOUNT_IN, description: AMOUNT_DESCRIPTIONS[name] }])),
+          },
         },
         SubscribeMessage: {
           type: 'object',

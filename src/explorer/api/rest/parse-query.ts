@@ -1,8 +1,9 @@
 /**
- * The one place that validates HTTP query strings, for `/events`, the lookups and `/events/stream`.
+ * The one place that validates HTTP query strings, for `/events`, the lookups, `/events/stream` and `/stats`.
  * Input hex is accepted in any case and lowercased; every problem names its parameter.
  */
 import { AMOUNT_BOUNDS, compareAmounts, decodeCursor, DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
+import { MAX_SERIES_BUCKETS, seriesLength, type SeriesQuery, type StatsFilter } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { badParam } from '../../../platform/http/index.js'
 
@@ -126,6 +127,14 @@ export function parseEventsQuery(query: string | undefined): EventsQuery {
   if (order !== 'asc' && order !== 'desc') throw badParam('order', `order must be "asc" or "desc", got "${truncate(order)}"`)
   const q: EventsQuery = { limit, order, ...parseFilter(params) }
   if (params.has('cursor')) q.after = parseCursor(params.get('cursor')!)
+  return Object.assign(q, parseRanges(params))
+}
+
+type Ranges = { -readonly [param in keyof typeof RANGE_PARAMS]?: number }
+
+/** Block and timestamp bounds, each optional; a lower bound after its upper bound names the lower one. */
+function parseRanges(params: Map<string, string>): Ranges {
+  const q: Ranges = {}
   for (const [param, max] of Object.entries(RANGE_PARAMS) as [keyof typeof RANGE_PARAMS, number][]) {
     const value = params.get(param)
     if (value !== undefined) q[param] = parseInteger(value, param, 0, max)
@@ -138,6 +147,33 @@ export function parseEventsQuery(query: string | undefined): EventsQuery {
   }
   return q
 }
+
+/** `GET /stats` filters: every `/events` filter but `orderReference` (statistics are of many settlements). */
+export const STATS_PARAMS = ['token', 'recipient', 'payer', 'address', 'acquirerId', ...AMOUNT_BOUNDS, ...Object.keys(RANGE_PARAMS)] as const
+
+export function parseStatsFilter(query: string | undefined): StatsFilter {
+  const params = readParams(query, STATS_PARAMS)
+  return { ...parseFilter(params), ...parseRanges(params) }
+}
+
+export const SERIES_PARAMS = ['interval', ...STATS_PARAMS] as const
+
+/** `GET /stats/series`: `interval`, `fromTimestamp` and `toTimestamp` are required, and the range holds at most MAX_SERIES_BUCKETS buckets. */
+export function parseSeriesQuery(query: string | undefined): SeriesQuery {
+  const params = readParams(query, SERIES_PARAMS)
+  for (const param of ['interval', 'fromTimestamp', 'toTimestamp']) {
+    if (!params.has(param)) throw badParam(param, `${param} is required`)
+  }
+  const interval = params.get('interval')!
+  if (interval !== 'hour' && interval !== 'day') throw badParam('interval', `interval must be "hour" or "day", got "${truncate(interval)}"`)
+  const q = { interval, ...parseFilter(params), ...parseRanges(params) } as SeriesQuery
+  const buckets = seriesLength(interval, q.fromTimestamp, q.toTimestamp)
+  if (buckets > MAX_SERIES_BUCKETS) {
+    throw badParam('toTimestamp', `the range holds ${buckets} ${interval} buckets, above the ${MAX_SERIES_BUCKETS} a request may ask for; narrow it or take a longer interval`)
+  }
+  return q
+}
+
 
 const truncate = (value: string) => (value.length > 80 ? `${value.slice(0, 80)}…` : value)
 

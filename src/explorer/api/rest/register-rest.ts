@@ -7,13 +7,13 @@ import type { ExplorerOptions } from '../../../config/index.js'
 import type { Indexer } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import { indexedHead, statsBody, type KeyViews, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
+import { indexedHead, MAX_STATS_WALK, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
-import { checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
+import { badParam, checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { explorerOpenApi } from './openapi.js'
 import type { PageCache } from './page-cache.js'
 import type { WebFront } from '../web/register-web.js'
-import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseTxHash, readParams } from './parse-query.js'
+import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseSeriesQuery, parseStatsFilter, parseTxHash, readParams } from './parse-query.js'
 
 export interface RestContext {
   options: ExplorerOptions
@@ -99,8 +99,15 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   app.get('/', (res, req) => (ctx.web?.wantsPage(req) ? ctx.web.serveRoot(res, req) : apiRoot(res, req)))
   app.get('/health', now('/health', [], () => json('{"status":"ok"}')))
   app.get('/ready', now('/ready', [], () => ready(ctx)))
+  // Without filters, the running totals (cached until the next commit); with filters, buckets and walks.
   const stats = statsBody(ctx.store, ctx.tokens)
-  app.get('/stats', now('/stats', [], () => json(stats())))
+  const allStats = now('/stats', [], () => json(stats()))
+  const filteredStats = query('/stats', (req) => {
+    const filter = boundedWalk(ctx.store, parseStatsFilter(req.getQuery()))
+    return { kind: 'stats', filter, nowSeconds: Date.now() / 1000 }
+  })
+  app.get('/stats', (res, req) => (req.getQuery() ? filteredStats(res, req) : allStats(res, req)))
+  app.get('/stats/series', query('/stats/series', (req) => ({ kind: 'series', query: boundedWalk(ctx.store, parseSeriesQuery(req.getQuery())) })))
   const openApi = Buffer.from(JSON.stringify(explorerOpenApi(ctx.version)))
   app.get('/openapi.json', now('/openapi.json', [], () => json(openApi)))
   app.get(
@@ -152,6 +159,21 @@ function root(ctx: RestContext) {
     endpoints: ENDPOINTS,
     eventsParams: EVENTS_PARAMS,
   }
+}
+
+/**
+ * Refuses a statistic that buckets cannot answer and whose walk would pass MAX_STATS_WALK settlements,
+ * naming the parameter that made it a walk: an amount bound, or the second of several field filters.
+ */
+function boundedWalk<F extends StatsFilter>(store: Store, f: F): F {
+  const size = statsWalkSize(store, f)
+  if (size <= MAX_STATS_WALK) return f
+  const fields = (['payer', 'recipient', 'address', 'acquirerId'] as const).filter((field) => f[field] !== undefined)
+  const param = f.minAmount !== undefined ? 'minAmount' : f.maxAmount !== undefined ? 'maxAmount' : (fields[1] ?? 'fromTimestamp')
+  throw badParam(
+    param,
+    `these filters are summed by reading ${size} settlements one by one, above the ${MAX_STATS_WALK} a request may read; add a payer, recipient, address, acquirerId or token, or narrow fromTimestamp/toTimestamp`,
+  )
 }
 
 function ready(ctx: RestContext): Reply {

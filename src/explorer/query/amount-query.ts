@@ -1,0 +1,97 @@
+/**
+ * `/events` with `minAmount`/`maxAmount`. With no field filter but `token` (the compliance-report
+ * case), the amount index (store/amounts.ts) gives the exact count of the amount range at once, and
+ * the page comes from whichever is cheaper:
+ * - walking the token's index (or every settlement) in chain order, checking each amount read from
+ *   the record's bytes: about (limit + 1) / selectivity candidates, so few when the range is wide;
+ * - listing the range from the amount index and sorting it into chain order: its size, so few when
+ *   the range is narrow.
+ * Within block or time bounds the count must respect them too: the cheaper of the two walks gives
+ * count and page at once. With other field filters, the amount is one more check on the candidates
+ * of the most selective field's index (run-events-query.ts `intersect`).
+ */
+import { countAmountRange, amountRangePks, indexValuePk, readCount, recordAmount } from '../store/index.js'
+import type { Store } from '../store/index.js'
+import type { KeyRange } from './block-range.js'
+import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
+import { indexCount, indexWalk, type FieldFilter } from './field-index.js'
+import { primaryCount, primaryKeys } from './run-events-query.js'
+
+export interface AmountBounds {
+  min: bigint
+  max: bigint
+}
+
+const MAX_AMOUNT = (1n << 256n) - 1n
+
+/** The query's amount bounds, or `undefined` when it has none. */
+export function amountBounds(filter: SettlementFilter): AmountBounds | undefined {
+  if (filter.minAmount === undefined && filter.maxAmount === undefined) return undefined
+  return { min: BigInt(filter.minAmount ?? 0), max: filter.maxAmount === undefined ? MAX_AMOUNT : BigInt(filter.maxAmount) }
+}
+
+/** Whether the amount index answers this query (no field filter other than `token`). */
+export const usesAmountIndex = (filters: FieldFilter[]) => filters.every((f) => f.field === 'token')
+
+/** The amount of the settlement stored under `pk`, inside the filter's bounds. */
+export const storedAmountInRange = (store: Store, pk: Buffer, q: SettlementFilter) => amountInRange(recordAmount(store.events.getBinaryFast(pk)!), q)
+
+interface AmountPlan {
+  /** List the amount index and sort, or walk in chain order. */
+  list: boolean
+  /** Candidates either way reads: what decides where the query runs (query-cost.ts). */
+  cost: number
+  /** Matches in the amount range, block bounds aside. */
+  inAmount: number
+}
+
+function tokenKeys(store: Store, token: FieldFilter | undefined): Buffer[] {
+  if (token) return [token.key]
+  return [...store.tokens.getKeys()].map((key) => key as Buffer)
+}
+
+export function amountPlan(store: Store, q: EventsQuery, range: KeyRange, token: FieldFilter | undefined): AmountPlan {
+  const { min, max } = amountBounds(q)!
+  const inAmount = tokenKeys(store, token).reduce((sum, key) => sum + countAmountRange(store, key, min, max), 0)
+  const inScope = token ? indexCount(store, token, range) : range.bounded ? primaryCount(store, range) : readCount(store)
+  // Unbounded, the total is known: walking costs one page's candidates. Bounded, either way counts.
+  const walk = range.bounded ? inScope : Math.ceil(((q.limit + 1) * inScope) / Math.max(inAmount, 1))
+  const list = inAmount <= walk
+  return { list, cost: Math.min(inAmount, walk), inAmount }
+}
+
+/** Total and up to `limit + 1` primary keys of the page, for a query the amount index answers. */
+export function amountQuery(store: Store, q: EventsQuery, range: KeyRange, page: KeyRange | undefined, token: FieldFilter | undefined): { total: number; found: Buffer[] } {
+  const plan = amountPlan(store, q, range, token)
+  if (plan.list) {
+    const { min, max } = amountBounds(q)!
+    const inRange = (pk: Buffer, r: KeyRange) => Buffer.compare(pk, r.low) >= 0 && Buffer.compare(pk, r.high) < 0
+    const pks: Buffer[] = []
+    for (const key of tokenKeys(store, token)) for (const pk of amountRangePks(store, key, min, max)) if (inRange(pk, range)) pks.push(Buffer.from(pk))
+    pks.sort(q.order === 'asc' ? Buffer.compare : (a, b) => Buffer.compare(b, a))
+    const found = page ? pks.filter((pk) => inRange(pk, page)).slice(0, q.limit + 1) : []
+    return { total: pks.length, found }
+  }
+  const found: Buffer[] = []
+  let total = 0
+  // Unbounded, the page is all the walk needs; bounded, the walk also counts the whole range.
+  const walked = range.bounded ? range : page
+  if (!walked) return { total: plan.inAmount, found }
+  for (const pk of chainOrder(store, walked, q.order, token)) {
+    if (!storedAmountInRange(store, pk, q)) continue
+    total++
+    const inPage = !range.bounded || !page || (Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0)
+    if (inPage && page && found.length <= q.limit) found.push(Buffer.from(pk))
+    if (!range.bounded && found.length > q.limit) break
+  }
+  return { total: range.bounded ? total : plan.inAmount, found }
+}
+
+/** Primary keys of the token's settlements (or of all) inside a range, in chain order. */
+function* chainOrder(store: Store, range: KeyRange, order: 'asc' | 'desc', token: FieldFilter | undefined): Generator<Buffer> {
+  if (!token) {
+    yield* primaryKeys(store, range, order)
+    return
+  }
+  for (const value of indexWalk(store, token, range, order)) yield indexValuePk(value)
+}
