@@ -182,17 +182,21 @@ describe('refused creations store nothing', () => {
 })
 
 describe('an outage is not the merchant’s fault', () => {
-  test('the node failing the fee lookup → 503 (retry), not 400 "amount beyond…"; the same request succeeds once it answers', async () => {
+  test('the node failing the fee lookup → 503 with Retry-After: 5, not 400 "amount beyond…"; the same request succeeds once it answers', async () => {
     const node = await startRpcProxy(f.chain.rpcUrl)
     const engine = await f.startCheckout({ RPC_URL: node.url })
     try {
       const body = validBody()
       const before = await storedCounts()
       node.refuse = (request) => request.method === 'eth_call'
-      assertProblem(await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine), 503, undefined, /did not answer the fee lookup/)
+      const refused = await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine)
+      assertProblem(refused, 503, undefined, /did not answer the fee lookup/)
+      assert.equal(refused.headers.get('retry-after'), '5', 'a 503 says when to retry')
       node.refuse = undefined
       node.down = true
-      assertProblem(await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine), 503, undefined, /did not answer the fee lookup/)
+      const down = await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine)
+      assertProblem(down, 503, undefined, /did not answer the fee lookup/)
+      assert.equal(down.headers.get('retry-after'), '5')
       assert.deepEqual(await storedCounts(), before)
       node.down = false
       assert.equal((await f.request(merchant.credentials, 'POST', '/api/v1/charges', { body }, engine)).status, 201)

@@ -22,5 +22,16 @@ export class ProblemError extends BaseError {
   }
 }
 
+/**
+ * Seconds a client is told to wait (Retry-After) before repeating a request refused 503: such a refusal
+ * is an outage of something behind the server (the chain node not answering a fee lookup), expected to
+ * pass, and nothing was stored.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+
+/** The headers a problem reply of `status` carries besides its body: Retry-After on a 503. */
+export const problemHeaders = (status: number): Record<string, string> =>
+  status === 503 ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {}
+
 /** A 400 naming the query parameter or field at fault. */
 export const badParam = (param: string, detail: string) => new ProblemError(400, detail, param)

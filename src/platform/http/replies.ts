@@ -5,7 +5,7 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { Logger } from '../observability/index.js'
 import { problem } from '../../wire/index.js'
-import { ProblemError } from './problem-error.js'
+import { ProblemError, problemHeaders } from './problem-error.js'
 
 export interface Reply {
   status: number
@@ -46,7 +46,7 @@ export function problemReply(status: number, detail: string, param?: string, hea
 
 /** Turns a thrown error into a reply: a ProblemError is the client's mistake, anything else is ours. */
 export function errorReply(error: unknown, logger: Logger): Reply {
-  if (error instanceof ProblemError) return problemReply(error.status, error.message, error.param)
+  if (error instanceof ProblemError) return problemReply(error.status, error.message, error.param, problemHeaders(error.status))
   logger.error('request failed', { error: error instanceof Error ? error.stack : String(error) })
   return problemReply(500, 'the request could not be answered; it has been logged')
 }

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyReply } from 'fastify'
 import type { Logger } from '../../../platform/observability/index.js'
 import { problem, type Problem } from '../../../wire/index.js'
-import { ProblemError } from '../../../platform/http/index.js'
+import { ProblemError, problemHeaders } from '../../../platform/http/index.js'
 import { meaningOf } from './schemas.js'
 
 export const MAX_BODY_BYTES = 16 * 1024
@@ -18,9 +18,10 @@ interface ValidationIssue {
   message?: string
 }
 
+/** A 401 closes the connection; a 503 (the node did not answer the fee lookup) says when to retry. */
 export function sendProblem(reply: FastifyReply, body: Problem): void {
   if (body.status === 401) reply.header('connection', 'close')
-  void reply.status(body.status).type('application/problem+json').send(body)
+  void reply.status(body.status).headers(problemHeaders(body.status)).type('application/problem+json').send(body)
 }
 
 export function problemOf(error: FastifyError, log: Logger): Problem {
