@@ -10,8 +10,6 @@ export type {
   EventsQuery,
   ExportFormat,
   ExportQuery,
-  ExportFormat,
-  ExportQuery,
   ExplorerClientOptions,
   Hex,
   IndexedHead,

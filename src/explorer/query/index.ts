@@ -3,6 +3,7 @@
  * thread or the pool. The API reads through here only; what it takes of the store itself is below.
  */
 export * from './events-query.js'
+export * from './export-rows.js'
 export * from './key-views.js'
 export * from './query-executor.js'
 export * from './query-task.js'

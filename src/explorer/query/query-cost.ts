@@ -9,6 +9,7 @@ import { HOUR_SECONDS, type Store } from '../store/index.js'
 import { keyRange } from './block-range.js'
 import type { QueryTask } from './query-task.js'
 import { fieldFilters, indexCount } from './field-index.js'
+import { amountBounds, amountPlan, usesAmountIndex } from './amount-query.js'
 import { statsWalkSize } from './stats-plan.js'
 
 /** Candidates an intersection may walk on the server thread (about 1 µs each). */
@@ -27,9 +28,11 @@ export function isCheap(store: Store, task: QueryTask, inlineCandidates = INLINE
   }
   const q = task.query
   const filters = fieldFilters(q)
-  if (filters.length <= 1) return true
+  const amounts = amountBounds(q) !== undefined
+  if (filters.length <= 1 && !amounts) return true
   const range = keyRange(store, q)
   if (!range) return true
+  if (amounts && usesAmountIndex(filters)) return amountPlan(store, q, range, filters[0]).cost <= inlineCandidates
   let smallest = Number.POSITIVE_INFINITY
   for (const filter of filters) smallest = Math.min(smallest, indexCount(store, filter, range))
   return smallest <= inlineCandidates

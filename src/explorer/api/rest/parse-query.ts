@@ -2,7 +2,7 @@
  * The one place that validates HTTP query strings, for `/events`, the lookups, `/events/stream` and `/stats`.
  * Input hex is accepted in any case and lowercased; every problem names its parameter.
  */
-import { AMOUNT_BOUNDS, compareAmounts, decodeCursor, DEFAULT_LIMIT, FILTER_FIELDS, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
+import { AMOUNT_BOUNDS, compareAmounts, decodeCursor, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, type ExportFormat, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
 import { MAX_SERIES_BUCKETS, seriesLength, type SeriesQuery, type StatsFilter } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { badParam } from '../../../platform/http/index.js'
@@ -118,10 +118,26 @@ export function parseAmountRange(params: Map<string, string>): Pick<SettlementFi
   return range
 }
 
-export const EVENTS_PARAMS = ['limit', 'cursor', 'order', ...FILTER_FIELDS, ...Object.keys(RANGE_PARAMS)] as const
+export const EVENTS_PARAMS = ['limit', 'cursor', 'order', ...FILTER_FIELDS, ...AMOUNT_BOUNDS, ...Object.keys(RANGE_PARAMS)] as const
 
 export function parseEventsQuery(query: string | undefined): EventsQuery {
-  const params = readParams(query, EVENTS_PARAMS)
+  return eventsQueryOf(readParams(query, EVENTS_PARAMS))
+}
+
+/** `GET /events/export`: every `/events` filter and `order`, no `limit` or `cursor`, and the file's `format`. */
+export const EXPORT_PARAMS = ['format', 'order', ...FILTER_FIELDS, ...AMOUNT_BOUNDS, ...Object.keys(RANGE_PARAMS)] as const
+
+export function parseExportQuery(query: string | undefined): { format: ExportFormat; query: EventsQuery } {
+  const params = readParams(query, EXPORT_PARAMS)
+  const format = params.get('format')
+  if (format === undefined) throw badParam('format', `format is required: ${EXPORT_FORMATS.map((f) => `"${f}"`).join(' or ')}`)
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw badParam('format', `format must be ${EXPORT_FORMATS.map((f) => `"${f}"`).join(' or ')}, got "${truncate(format)}"`)
+  }
+  return { format: format as ExportFormat, query: eventsQueryOf(params) }
+}
+
+function eventsQueryOf(params: Map<string, string>): EventsQuery {
   const limit = params.has('limit') ? parseInteger(params.get('limit')!, 'limit', 1, MAX_LIMIT) : DEFAULT_LIMIT
   const order = params.get('order') ?? 'desc'
   if (order !== 'asc' && order !== 'desc') throw badParam('order', `order must be "asc" or "desc", got "${truncate(order)}"`)
@@ -173,7 +189,6 @@ export function parseSeriesQuery(query: string | undefined): SeriesQuery {
   }
   return q
 }
-
 
 const truncate = (value: string) => (value.length > 80 ? `${value.slice(0, 80)}…` : value)
 

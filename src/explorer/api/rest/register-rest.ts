@@ -11,6 +11,7 @@ import { indexedHead, MAX_STATS_WALK, statsBody, statsWalkSize, type KeyViews, t
 import type { Hex } from '../../../wire/index.js'
 import { badParam, checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { explorerOpenApi } from './openapi.js'
+import { registerExport } from './register-export.js'
 import type { PageCache } from './page-cache.js'
 import type { WebFront } from '../web/register-web.js'
 import { EVENTS_PARAMS, parseEventsQuery, parseOrderReference, parseSeriesQuery, parseStatsFilter, parseTxHash, readParams } from './parse-query.js'
@@ -35,6 +36,7 @@ export interface RestContext {
 export const ENDPOINTS = [
   'GET /',
   'GET /events',
+  'GET /events/export',
   'GET /events/:txHash',
   'GET /events/order/:orderReference',
   'GET /events/stream',
@@ -115,6 +117,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
     now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
   )
   app.get('/events', query('/events', (req) => ({ kind: 'events', query: parseEventsQuery(req.getQuery()) }), undefined, ctx.pages))
+  registerExport(app, ctx)
   /** A single-settlement lookup by a path parameter; the raw segment is validated as is, never URL-decoded. */
   const lookup = (route: string, field: 'txHash' | 'orderReference', parse: (value: string) => Hex, notFound: string) =>
     app.get(
