@@ -4,10 +4,12 @@
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
+import { privateKeyToAccount } from 'viem/accounts'
+import { anvilKeys } from '../../src/config/local-keys.js'
 import { startLocalChain, sendSettlements, type LocalChain } from '../helpers/local-chain.js'
 
 let chain: LocalChain
@@ -24,10 +26,22 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+function runAdmin(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--deployment', deploymentPath], { encoding: 'utf8', env: { ...process.env, ...env } })
+}
+
 function admin(...args: string[]): string {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--deployment', deploymentPath], { encoding: 'utf8' })
+  const run = runAdmin(args)
   assert.equal(run.status, 0, run.stderr)
   return run.stdout
+}
+
+/** A refusal: exit 1 and exactly one line on stderr, never a stack trace. */
+function refused(args: string[], expected: RegExp, env: Record<string, string> = {}): void {
+  const run = runAdmin(args, env)
+  assert.equal(run.status, 1, run.stdout + run.stderr)
+  assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr)
+  assert.match(run.stderr.trim(), expected)
 }
 
 test('admin info: one labelled line per setting, fees in every token\'s units; --json gives raw units', () => {
@@ -57,4 +71,31 @@ test('admin balances: a table in token units with a header; --json gives raw uni
   const raw = json.find((entry) => entry.holder === chain.deployment.feeRecipient)!.balances
   const shown = feeRecipient!.split(/\s+/).slice(1)
   assert.deepEqual(shown, ['USDC', 'EURC'].map((symbol) => (Number(raw[symbol]) / 1e6).toFixed(2)))
+})
+
+test('bad input gets one clear line and exit 1: an unknown command, a malformed address, a Safe or a key that does not own the contract', () => {
+  refused(['bogus'], /^admin: unknown command "bogus": use info, balances, relayer, an owner operation/)
+  refused(['transfer-ownership', '0x1234'], /^admin: the new owner must be a 0x-prefixed 20-byte address, got "0x1234"$/)
+  refused(['set-fee-recipient', 'alice'], /^admin: the fee recipient must be a 0x-prefixed 20-byte address, got "alice"$/)
+  refused(['set-base-fee', '2.5'], /^admin: --amount must be an integer amount/)
+  refused(['set-max-acquiring-fee', '10001'], /^admin: the maximum acquiring fee is at most 10000 basis points/)
+  const stranger = privateKeyToAccount(anvilKeys[5]!).address.toLowerCase()
+  const owner = chain.deployment.feeRecipient
+  refused(['set-base-fee', '1', '--propose', '--safe', stranger], new RegExp(`^admin: the Safe ${stranger} is not the owner of ${chain.deployment.settlementContract} \\(the owner is ${owner}\\)`))
+  refused(['set-base-fee', '1'], new RegExp(`^admin: ADMIN_PRIVATE_KEY's account ${stranger} is not the owner of .* use --propose`), { ADMIN_PRIVATE_KEY: anvilKeys[5]! })
+  refused(['accept-ownership'], /^admin: no ownership transfer is pending/)
+  refused(['set-base-fee', '1', '--execute', '--signatures', '0x00'], /^admin: --execute goes through a Safe, and the owner 0x[0-9a-f]{40} is not one/)
+})
+
+test('--propose for an account owner: the raw call for a hardware wallet, the change, and a batch file; nothing is sent', () => {
+  const out = join(dir, 'fee.json')
+  const proposal = JSON.parse(admin('set-base-fee', '2600000', '--propose', '--json', '--out', out)) as { to: string; value: string; data: string; from: string; safe?: unknown; changes: unknown[] }
+  assert.equal(proposal.to, chain.deployment.settlementContract)
+  assert.equal(proposal.value, '0')
+  assert.match(proposal.data, /^0x[0-9a-f]{8}0{58}27ac40$/)
+  assert.equal(proposal.from, chain.deployment.feeRecipient)
+  assert.equal(proposal.safe, undefined)
+  assert.deepEqual(proposal.changes, [{ setting: 'base fee', current: '2.50 USDC, 2.50 EURC (2500000 units)', next: '2.60 USDC, 2.60 EURC (2600000 units)' }])
+  assert.equal(JSON.parse(readFileSync(out, 'utf8')).transactions[0].data, proposal.data)
+  assert.match(admin('info'), /base fee +2\.50 USDC/)
 })

@@ -50,16 +50,20 @@ interface SolcOutput {
   contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>
 }
 
-/** Compiles the named contracts (contract name → source path in the repo); tests pass their own mocks. */
+/**
+ * Compiles the named contracts (contract name → source path in the repo, or under node_modules); tests
+ * pass their own mocks, and third-party contracts written for the legacy pipeline (the Safe) `viaIR: false`.
+ */
 export function compileContracts<name extends string = ContractName>(
   files: Record<name, string> = contractSources as Record<ContractName, string> as Record<name, string>,
+  { viaIR = true }: { viaIR?: boolean } = {},
 ): Record<name, CompiledContract> {
   const solc = require('solc') as { compile(input: string, callbacks: object): string }
   const sources = Object.fromEntries(
     Object.values<string>(files).map((path) => [path, { content: readFileSync(join(repoRoot, path), 'utf8') }]),
   )
   const output = JSON.parse(
-    solc.compile(JSON.stringify({ language: 'Solidity', sources, settings }), { import: findImport }),
+    solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: { ...settings, viaIR } }), { import: findImport }),
   ) as SolcOutput
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
   if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`)

@@ -21,3 +21,11 @@ export function amountFlag(value: string | undefined, flag: string): bigint {
   }
   return BigInt(value)
 }
+
+/** A 0x-prefixed 20-byte address, lower-cased (the form the project stores and compares). */
+export function addressFlag(value: string | undefined, name: string): `0x${string}` {
+  if (value === undefined || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
+    throw new FlagError(`${name} must be a 0x-prefixed 20-byte address, got "${value ?? ''}"`)
+  }
+  return value.toLowerCase() as `0x${string}`
+}
