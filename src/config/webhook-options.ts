@@ -64,12 +64,27 @@ export function webhookOptionsFromEnv(env: Env = process.env): WebhookOptions {
 
 export function webhookKeyOptionsFromEnv(env: Env = process.env): WebhookKeyOptions {
   const chainId = chainIdSetting(env)
-  const encryptionKey = env.WEBHOOK_ENCRYPTION_KEY?.trim() || undefined
+  const encryptionKey = encryptionKeySetting(env, 'WEBHOOK_ENCRYPTION_KEY')
   if (!encryptionKey && chainId !== LOCAL_CHAIN_ID) {
     throw new ConfigError(`WEBHOOK_ENCRYPTION_KEY is required on chain ${chainId} (at least 32 characters): it encrypts the webhook secrets in the database; a local one is only created on chain ${LOCAL_CHAIN_ID}`)
   }
-  if (encryptionKey && encryptionKey.length < 32) throw new ConfigError('WEBHOOK_ENCRYPTION_KEY must be at least 32 characters')
   return { encryptionKey, dataDir: stringSetting(env, 'WEBHOOK_DATA_DIR', DEFAULT_WEBHOOK_DATA_DIR) }
+}
+
+/**
+ * The key the webhook secrets move to (`npm run admin -- reencrypt-webhook-secrets`): WEBHOOK_ENCRYPTION_KEY
+ * stays the key they are under now, as the running workers have it.
+ */
+export function newWebhookEncryptionKeyFromEnv(env: Env = process.env): string {
+  const key = encryptionKeySetting(env, 'NEW_WEBHOOK_ENCRYPTION_KEY')
+  if (!key) throw new ConfigError('NEW_WEBHOOK_ENCRYPTION_KEY is required (at least 32 characters): the key the webhook secrets are re-encrypted under')
+  return key
+}
+
+function encryptionKeySetting(env: Env, name: string): string | undefined {
+  const key = env[name]?.trim() || undefined
+  if (key && key.length < 32) throw new ConfigError(`${name} must be at least 32 characters`)
+  return key
 }
 
 /** `whsec_<base64>` as Standard Webhooks writes it, or any string of at least 32 characters (its bytes). */

@@ -37,6 +37,8 @@ export interface SecretSealer {
   seal(secret: string): string
   open(stored: string): string
   isSealed(stored: string): boolean
+  /** Whether `stored` is sealed under this sealer's own key. */
+  holds(stored: string): boolean
 }
 
 const columns = `id::int AS id, secret, created_at AS "createdAt", expires_at AS "expiresAt"`
@@ -69,6 +71,29 @@ export async function sealStoredWebhookSecrets(db: Database, sealer: SecretSeale
     const clear = rows.filter((row) => !sealer.isSealed(row.secret))
     for (const row of clear) await client.query(`UPDATE webhook_secrets SET secret = $2 WHERE id = $1`, [row.id, sealer.seal(row.secret)])
     return clear.length
+  })
+}
+
+/** What a re-encryption did: secrets it sealed under the new key, and those it found under it already. */
+export interface Resealing {
+  resealed: number
+  already: number
+}
+
+/**
+ * Re-seals every stored secret (live or expired) under `to`, opening it with `from` (one still in the
+ * clear is sealed as it is), in one transaction under the seeding and rotation lock. A secret `from`
+ * cannot open throws (SecretKeyMismatchError) and rolls everything back; one already under `to` is left
+ * as it is, so running it again changes nothing. No NOTIFY: the running workers keep the secrets they
+ * opened until they are restarted with the new key.
+ */
+export async function resealWebhookSecrets(db: Database, from: SecretSealer, to: SecretSealer): Promise<Resealing> {
+  return db.transaction(async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SECRETS_LOCK])
+    const { rows } = await client.query<WebhookSecret>(`SELECT ${columns} FROM webhook_secrets ORDER BY id`)
+    const due = rows.filter((row) => !to.holds(row.secret))
+    for (const row of due) await client.query(`UPDATE webhook_secrets SET secret = $2 WHERE id = $1`, [row.id, to.seal(from.open(row.secret))])
+    return { resealed: due.length, already: rows.length - due.length }
   })
 }
 

@@ -52,5 +52,6 @@ export function createSecretBox(keyMaterial: string): SecretSealer {
       }
     },
     isSealed: (stored) => stored.startsWith(PREFIX),
+    holds: (stored) => stored.startsWith(`${PREFIX}${keyId}:`),
   }
 }
