@@ -13,7 +13,7 @@ import { readDeployment } from '../src/devnet/local-devnet/index.js'
 import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../src/devnet/cli/index.js'
 import { addressFlag, formatTable, runCli } from '../src/platform/cli/index.js'
 import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/devnet/cli/index.js'
-import { amountInTokens, isOwnerCommand, ownerCommandOptions, ownerCommandUsage, runOwnerCommand, signSafeTx } from '../src/devnet/cli/index.js'
+import { amountInTokens, isOwnerCommand, ownerCommandOptions, ownerCommandUsage, runOwnerCommand, runRelayerCommand, signSafeTx } from '../src/devnet/cli/index.js'
 import { ConfigError, urlSetting } from '../src/config/index.js'
 
 runCli(
@@ -26,6 +26,9 @@ Commands:
   balances [address...]         internal balances of every deployment token (default holders:
                                 the fee recipient and the registered acquirers), in token units
                                 (--json: raw units, for scripts)
+  relayer [address]             the relayer's runway: balance, gas price, gas per payment measured from
+                                recent receipts, cost per payment, payments left (default address: that of
+                                RELAYER_PRIVATE_KEY; warning level RELAYER_RUNWAY_WARNING_PAYMENTS, 10000)
 
 ${ownerCommandUsage}
 
@@ -51,6 +54,7 @@ ${webhookCommandUsage}`,
     const publicClient = createChainClient({ rpcUrl: urlSetting(process.env, 'RPC_URL', deployment.rpcUrl) })
     if (isOwnerCommand(command)) return runOwnerCommand(command, args, values, { publicClient, deployment, env: process.env })
     if (command === 'sign-safe-tx') return signSafeTx(args[0], deployment.chainId, process.env)
+    if (command === 'relayer') return runRelayerCommand(args, values, { publicClient, deployment, env: process.env })
     const address = deployment.settlementContract
     const read = (functionName: 'baseFeeAmount' | 'acquiringPrice' | 'maxAcquiringFee' | 'feeRecipient' | 'owner' | 'pendingOwner') =>
       publicClient.readContract({ address, abi: settlementAbi, functionName })

@@ -1,6 +1,7 @@
 /**
  * The chain as every piece talks to it: the contracts' ABIs, a viem client, a transaction sender with
- * local nonces, the configuration directory read from the contract, and payments sent straight to it.
+ * local nonces, the configuration directory read from the contract, payments sent straight to it, the
+ * relayer's runway, and a Safe's transactions (for administering the contract through a multisig).
  */
 export * from './abi/settlement-abi.js'
 export * from './abi/stablecoin-abi.js'
@@ -10,5 +11,6 @@ export * from './directory/watch-directory.js'
 export * from './payments/buy-acquiring-pack.js'
 export * from './payments/permit-tracker.js'
 export * from './payments/send-payment.js'
+export * from './relayer/runway.js'
 export * from './safe/index.js'
 export * from './tx/create-tx-sender.js'

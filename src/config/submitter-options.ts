@@ -16,6 +16,10 @@ export interface SubmitterSettings {
   relayerKey: Hex
   /** Wei; undefined = the cost of 10 payments at current gas prices. */
   minBalance?: bigint
+  /** Below this many payments of runway the submitter warns and /health shows it (not a stop: see minBalance). */
+  runwayWarningPayments: bigint
+  /** How often the gas of a payment is re-measured from recent receipts, with the gas price. */
+  runwayMeasureMs: number
   /** A transaction unmined this long is replaced with a higher fee. */
   stuckTimeoutMs: number
   /** Wei per gas no replacement passes; undefined = only `maxFeeGrowth` bounds it. */
@@ -54,6 +58,8 @@ export function submitterSettingsFromEnv(env: Env = process.env, deployment?: De
     settlementContract: contract,
     relayerKey: privateKeySetting(env, 'RELAYER_PRIVATE_KEY', chainId, chainId === LOCAL_CHAIN_ID ? deployment?.relayerKey : undefined),
     minBalance: weiSetting(env, 'RELAYER_MIN_BALANCE'),
+    runwayWarningPayments: runwayWarningSetting(env),
+    runwayMeasureMs: intSetting(env, 'SUBMITTER_RUNWAY_MEASURE_MS', 60_000, 100),
     stuckTimeoutMs: intSetting(env, 'SUBMITTER_STUCK_TIMEOUT_MS', 30_000, 100),
     maxFeePerGas: weiSetting(env, 'SUBMITTER_MAX_FEE_PER_GAS'),
     maxFeeGrowth: intSetting(env, 'SUBMITTER_MAX_FEE_GROWTH', 10, 1, 1_000_000),
@@ -78,4 +84,9 @@ function weiSetting(env: Env, name: string): bigint | undefined {
   if (value === undefined || value === '') return undefined
   if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be an integer amount of wei, got "${value}"`)
   return BigInt(value)
+}
+
+/** RELAYER_RUNWAY_WARNING_PAYMENTS: the runway, in payments, below which operators are warned (10,000). */
+export function runwayWarningSetting(env: Env = process.env): bigint {
+  return BigInt(intSetting(env, 'RELAYER_RUNWAY_WARNING_PAYMENTS', 10_000, 0, 1_000_000_000))
 }

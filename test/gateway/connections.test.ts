@@ -121,6 +121,19 @@ test('/health and /ready follow the relayer status: ok, degraded 503 with RELAYE
   assert.deepEqual({ ...recovered.body.relayer, updatedAt: undefined }, { address: relayer, balance: '5000', minimum: '1000', updatedAt: undefined })
   const accepted = await client.request('SUBMIT_PAYMENT', { transferRequest: await f.signedPayment(payer, { token: f.tokens[0]! }) })
   assert.equal(accepted.type, 'SUBMIT_PAYMENT_ACK')
+
+  // A runway below the warning level shows on /health, which stays ok: only the minimum stops work.
+  await writeRelayerStatus(f.db.pool, { relayer, balance: '5000', minimum: '1000', available: true, runwayPayments: '9999', runwayLow: true }, true)
+  const low = await waitFor('/health showing the low runway', async () => {
+    const health = await getJson(f.gateway.url, '/health')
+    return health.body.relayer?.runwayPayments !== undefined && health
+  })
+  assert.deepEqual([low.status, low.body.status, low.body.relayer.runwayPayments], [200, 'ok', '9999'])
+  await writeRelayerStatus(f.db.pool, { relayer, balance: '9000', minimum: '1000', available: true, runwayPayments: '10000', runwayLow: false }, true)
+  await waitFor('/health without a runway once it is above the warning level', async () => {
+    const health = await getJson(f.gateway.url, '/health')
+    return health.body.relayer?.balance === '9000' && !('runwayPayments' in health.body.relayer)
+  })
 })
 
 test('a relayer status no submitter refreshes goes stale: /health 503 and RELAYER_UNAVAILABLE, ok again when a submitter reports', async () => {

@@ -65,7 +65,17 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
   const { settings, publicClient, account, db, log, signal } = ctx
   const relayer = account.address.toLowerCase() as Hex
   const fees = createFeeCache(publicClient)
-  const guard = createRelayerGuard({ publicClient, sql: db.pool, relayer, fees, minimum: settings.minBalance, checkIntervalMs: settings.balanceCheckMs, heartbeatMs: settings.heartbeatMs, log })
+  const guard = createRelayerGuard({
+    publicClient,
+    sql: db.pool,
+    relayer,
+    fees,
+    minimum: settings.minBalance,
+    checkIntervalMs: settings.balanceCheckMs,
+    heartbeatMs: settings.heartbeatMs,
+    log,
+    runway: { settlementContract: settings.settlementContract, warnBelow: settings.runwayWarningPayments, measureMs: settings.runwayMeasureMs },
+  })
   const validation: ValidationContext = {
     publicClient,
     permits: createPermitTracker(publicClient),

@@ -29,15 +29,17 @@ export function registerHealth(app: TemplatedApp, { relayer, connections, db, me
   )
   app.get('/health', (res) => {
     const status = relayer.current()
+    // Shown only while low: an operator's cue to top up before the hard stop at the minimum.
+    const runway = status?.runwayLow ? { runwayPayments: status.runwayPayments } : {}
     if (status && relayer.unavailable()) {
       const stale = status.stale ? { updatedAt: status.updatedAt, stale: true } : {}
-      const body = { status: 'degraded', connections: connections(), relayer: { address: status.relayer, balance: status.balance, minimum: status.minimum, ...stale } }
+      const body = { status: 'degraded', connections: connections(), relayer: { address: status.relayer, balance: status.balance, minimum: status.minimum, ...runway, ...stale } }
       return reply(res, json(JSON.stringify(body), 503))
     }
     const body = {
       status: 'ok',
       connections: connections(),
-      relayer: status ? { address: status.relayer, balance: status.balance, minimum: status.minimum, updatedAt: status.updatedAt } : null,
+      relayer: status ? { address: status.relayer, balance: status.balance, minimum: status.minimum, ...runway, updatedAt: status.updatedAt } : null,
     }
     reply(res, json(JSON.stringify(body)))
   })
