@@ -26,6 +26,7 @@ import { httpThroughput } from './sections/http-throughput.js'
 import { ingest } from './sections/ingest.js'
 import { purchase } from './sections/purchase.js'
 import { queryLatency } from './sections/query-latency.js'
+import { amountRanges } from './sections/amount-ranges.js'
 
 const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Promise<SectionResult> }> = {
   ingest: { title: 'Ingest', run: ingest },
@@ -35,6 +36,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   footprint: { title: 'Footprint and restart', run: footprint },
   gateway: { title: 'Wallet gateway and submitter', run: gateway },
   purchase: { title: 'Purchase end to end (store → paid)', run: purchase },
+  amounts: { title: 'Amount ranges and exports', run: amountRanges },
 }
 
 const { values } = parseArgs({

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { commitBatch } from '../../src/explorer/store/commit-batch.js'
 import { claimIdentity } from '../../src/explorer/store/meta.js'
 import { openStore } from '../../src/explorer/store/open-store.js'
+import { amountsDb } from '../../src/explorer/store/amounts.js'
 import { BENCH_CONTRACT, SyntheticChain } from './synthetic-chain.js'
 
 export const BENCH_CHAIN_ID = 31337
@@ -79,7 +80,7 @@ export async function layoutFingerprint(chain: SyntheticChain): Promise<string> 
     const { head } = chain.headFor(500)
     for (const step of chain.steps(0, head, 200)) await commitBatch(store, step)
     const hash = createHash('sha256')
-    const dbs = [store.events, ...Object.values(store.indexes), store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
+    const dbs = [store.events, ...Object.values(store.indexes), store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta, amountsDb(store)]
     for (const db of dbs) {
       for (const { key, value } of (db as typeof store.events).getRange()) {
         hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))

@@ -13,6 +13,7 @@ import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
 import { readHead } from '../../src/explorer/store/meta.js'
 import { startExplorer } from '../../src/explorer/start-explorer.js'
 import { serveParent } from '../lib/child.js'
+import { rssAnonBytes } from '../lib/machine.js'
 
 const options = explorerOptionsFromEnv()
 const pages = new Map<number, Buffer>()
@@ -58,7 +59,7 @@ inspector.connect()
 serveParent(async (message) => {
   switch (message.type) {
     case 'memory':
-      return { memory: process.memoryUsage(), maxRssBytes: process.resourceUsage().maxRSS * 1024 }
+      return { memory: process.memoryUsage(), maxRssBytes: process.resourceUsage().maxRSS * 1024, rssAnonBytes: rssAnonBytes() }
     case 'cpu':
       return { cpu: process.cpuUsage() }
     case 'status':

@@ -1,5 +1,6 @@
 /** What the figures were measured on: core count, memory, CPU, load, versions and the commit. */
 import { execSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 
 export interface Machine {
@@ -35,3 +36,8 @@ export function describeMachine(): Machine {
 
 /** The 1-minute load average: other work on the machine, recorded beside each figure. */
 export const load1 = () => Math.round(loadavg()[0]! * 100) / 100
+
+/** Resident memory this process allocated itself (RSS less mapped file pages such as LMDB's), in bytes. */
+export function rssAnonBytes(): number {
+  return Number(/RssAnon:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024
+}

@@ -58,7 +58,7 @@ describe('POST /api/v1/charges', () => {
     const charge = answer.body
     assert.deepEqual(Object.keys(charge), [
       'id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay',
-      'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement',
+      'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement',
     ])
     assert.match(charge.id, /^ch_[0-9a-f]{24}$/)
     assert.equal(answer.headers.get('location'), `/api/v1/charges/${charge.id}`)
@@ -77,6 +77,7 @@ describe('POST /api/v1/charges', () => {
         acquirerId: ZERO_BYTES16,
         fees: fees.toString(),
         totalToPay: (25_000_000n + fees).toString(),
+        amountRefunded: '0',
         deadline: undefined,
         widgetUrl: `http://127.0.0.1:4004/s/${charge.id}`,
         ephemeralToken: undefined,

@@ -59,8 +59,11 @@ export interface CheckoutFixture {
   /** A request over mutual TLS with `credentials` (none: no client certificate). */
   request(credentials: Credentials | undefined, method: string, path: string, init?: RequestInit, checkout?: RunningCheckout): Promise<ApiAnswer>
   createCharge(merchant: TestMerchant, overrides?: Partial<Record<'amount' | 'token' | 'beneficiary' | 'currency' | 'orderId', string>>): Promise<ChargeJson>
-  /** Pays the charge on anvil (principal = its amount, to its beneficiary, in its token) unless overridden; resolves once mined. */
-  pay(charge: ChargeJson, overrides?: { token?: Hex; recipient?: Hex; principal?: bigint; payer?: number }): Promise<Hex>
+  /**
+   * Pays the charge on anvil (principal = its amount, to its beneficiary, in its token) unless overridden;
+   * resolves once mined. `payerKey` signs instead of devnet payer `payer` (a refund is paid by the beneficiary).
+   */
+  pay(charge: Payable, overrides?: { token?: Hex; recipient?: Hex; principal?: bigint; payer?: number; payerKey?: Hex }): Promise<Hex>
   rpc<T>(method: string, params?: unknown[]): Promise<T>
   /** A new relayer (its nonces re-read from the chain, e.g. after a revert). */
   resetRelayer(): Promise<void>
@@ -68,6 +71,9 @@ export interface CheckoutFixture {
   waitForStatus(merchant: TestMerchant, chargeId: string, status: string): Promise<ChargeJson>
   stop(): Promise<void>
 }
+
+/** What paying needs of a charge (or of a refund, its recipient in place of the beneficiary). */
+export type Payable = Pick<ChargeJson, 'token' | 'beneficiary' | 'amount' | 'orderReference' | 'acquirerId'>
 
 let orderCounter = 0
 export const nextOrderId = () => `order-${process.pid}-${++orderCounter}`
@@ -148,7 +154,7 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
         relayer,
         permits,
         settlementContract: chain.deployment.settlementContract,
-        payer: privateKeyToAccount(chain.deployment.payerKeys[overrides.payer ?? 0]!),
+        payer: privateKeyToAccount(overrides.payerKey ?? chain.deployment.payerKeys[overrides.payer ?? 0]!),
         token: overrides.token ?? charge.token,
         recipient: overrides.recipient ?? charge.beneficiary,
         principal: overrides.principal ?? BigInt(charge.amount),

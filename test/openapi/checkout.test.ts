@@ -181,6 +181,56 @@ describe('webhook deliveries', () => {
   })
 })
 
+describe('refunds', () => {
+  const refunds = '/api/v1/charges/{id}/refunds'
+  const oneRefund = '/api/v1/refunds/{refundId}'
+  const cancelRefund = '/api/v1/refunds/{refundId}/cancel'
+  const unknownRefund = `re_${'0'.repeat(24)}`
+
+  test('created, replayed, listed, read, canceled, and refused', async () => {
+    const charge = (await check(201, 'POST', charges, charges, { body: chargeBody() })).body as ChargeJson
+    await check(409, 'POST', refunds, `${charges}/${charge.id}/refunds`, { body: { amount: '1' } })
+    await f.pay(charge)
+    await f.waitForStatus(merchant, charge.id, 'settled')
+    const path = `${charges}/${charge.id}/refunds`
+    const headers = { 'Idempotency-Key': 'openapi-refund-1' }
+    const created = (await check(201, 'POST', refunds, path, { body: { amount: '1000', reason: 'returned' }, headers })).body as { id: string }
+    await check(201, 'POST', refunds, path, { body: { amount: '1000', reason: 'returned' }, headers })
+    await check(422, 'POST', refunds, path, { body: { amount: '1001' }, headers })
+    await check(409, 'POST', refunds, path, { body: { amount: chargeBody().amount } })
+    for (const body of [{ amount: '-1' }, { amount: '1.5' }, { amount: 1 }, { amount: '1', color: 'red' }]) await check(400, 'POST', refunds, path, { body })
+    await check(404, 'POST', refunds, `${charges}/${unknownCharge}/refunds`, { body: { amount: '1' } })
+    await check(413, 'POST', refunds, path, { body: { amount: '1', reason: big } })
+    await check(415, 'POST', refunds, path, { body: 'amount=1', headers: { 'content-type': 'text/plain' } })
+    await check(200, 'GET', refunds, path)
+    await check(400, 'GET', refunds, `${charges}/x/refunds`)
+    await check(404, 'GET', refunds, `${charges}/${unknownCharge}/refunds`)
+    await check(200, 'GET', oneRefund, `/api/v1/refunds/${created.id}`)
+    await check(400, 'GET', oneRefund, '/api/v1/refunds/x')
+    await check(404, 'GET', oneRefund, `/api/v1/refunds/${unknownRefund}`)
+    await check(400, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`, { body: { now: 1 } })
+    await check(413, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`, { body: { x: big } })
+    await check(415, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`, { body: 'x', headers: { 'content-type': 'text/plain' } })
+    await check(200, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`)
+    await check(409, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`)
+    await check(404, 'POST', cancelRefund, `/api/v1/refunds/${unknownRefund}/cancel`)
+    for (const [method, template, url] of [['POST', refunds, path], ['GET', refunds, path], ['GET', oneRefund, `/api/v1/refunds/${created.id}`], ['POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`]] as const) {
+      await check(401, method, template, url, method === 'POST' && template === refunds ? { body: { amount: '1' } } : {}, stranger)
+    }
+    const node = await startRpcProxy(f.chain.rpcUrl)
+    const engine = await f.startCheckout({ RPC_URL: node.url })
+    try {
+      node.down = true
+      const answer = await f.request(merchant.credentials, 'POST', path, { body: { amount: '1' } }, engine)
+      assert.equal(answer.status, 503)
+      openApi.check('POST', refunds, answer)
+    } finally {
+      await engine.stop()
+      await node.stop()
+    }
+  })
+})
+
 describe('the rest', () => {
   test('a certificate the database does not know is a 401 on every merchant route', async () => {
     await check(401, 'POST', charges, charges, { body: chargeBody() }, stranger)

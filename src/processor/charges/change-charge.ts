@@ -5,6 +5,7 @@
  *   awaiting-payment → confirming → settled
  *   awaiting-payment → expired | canceled
  *   confirming | settled → awaiting-payment   (a reorg took the paying settlement away: charge.reverted)
+ *   settled ⇄ partially-refunded ⇄ refunded  (refunds settling or reverted: change-refund.ts, no charge event)
  */
 import type { ChargePaymentRow } from '../db/index.js'
 import { transitionCharge, type ChargeRow, type ChargeStatus, type ChargeTransition } from '../db/index.js'
@@ -15,7 +16,8 @@ import { renderCharge, renderPayment } from './render-charge.js'
 const rules: Record<ChargeTransition['to'], { from: ChargeStatus[]; webhook: WebhookType }> = {
   confirming: { from: ['awaiting-payment'], webhook: 'charge.confirming' },
   settled: { from: ['confirming'], webhook: 'charge.settled' },
-  'awaiting-payment': { from: ['confirming', 'settled'], webhook: 'charge.reverted' },
+  // Refunded or not, a charge whose payment a reorg took back is unpaid again (its settled refunds stay counted).
+  'awaiting-payment': { from: ['confirming', 'settled', 'partially-refunded', 'refunded'], webhook: 'charge.reverted' },
   expired: { from: ['awaiting-payment'], webhook: 'charge.expired' },
   canceled: { from: ['awaiting-payment'], webhook: 'charge.canceled' },
 }

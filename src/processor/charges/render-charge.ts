@@ -35,6 +35,7 @@ export function renderCharge(row: ChargeRow, widgetBaseUrl: string, ephemeralTok
     acquirerId: row.acquirerId,
     fees: row.fees,
     totalToPay: row.totalToPay,
+    amountRefunded: row.amountRefunded,
     deadline: row.deadline.toISOString(),
     widgetUrl: widgetUrlOf(widgetBaseUrl, row.id),
     ephemeralToken,

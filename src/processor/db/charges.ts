@@ -7,11 +7,12 @@
  */
 import type { Hex } from 'viem'
 import type { Sql } from './open-database.js'
+import { payableQueries, type PayableTransition } from './payable-queries.js'
 
 /** NOTIFY channel of charge state changes; the payload is the charge id. */
 export const chargeChangedChannel = 'charge_changed'
 
-export const chargeStatuses = ['awaiting-payment', 'confirming', 'settled', 'expired', 'canceled'] as const
+export const chargeStatuses = ['awaiting-payment', 'confirming', 'settled', 'partially-refunded', 'refunded', 'expired', 'canceled'] as const
 export type ChargeStatus = (typeof chargeStatuses)[number]
 
 /** Where a charge's paying settlement is on the chain. */
@@ -40,8 +41,10 @@ export interface ChargeRow extends ChargeTerms {
   amount: string
   fees: string
   totalToPay: string
+  /** The sum of its settled refunds (refunds.ts). */
+  amountRefunded: string
   createdAt: Date
-  /** Set while confirming and once settled. */
+  /** Set while confirming and once settled (refunded or not). */
   settlement: (SettlementPosition & { confirmations: number }) | null
 }
 
@@ -57,8 +60,11 @@ export interface NewCharge extends ChargeTerms {
 
 const columns = `id, seq::text AS seq, merchant_id AS "merchantId", status, amount::text AS amount, token, currency, beneficiary,
   order_id AS "orderId", order_reference AS "orderReference", acquirer_id AS "acquirerId", fees::text AS fees,
-  total_to_pay::text AS "totalToPay", deadline, created_at AS "createdAt",
+  total_to_pay::text AS "totalToPay", amount_refunded::text AS "amountRefunded", deadline, created_at AS "createdAt",
   CASE WHEN tx_hash IS NULL THEN NULL ELSE json_build_object('txHash', tx_hash, 'blockNumber', block_number, 'logIndex', log_index, 'confirmations', confirmations) END AS settlement`
+
+/** The charge's columns as a `ChargeRow`, for queries of charges kept in other files. */
+export const chargeColumns = columns
 
 /** Stores a new charge awaiting payment; undefined when the merchant already has a charge for `orderId`. */
 export async function insertCharge(sql: Sql, charge: NewCharge): Promise<ChargeRow | undefined> {
@@ -127,107 +133,32 @@ export async function listCharges(sql: Sql, merchantId: string, page: ChargePage
  * A state change of a locked charge. `awaiting-payment` is the way back after a reorg took the paying
  * settlement away; the settlement columns follow the status.
  */
-export type ChargeTransition =
-  | { to: 'confirming'; settlement: SettlementPosition; confirmations: number }
-  | { to: 'settled'; confirmations: number }
-  | { to: 'awaiting-payment' }
-  | { to: 'expired' }
-  | { to: 'canceled' }
+export type ChargeTransition = PayableTransition<'awaiting-payment'>
 
-const transitionSets: Record<ChargeTransition['to'], string> = {
-  confirming: `tx_hash = $2, block_number = $3, log_index = $4, confirmations = $5, confirming_at = now()`,
-  settled: `confirmations = $2, settled_at = now()`,
-  'awaiting-payment': `tx_hash = NULL, block_number = NULL, log_index = NULL, confirmations = NULL, confirming_at = NULL, settled_at = NULL`,
-  expired: `expired_at = now(), ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL`,
-  canceled: `canceled_at = now(), ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL`,
-}
+const queries = payableQueries<ChargeRow, 'awaiting-payment'>({ table: 'charges', columns, awaiting: 'awaiting-payment', channel: chargeChangedChannel })
 
-export async function transitionCharge(sql: Sql, id: string, transition: ChargeTransition): Promise<ChargeRow> {
-  const values: unknown[] =
-    transition.to === 'confirming'
-      ? [transition.settlement.txHash, transition.settlement.blockNumber, transition.settlement.logIndex, transition.confirmations]
-      : transition.to === 'settled'
-        ? [transition.confirmations]
-        : []
-  const { rows } = await sql.query<ChargeRow>(
-    `WITH changed AS (UPDATE charges SET status = '${transition.to}', updated_at = now(), ${transitionSets[transition.to]} WHERE id = $1 RETURNING *),
-       announced AS (SELECT pg_notify('${chargeChangedChannel}', id) FROM changed)
-     SELECT ${columns} FROM changed, announced`,
-    [id, ...values],
-  )
-  return rows[0]!
-}
+export const transitionCharge: (sql: Sql, id: string, transition: ChargeTransition) => Promise<ChargeRow> = queries.transition
 
 /** The paying settlement was mined again at another position (a reorg): the charge keeps its status and follows it. */
-export async function moveChargeSettlement(sql: Sql, id: string, position: SettlementPosition): Promise<void> {
-  await sql.query(`UPDATE charges SET tx_hash = $2, block_number = $3, log_index = $4, updated_at = now() WHERE id = $1 AND tx_hash IS NOT NULL`, [
-    id,
-    position.txHash,
-    position.blockNumber,
-    position.logIndex,
-  ])
-}
+export const moveChargeSettlement = queries.moveSettlement
 
 /** The confirmation count of a confirming charge, as of the latest head. */
-export async function setConfirmations(sql: Sql, id: string, confirmations: number): Promise<void> {
-  await sql.query(`UPDATE charges SET confirmations = $2, updated_at = now() WHERE id = $1 AND status = 'confirming' AND confirmations <> $2`, [id, confirmations])
-}
+export const setConfirmations = queries.setConfirmations
 
 /** Every confirming charge, oldest settlement first. */
-export async function confirmingCharges(sql: Sql): Promise<ChargeRow[]> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE status = 'confirming' ORDER BY block_number, log_index`)
-  return rows
-}
+export const confirmingCharges = queries.confirming
 
 /** Whether a charge awaiting payment is past its deadline on the wall clock (the sweep's cheap first look). */
-export async function hasOverdueCharges(sql: Sql): Promise<boolean> {
-  const { rows } = await sql.query(`SELECT 1 FROM charges WHERE status = 'awaiting-payment' AND deadline <= now() LIMIT 1`)
-  return rows.length > 0
-}
+export const hasOverdueCharges = queries.hasOverdue
 
-/**
- * Up to `limit` charges still awaiting payment with a deadline past on the wall clock and before
- * `passed`, locked; rows another transaction holds are skipped (they are being changed, and the next
- * sweep looks again).
- */
-export async function lockOverdueCharges(sql: Sql, limit: number, passed: Date): Promise<ChargeRow[]> {
-  const { rows } = await sql.query<ChargeRow>(
-    `SELECT ${columns} FROM charges WHERE status = 'awaiting-payment' AND deadline <= now() AND deadline < $2 ORDER BY deadline LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit, passed],
-  )
-  return rows
-}
+/** Up to `limit` charges awaiting payment past their deadline on both clocks, locked, skipping rows held elsewhere. */
+export const lockOverdueCharges = queries.lockOverdue
 
 /** Replaces the charge's payment-page token (a fresh page load, an idempotent replay). */
-export async function setEphemeralToken(sql: Sql, id: string, hash: string, expiresAt: Date): Promise<void> {
-  await sql.query(`UPDATE charges SET ephemeral_token_hash = $2, ephemeral_token_expires_at = $3 WHERE id = $1`, [id, hash, expiresAt])
-}
+export const setEphemeralToken = queries.setEphemeralToken
 
-/**
- * A payment page's fresh token, replacing the charge's, unless a page showed one less than `minIntervalMs`
- * ago that is still unused and unexpired (then false, and that page's link keeps working). Across
- * replicas: the UPDATE takes the row.
- */
-export async function showPaymentLink(sql: Sql, id: string, hash: string, expiresAt: Date, minIntervalMs: number): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    `UPDATE charges SET ephemeral_token_hash = $2, ephemeral_token_expires_at = $3, payment_link_shown_at = now()
-     WHERE id = $1 AND (payment_link_shown_at IS NULL OR payment_link_shown_at <= now() - make_interval(secs => $4::double precision / 1000)
-       OR ephemeral_token_hash IS NULL OR ephemeral_token_expires_at <= now())`,
-    [id, hash, expiresAt, minIntervalMs],
-  )
-  return rowCount === 1
-}
+/** A payment page's fresh token, unless a page showed a still usable one less than `minIntervalMs` ago (then false). */
+export const showPaymentLink = queries.showPaymentLink
 
-/**
- * Uses up the payment-page token: the charge when `hash` is its current, unexpired token (which is then
- * gone), undefined otherwise. Single use holds across replicas: the UPDATE takes the row.
- */
-export async function consumeEphemeralToken(sql: Sql, id: string, hash: string): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(
-    `UPDATE charges SET ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL
-     WHERE id = $1 AND ephemeral_token_hash = $2 AND ephemeral_token_expires_at > now()
-     RETURNING ${columns}`,
-    [id, hash],
-  )
-  return rows[0]
-}
+/** Uses up the payment-page token: the charge when `hash` is its current, unexpired token, undefined otherwise. */
+export const consumeEphemeralToken = queries.consumeEphemeralToken

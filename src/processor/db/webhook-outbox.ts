@@ -15,12 +15,19 @@ export type WebhookType =
   | 'charge.canceled'
   | 'charge.reverted'
   | 'charge.late_payment'
+  | 'refund.created'
+  | 'refund.confirming'
+  | 'refund.settled'
+  | 'refund.expired'
+  | 'refund.canceled'
+  | 'refund.reverted'
 
 export interface NewWebhookEvent {
   merchantId: string
+  /** The charge the event is about (a refund's event: the refund's charge); events of one charge are delivered in order. */
   chargeId: string
   type: WebhookType
-  /** The charge (or payment) as the merchant API renders it. */
+  /** The charge (or payment, or refund) as the merchant API renders it. */
   data: unknown
 }
 

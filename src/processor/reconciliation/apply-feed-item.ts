@@ -1,6 +1,7 @@
 /**
  * What one item of the explorer's feed does to charges, inside the reconciler's transaction. A settlement
- * whose order reference names no charge is not ours and changes nothing. One that does is first read back
+ * whose order reference names no charge may be a refund's (`apply-refund-item.ts`); naming neither, it is
+ * not ours and changes nothing. One that names a charge is first read back
  * from the chain (`ctx.onChain`): the chain's token, recipient, value and block time are what count, and
  * one the chain does not hold changes nothing. It is recorded on the charge whatever it is
  * (charge_payments) and then:
@@ -18,6 +19,7 @@ import { lockCharge, lockChargeByOrderReference, moveChargeSettlement, type Char
 import type { Sql } from '../db/index.js'
 import type { Settlement } from '../../wire/index.js'
 import { changeCharge, reportLatePayment } from '../charges/index.js'
+import { applyRefundRemoval, applyRefundSettlement } from './apply-refund-item.js'
 
 export interface ReconcileContext {
   confirmationBlocks: number
@@ -30,11 +32,11 @@ export interface ReconcileContext {
 
 export async function applySettlement(sql: Sql, reported: Settlement, ctx: ReconcileContext): Promise<void> {
   const charge = await lockChargeByOrderReference(sql, reported.orderReference)
-  if (!charge) return
+  if (!charge) return applyRefundSettlement(sql, reported, ctx)
   const event = await ctx.onChain(reported)
   if (!event) return
   const position: SettlementPosition = { txHash: event.txHash, blockNumber: event.blockNumber, logIndex: event.logIndex }
-  const mismatch = mismatchOf(charge, event)
+  const mismatch = mismatchOf({ ...charge, recipient: charge.beneficiary }, event)
   const paying = charge.settlement
   const moved = paying?.txHash === event.txHash && (paying.blockNumber !== event.blockNumber || paying.logIndex !== event.logIndex)
   // The old position goes first: the same transaction may keep its log index in another block.
@@ -63,7 +65,7 @@ export async function applySettlement(sql: Sql, reported: Settlement, ctx: Recon
 /** Also used when the chain itself no longer has a confirming charge's settlement (see `confirm-charges.ts`). */
 export async function applyRemoval(sql: Sql, event: Pick<SettlementPosition, 'txHash' | 'logIndex'>, ctx: ReconcileContext): Promise<void> {
   const removed = await markChargePaymentRemoved(sql, event.txHash, event.logIndex)
-  if (!removed) return
+  if (!removed) return applyRefundRemoval(sql, event, ctx)
   const charge = await lockCharge(sql, removed.chargeId)
   if (!charge || !isPaidBy(charge, removed)) return
   const reverted = await changeCharge(sql, charge, { to: 'awaiting-payment' }, ctx.widgetBaseUrl)
@@ -81,11 +83,12 @@ async function pay(sql: Sql, charge: ChargeRow, position: SettlementPosition, ct
   if (ctx.confirmationBlocks === 0) await changeCharge(sql, confirming, { to: 'settled', confirmations }, ctx.widgetBaseUrl)
 }
 
-function mismatchOf(charge: ChargeRow, event: Settlement): Mismatch[] {
+/** How a settlement disagrees with what it should pay (a charge's beneficiary, a refund's recipient). */
+export function mismatchOf(expected: { token: string; recipient: string; amount: string }, event: Settlement): Mismatch[] {
   const mismatch: Mismatch[] = []
-  if (event.token.toLowerCase() !== charge.token) mismatch.push('wrong-token')
-  if (event.recipient.toLowerCase() !== charge.beneficiary) mismatch.push('wrong-recipient')
-  if (BigInt(event.amount) < BigInt(charge.amount)) mismatch.push('underpaid')
+  if (event.token.toLowerCase() !== expected.token) mismatch.push('wrong-token')
+  if (event.recipient.toLowerCase() !== expected.recipient) mismatch.push('wrong-recipient')
+  if (BigInt(event.amount) < BigInt(expected.amount)) mismatch.push('underpaid')
   return mismatch
 }
 

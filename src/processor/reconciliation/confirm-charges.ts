@@ -40,7 +40,7 @@ export async function confirmCharges({ client, publicClient, contract, ctx }: Co
   }
 }
 
-const samePosition = (a: SettlementPosition, b: SettlementPosition) => a.txHash === b.txHash && a.blockNumber === b.blockNumber && a.logIndex === b.logIndex
+export const samePosition = (a: SettlementPosition, b: SettlementPosition) => a.txHash === b.txHash && a.blockNumber === b.blockNumber && a.logIndex === b.logIndex
 
 /** Where the node has the charge's settlement now, if anywhere. */
 async function findOnChain(publicClient: PublicClient, contract: Hex, charge: ChargeRow): Promise<SettlementPosition | undefined> {

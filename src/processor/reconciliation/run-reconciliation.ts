@@ -4,21 +4,23 @@
  * connection — and with it the lock — stops them all):
  * - the explorer feed: batches of settlements and removals applied in one transaction with the cursor
  *   after them (exactly once across restarts); a failed batch reopens the feed from the stored cursor;
- * - the head poll: confirmations and settling (`confirm-charges.ts`);
- * - the expiry sweep (`expire-charges.ts`), by the chain time the applied feed has passed (`feed-time.ts`).
+ * - the head poll: confirmations and settling (`confirm-charges.ts`, `confirm-refunds.ts`);
+ * - the expiry sweep (`expire-charges.ts`, `expire-refunds.ts`), by the chain time the applied feed has passed (`feed-time.ts`).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type pg from 'pg'
 import type { PublicClient } from 'viem'
 import type { CheckoutOptions } from '../../config/index.js'
 import { runTransaction } from '../db/index.js'
-import { hasOverdueCharges, lockReconciliationCursor, readReconciliationCursor, saveReconciliationCursor } from '../db/index.js'
+import { hasOverdueCharges, hasOverdueRefunds, lockReconciliationCursor, readReconciliationCursor, saveReconciliationCursor } from '../db/index.js'
 import { ExplorerClient } from '../../sdk/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { applyRemoval, applySettlement, type ReconcileContext } from './apply-feed-item.js'
 import { settlementAsOnChain } from './chain-settlement.js'
 import { confirmCharges } from './confirm-charges.js'
+import { confirmRefunds } from './confirm-refunds.js'
 import { expireOverdueCharges } from './expire-charges.js'
+import { expireOverdueRefunds } from './expire-refunds.js'
 import { feedTime } from './feed-time.js'
 import { openSettlementFeed, type FeedItem, type SettlementFeed } from './settlement-feed.js'
 
@@ -116,6 +118,7 @@ async function pollHead({ client, publicClient, settings, state, log, signal }: 
     try {
       state.head = Number(await publicClient.getBlockNumber({ cacheTime: 0 }))
       await serial(() => confirmCharges({ client, publicClient, contract: settings.contract, ctx }))
+      await serial(() => confirmRefunds({ client, publicClient, contract: settings.contract, ctx }))
       if (failing) log.info('confirmations: the node answers again')
       failing = false
     } catch (error) {
@@ -131,9 +134,12 @@ async function sweepExpired({ client, publicClient, settings, log, signal }: Run
   let failing = false
   while (!signal.aborted) {
     try {
-      const passedMs = (await serial(() => hasOverdueCharges(client))) ? await feedTime({ explorer, publicClient, cursor: await serial(() => readReconciliationCursor(client)) }) : undefined
+      const overdue = (await serial(() => hasOverdueCharges(client))) || (await serial(() => hasOverdueRefunds(client)))
+      const passedMs = overdue ? await feedTime({ explorer, publicClient, cursor: await serial(() => readReconciliationCursor(client)) }) : undefined
       const expired = passedMs === undefined ? 0 : await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl, passedMs))
       if (expired > 0) log.info('charges expired', { count: expired })
+      const refundsExpired = passedMs === undefined ? 0 : await serial(() => expireOverdueRefunds(client, settings.widgetBaseUrl, passedMs))
+      if (refundsExpired > 0) log.info('refunds expired', { count: refundsExpired })
       if (failing) log.info('expiry sweep: running again')
       failing = false
     } catch (error) {

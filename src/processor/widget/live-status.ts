@@ -15,6 +15,8 @@ const statusLabels: Record<ChargeStatus, string> = {
   'awaiting-payment': 'Waiting for payment',
   confirming: 'Payment received, confirming',
   settled: 'Paid',
+  'partially-refunded': 'Paid (partly refunded)',
+  refunded: 'Paid (refunded)',
   expired: 'Expired',
   canceled: 'Canceled',
 }

@@ -20,6 +20,8 @@ import { webhookRoutes } from '../../webhooks/index.js'
 import type { TlsMaterial } from '../tls/load-tls-material.js'
 import { chargeRoutes } from './charge-routes.js'
 import type { ChargeService } from './charge-service.js'
+import { refundRoutes } from './refund-routes.js'
+import type { RefundService } from './refund-service.js'
 import { checkoutOpenApi } from './openapi.js'
 import { MAX_BODY_BYTES, problemOf, sendProblem } from './problem-responses.js'
 
@@ -34,6 +36,7 @@ export interface CheckoutAppParams {
   tls: TlsMaterial
   db: Database
   service: ChargeService
+  refunds: RefundService
   health(): { healthy: boolean; body: object }
   ready: ReadinessCheck
   /** Served at `/metrics`; every answer is counted in it by status. */
@@ -92,6 +95,7 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
       }
     })
     await merchantApi.register(chargeRoutes, { prefix: '/api/v1', service: params.service })
+    await merchantApi.register(refundRoutes, { prefix: '/api/v1', refunds: params.refunds })
     await merchantApi.register(webhookRoutes, { db, getMerchantId: (request) => request.merchant.id, retriesPerMinute: params.webhookRetriesPerMinute })
   })
   return app as unknown as FastifyInstance<Server>

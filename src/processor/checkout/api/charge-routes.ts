@@ -3,7 +3,7 @@
  * merchant authentication of `build-app.ts` (`request.merchant`).
  */
 import type { FastifyPluginAsync } from 'fastify'
-import { ProblemError } from '../../../platform/http/index.js'
+import { refuseBody } from './no-body.js'
 import type { ChargeService, CreateChargeRequest, ListChargesQuery } from './charge-service.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
 import { strictValidatorCompiler } from './strict-validator.js'
@@ -27,12 +27,8 @@ export const chargeRoutes: FastifyPluginAsync<ChargeRoutesOptions> = async (api,
 
   api.get<{ Params: { id: string } }>('/charges/:id/payments', { schema: chargeIdSchema }, (request) => service.payments(request.merchant, request.params.id))
 
-  // Cancel takes no body; an empty object is tolerated for clients that always send one.
   api.post<{ Params: { id: string }; Body: unknown }>('/charges/:id/cancel', { schema: chargeIdSchema }, (request) => {
-    const { body } = request
-    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length > 0)) {
-      throw new ProblemError(400, 'cancel takes no body (or an empty JSON object)')
-    }
+    refuseBody(request.body)
     return service.cancel(request.merchant, request.params.id)
   })
 }

@@ -14,6 +14,7 @@ import type { WebhookType } from '../../db/index.js'
 import { problemSchema } from '../../../wire/index.js'
 import { eventParams, listQuery } from '../../webhooks/index.js'
 import { MAX_BODY_BYTES } from './problem-responses.js'
+import { REFUND_WEBHOOK_TYPES, refundPaths, refundSchemas } from './refund-openapi.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
 
 type Schema = Record<string, unknown>
@@ -22,11 +23,11 @@ interface ObjectSchema {
   required?: readonly string[]
 }
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` })
-const json = (schema: Schema) => ({ 'application/json': { schema } })
-const nullable = (schema: Schema) => ({ oneOf: [schema, { type: 'null' }] })
-const described = <T extends string>(meanings: Record<T, string>) => ({
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` })
+export const json = (schema: Schema) => ({ 'application/json': { schema } })
+export const nullable = (schema: Schema) => ({ oneOf: [schema, { type: 'null' }] })
+export const described = <T extends string>(meanings: Record<T, string>) => ({
   enum: Object.keys(meanings),
   description: Object.entries(meanings)
     .map(([value, meaning]) => `\`${value}\`: ${meaning}`)
@@ -37,6 +38,8 @@ const STATUSES: Record<ChargeStatus, string> = {
   'awaiting-payment': 'created, not paid yet (again, after a reorg took its payment back)',
   confirming: 'a matching settlement is on the chain, not yet `CONFIRMATION_BLOCKS` deep',
   settled: 'paid and confirmed',
+  'partially-refunded': 'settled, and settled refunds add up to less than what the beneficiary received',
+  refunded: 'settled, and settled refunds add up to what the beneficiary received',
   expired: 'the deadline passed unpaid',
   canceled: 'canceled by the merchant while awaiting payment',
 }
@@ -54,6 +57,7 @@ const WEBHOOK_TYPES: Record<WebhookType, string> = {
   'charge.canceled': 'canceled by the merchant',
   'charge.reverted': 'a reorg took the paying settlement back',
   'charge.late_payment': 'a payment of an expired, canceled or already paid charge; `data.payment` is that payment',
+  ...REFUND_WEBHOOK_TYPES,
 }
 const DELIVERY_STATUSES: Record<WebhookStatus, string> = {
   pending: 'waiting for its (next) attempt',
@@ -61,12 +65,12 @@ const DELIVERY_STATUSES: Record<WebhookStatus, string> = {
   failed: 'its retry window ended without a 2xx',
 }
 
-const ADDRESS = { type: 'string', pattern: '^0x[0-9a-f]{40}$', description: 'lowercase' }
-const BYTES16 = { type: 'string', pattern: '^0x[0-9a-f]{32}$' }
-const TX_HASH = { type: 'string', pattern: '^0x[0-9a-f]{64}$' }
-const AMOUNT = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: "an integer in the token's smallest unit, as a decimal string" }
-const TIME = { type: 'string', format: 'date-time' }
-const COUNT = { type: 'integer', minimum: 0 }
+export const ADDRESS = { type: 'string', pattern: '^0x[0-9a-f]{40}$', description: 'lowercase' }
+export const BYTES16 = { type: 'string', pattern: '^0x[0-9a-f]{32}$' }
+export const TX_HASH = { type: 'string', pattern: '^0x[0-9a-f]{64}$' }
+export const AMOUNT = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: "an integer in the token's smallest unit, as a decimal string" }
+export const TIME = { type: 'string', format: 'date-time' }
+export const COUNT = { type: 'integer', minimum: 0 }
 
 const DESCRIPTIONS: Record<string, string> = {
   status: 'only charges (deliveries) in this status',
@@ -76,7 +80,7 @@ const DESCRIPTIONS: Record<string, string> = {
   id: 'the id',
 }
 
-function parameters(schema: ObjectSchema, where: 'query' | 'path') {
+export function parameters(schema: ObjectSchema, where: 'query' | 'path') {
   return Object.entries(schema.properties).map(([name, value]) => ({
     name,
     in: where,
@@ -86,10 +90,10 @@ function parameters(schema: ObjectSchema, where: 'query' | 'path') {
   }))
 }
 
-const CHARGE = {
+export const CHARGE = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement'],
+  required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement'],
   properties: {
     id: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' },
     status: described(STATUSES),
@@ -102,6 +106,7 @@ const CHARGE = {
     acquirerId: { ...BYTES16, description: 'the merchant’s acquirer, or zero' },
     fees: { ...AMOUNT, description: 'the contract’s `calculateFees(amount, acquirerId)`' },
     totalToPay: { ...AMOUNT, description: '`amount + fees`, what the payer signs for' },
+    amountRefunded: { ...AMOUNT, description: 'the sum of its settled refunds' },
     deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
     widgetUrl: { type: 'string', format: 'uri', description: 'the payment page' },
     ephemeralToken: {
@@ -121,12 +126,12 @@ const CHARGE = {
   },
 }
 
-const problem = (description: string, schema: Schema = ref('Problem')) => ({ description, content: { 'application/problem+json': { schema } } })
+export const problem = (description: string, schema: Schema = ref('Problem')) => ({ description, content: { 'application/problem+json': { schema } } })
 
 /** What every merchant route may answer besides its own outcomes. */
 const MERCHANT_ERRORS = { '401': responseRef('Unauthorized') }
 
-const operation = (summary: string, description: string, extra: Schema, responses: Schema) => ({
+export const operation = (summary: string, description: string, extra: Schema, responses: Schema) => ({
   summary,
   description,
   ...extra,
@@ -212,6 +217,7 @@ export function checkoutOpenApi() {
           },
         ),
       },
+      ...refundPaths(),
       '/api/v1/webhook-deliveries': {
         get: operation(
           'Webhook delivery log',
@@ -331,7 +337,7 @@ export function checkoutOpenApi() {
           properties: {
             type: described(WEBHOOK_TYPES),
             timestamp: TIME,
-            data: { anyOf: [ref('Charge'), ref('ChargeWithPayment')], description: 'the charge as this API renders it; for `charge.late_payment` with the `payment`' },
+            data: { anyOf: [ref('Charge'), ref('ChargeWithPayment'), ref('Refund')], description: 'the charge as this API renders it; for `charge.late_payment` with the `payment`; for `refund.*` the refund' },
           },
         },
         WebhookDelivery: {
@@ -387,6 +393,7 @@ export function checkoutOpenApi() {
         },
         Ready: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { const: 'ready' } } },
         Problem: problemSchema,
+        ...refundSchemas(problemSchema),
         DuplicateOrderProblem: {
           ...problemSchema,
           required: [...problemSchema.required, 'chargeId'],

@@ -17,6 +17,8 @@ const fields = {
   cursor: { schema: { type: 'string', minLength: 1, maxLength: 200 }, meaning: 'a nextCursor from a previous page' },
   limit: { schema: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' }, meaning: 'an integer 1..100' },
   id: { schema: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' }, meaning: 'a charge id (ch_ + 24 hex)' },
+  reason: { schema: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 500 characters, no control characters' },
+  refundId: { schema: { type: 'string', pattern: '^re_[0-9a-f]{24}$' }, meaning: 'a refund id (re_ + 24 hex)' },
   'idempotency-key': { schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\u0021-\\u007e]+$' }, meaning: '1 to 255 visible ASCII characters' },
 } as const
 
@@ -42,3 +44,7 @@ export const createChargeSchema = {
 export const chargeIdSchema = { params: object(['id']) }
 
 export const listChargesSchema = { querystring: object([], ['status', 'cursor', 'limit']) }
+
+export const createRefundSchema = { params: object(['id']), body: object(['amount'], ['reason']), headers: createChargeSchema.headers }
+
+export const refundIdSchema = { params: object(['refundId']) }

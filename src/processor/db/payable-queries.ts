@@ -1,0 +1,125 @@
+/**
+ * What charges and refunds share as tables (004_charges.sql, 009_refunds.sql): each is a payment request
+ * with a payment page token, a status that the paying settlement moves, and the settlement's position and
+ * confirmations. The queries on those columns are written once here, for either table; `charges.ts` and
+ * `refunds.ts` bind them to their table, columns and the name of their awaiting status.
+ */
+import type { SettlementPosition } from './charges.js'
+import type { Sql } from './open-database.js'
+
+/** A state change: `awaiting` is the status before payment, and the way back after a reorg took the settlement away. */
+export type PayableTransition<Awaiting extends string> =
+  | { to: 'confirming'; settlement: SettlementPosition; confirmations: number }
+  | { to: 'settled'; confirmations: number }
+  | { to: Awaiting }
+  | { to: 'expired' }
+  | { to: 'canceled' }
+
+const transitionSets = {
+  confirming: `tx_hash = $2, block_number = $3, log_index = $4, confirmations = $5, confirming_at = now()`,
+  settled: `confirmations = $2, settled_at = now()`,
+  awaiting: `tx_hash = NULL, block_number = NULL, log_index = NULL, confirmations = NULL, confirming_at = NULL, settled_at = NULL`,
+  expired: `expired_at = now(), ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL`,
+  canceled: `canceled_at = now(), ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL`,
+}
+
+export interface PayableTable {
+  table: 'charges' | 'refunds'
+  /** The SELECT list that makes a row. */
+  columns: string
+  awaiting: string
+  /** NOTIFY channel of every state change; the payload is the row's id. */
+  channel: string
+}
+
+export function payableQueries<Row, Awaiting extends string>({ table, columns, awaiting, channel }: PayableTable & { awaiting: Awaiting }) {
+  return {
+    async transition(sql: Sql, id: string, transition: PayableTransition<Awaiting>): Promise<Row> {
+      const values: unknown[] =
+        'settlement' in transition
+          ? [transition.settlement.txHash, transition.settlement.blockNumber, transition.settlement.logIndex, transition.confirmations]
+          : 'confirmations' in transition
+            ? [transition.confirmations]
+            : []
+      const set = transitionSets[transition.to === awaiting ? 'awaiting' : (transition.to as Exclude<keyof typeof transitionSets, 'awaiting'>)]
+      const { rows } = await sql.query(
+        `WITH changed AS (UPDATE ${table} SET status = '${transition.to}', updated_at = now(), ${set} WHERE id = $1 RETURNING *),
+           announced AS (SELECT pg_notify('${channel}', id) FROM changed)
+         SELECT ${columns} FROM changed, announced`,
+        [id, ...values],
+      )
+      return rows[0] as Row
+    },
+
+    /** The settlement was mined again at another position (a reorg): the row keeps its status and follows it. */
+    async moveSettlement(sql: Sql, id: string, position: SettlementPosition): Promise<void> {
+      await sql.query(`UPDATE ${table} SET tx_hash = $2, block_number = $3, log_index = $4, updated_at = now() WHERE id = $1 AND tx_hash IS NOT NULL`, [
+        id,
+        position.txHash,
+        position.blockNumber,
+        position.logIndex,
+      ])
+    },
+
+    /** The confirmation count of a confirming row, as of the latest head. */
+    async setConfirmations(sql: Sql, id: string, confirmations: number): Promise<void> {
+      await sql.query(`UPDATE ${table} SET confirmations = $2, updated_at = now() WHERE id = $1 AND status = 'confirming' AND confirmations <> $2`, [id, confirmations])
+    },
+
+    /** Every confirming row, oldest settlement first. */
+    async confirming(sql: Sql): Promise<Row[]> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE status = 'confirming' ORDER BY block_number, log_index`)).rows as Row[]
+    },
+
+    /** Whether a row still awaiting payment is past its deadline on the wall clock (the sweep's cheap first look). */
+    async hasOverdue(sql: Sql): Promise<boolean> {
+      return (await sql.query(`SELECT 1 FROM ${table} WHERE status = '${awaiting}' AND deadline <= now() LIMIT 1`)).rows.length > 0
+    },
+
+    /**
+     * Up to `limit` rows still awaiting payment with a deadline past on the wall clock and before `passed`,
+     * locked; rows another transaction holds are skipped (they are being changed, and the next sweep looks again).
+     */
+    async lockOverdue(sql: Sql, limit: number, passed: Date): Promise<Row[]> {
+      const { rows } = await sql.query(
+        `SELECT ${columns} FROM ${table} WHERE status = '${awaiting}' AND deadline <= now() AND deadline < $2 ORDER BY deadline LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit, passed],
+      )
+      return rows as Row[]
+    },
+
+    /** Replaces the payment-page token (a fresh page load, an idempotent replay). */
+    async setEphemeralToken(sql: Sql, id: string, hash: string, expiresAt: Date): Promise<void> {
+      await sql.query(`UPDATE ${table} SET ephemeral_token_hash = $2, ephemeral_token_expires_at = $3 WHERE id = $1`, [id, hash, expiresAt])
+    },
+
+    /**
+     * A payment page's fresh token, replacing the row's, unless a page showed one less than `minIntervalMs`
+     * ago that is still unused and unexpired (then false, and that page's link keeps working). Across
+     * replicas: the UPDATE takes the row.
+     */
+    async showPaymentLink(sql: Sql, id: string, hash: string, expiresAt: Date, minIntervalMs: number): Promise<boolean> {
+      const { rowCount } = await sql.query(
+        `UPDATE ${table} SET ephemeral_token_hash = $2, ephemeral_token_expires_at = $3, payment_link_shown_at = now()
+         WHERE id = $1 AND (payment_link_shown_at IS NULL OR payment_link_shown_at <= now() - make_interval(secs => $4::double precision / 1000)
+           OR ephemeral_token_hash IS NULL OR ephemeral_token_expires_at <= now())`,
+        [id, hash, expiresAt, minIntervalMs],
+      )
+      return rowCount === 1
+    },
+
+    /**
+     * Uses up the payment-page token: the row when `hash` is its current, unexpired token (which is then
+     * gone), undefined otherwise. Single use holds across replicas: the UPDATE takes the row.
+     */
+    async consumeEphemeralToken(sql: Sql, id: string, hash: string): Promise<Row | undefined> {
+      const { rows } = await sql.query(
+        `UPDATE ${table} SET ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL
+         WHERE id = $1 AND ephemeral_token_hash = $2 AND ephemeral_token_expires_at > now()
+         RETURNING ${columns}`,
+        [id, hash],
+      )
+      return rows[0] as Row | undefined
+    },
+  }
+}

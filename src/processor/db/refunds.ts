@@ -1,0 +1,175 @@
+/**
+ * Refunds (issue 23) as the merchant API creates and reads them and reconciliation moves them, with the
+ * settlements seen for them (refund_payments) and their Idempotency-Keys. As for charges, a state change
+ * takes the row with `lockRefund…` first, in the transaction that writes its webhook event; every change
+ * is announced on NOTIFY `charge_changed` with the refund's id, so the widget's live status (which
+ * dispatches by id) follows refund pages too. The queries refunds share with charges are `payable-queries.ts`.
+ */
+import type { Hex } from 'viem'
+import { chargeChangedChannel, type SettlementPosition } from './charges.js'
+import type { Mismatch, PaymentOutcome } from './charge-payments.js'
+import type { Sql } from './open-database.js'
+import { payableQueries, type PayableTransition } from './payable-queries.js'
+
+export const refundStatuses = ['awaiting-signature', 'confirming', 'settled', 'expired', 'canceled'] as const
+export type RefundStatus = (typeof refundStatuses)[number]
+
+/** Refunds in these states count against what is left to refund: they are paid or may still be. */
+export const reservingRefundStatuses: readonly RefundStatus[] = ['awaiting-signature', 'confirming', 'settled']
+
+export interface RefundRow {
+  id: string
+  seq: string
+  chargeId: string
+  /** The charge's `orderId`. */
+  orderId: string
+  merchantId: string
+  status: RefundStatus
+  amount: string
+  reason: string | null
+  token: Hex
+  currency: string
+  payer: Hex
+  recipient: Hex
+  orderReference: Hex
+  acquirerId: Hex
+  fees: string
+  totalToPay: string
+  deadline: Date
+  createdAt: Date
+  settlement: (SettlementPosition & { confirmations: number }) | null
+}
+
+export type NewRefund = Omit<RefundRow, 'seq' | 'orderId' | 'status' | 'settlement' | 'totalToPay'> & { ephemeralTokenHash: string; ephemeralTokenExpiresAt: Date }
+
+// The subquery's unqualified charge_id is the refund row's, in a plain SELECT and in an UPDATE's CTE alike.
+const columns = `id, seq::text AS seq, charge_id AS "chargeId", (SELECT c.order_id FROM charges c WHERE c.id = charge_id) AS "orderId", merchant_id AS "merchantId", status, amount::text AS amount, reason, token, currency,
+  payer, recipient, order_reference AS "orderReference", acquirer_id AS "acquirerId", fees::text AS fees, total_to_pay::text AS "totalToPay",
+  deadline, created_at AS "createdAt",
+  CASE WHEN tx_hash IS NULL THEN NULL ELSE json_build_object('txHash', tx_hash, 'blockNumber', block_number, 'logIndex', log_index, 'confirmations', confirmations) END AS settlement`
+
+export async function insertRefund(sql: Sql, refund: NewRefund): Promise<RefundRow> {
+  const { rows } = await sql.query<RefundRow>(
+    `INSERT INTO refunds (id, charge_id, merchant_id, status, amount, reason, token, currency, payer, recipient, order_reference, acquirer_id, fees,
+       total_to_pay, deadline, ephemeral_token_hash, ephemeral_token_expires_at, created_at)
+     VALUES ($1, $2, $3, 'awaiting-signature', $4, $5, $6, $7, $8, $9, $10, $11, $12, $4::numeric + $12::numeric, $13, $14, $15, $16)
+     RETURNING ${columns}`,
+    [
+      refund.id, refund.chargeId, refund.merchantId, refund.amount, refund.reason, refund.token, refund.currency, refund.payer, refund.recipient,
+      refund.orderReference, refund.acquirerId, refund.fees, refund.deadline, refund.ephemeralTokenHash, refund.ephemeralTokenExpiresAt, refund.createdAt,
+    ],
+  )
+  return rows[0]!
+}
+
+/** A merchant's refund; another merchant's is as unknown as a missing one. */
+export async function findRefund(sql: Sql, merchantId: string, id: string): Promise<RefundRow | undefined> {
+  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1 AND merchant_id = $2`, [id, merchantId])
+  return rows[0]
+}
+
+/** A refund whoever its merchant: its payment page knows it by its id alone. */
+export async function findRefundById(sql: Sql, id: string): Promise<RefundRow | undefined> {
+  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1`, [id])
+  return rows[0]
+}
+
+export async function lockRefund(sql: Sql, id: string): Promise<RefundRow | undefined> {
+  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1 FOR UPDATE`, [id])
+  return rows[0]
+}
+
+export async function lockRefundByOrderReference(sql: Sql, orderReference: Hex): Promise<RefundRow | undefined> {
+  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE order_reference = $1 FOR UPDATE`, [orderReference.toLowerCase()])
+  return rows[0]
+}
+
+/** A charge's refunds, newest first (a charge has few: each needs a signed payment). */
+export async function refundsOfCharge(sql: Sql, chargeId: string): Promise<RefundRow[]> {
+  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE charge_id = $1 ORDER BY seq DESC`, [chargeId])
+  return rows
+}
+
+/** What the charge's refunds that are paid or may still be add up to. */
+export async function reservedRefundAmount(sql: Sql, chargeId: string): Promise<bigint> {
+  const { rows } = await sql.query<{ sum: string }>(`SELECT COALESCE(sum(amount), 0)::text AS sum FROM refunds WHERE charge_id = $1 AND status = ANY($2)`, [
+    chargeId,
+    reservingRefundStatuses,
+  ])
+  return BigInt(rows[0]!.sum)
+}
+
+export type RefundTransition = PayableTransition<'awaiting-signature'>
+
+const queries = payableQueries<RefundRow, 'awaiting-signature'>({ table: 'refunds', columns, awaiting: 'awaiting-signature', channel: chargeChangedChannel })
+
+export const transitionRefund: (sql: Sql, id: string, transition: RefundTransition) => Promise<RefundRow> = queries.transition
+export const moveRefundSettlement = queries.moveSettlement
+export const setRefundConfirmations = queries.setConfirmations
+export const confirmingRefunds = queries.confirming
+export const hasOverdueRefunds = queries.hasOverdue
+export const lockOverdueRefunds = queries.lockOverdue
+export const setRefundEphemeralToken = queries.setEphemeralToken
+export const showRefundLink = queries.showPaymentLink
+export const consumeRefundToken = queries.consumeEphemeralToken
+
+export interface NewRefundPayment extends SettlementPosition {
+  refundId: string
+  token: Hex
+  payer: Hex
+  recipient: Hex
+  amount: string
+  fee: string
+  outcome: PaymentOutcome
+  mismatch: Mismatch[]
+}
+
+export interface RefundPaymentRow extends NewRefundPayment {
+  id: string
+  removedAt: Date | null
+}
+
+const paymentColumns = `id::text AS id, refund_id AS "refundId", tx_hash AS "txHash", block_number::int AS "blockNumber", log_index AS "logIndex",
+  token, payer, recipient, amount::text AS amount, fee::text AS fee, outcome, mismatch, removed_at AS "removedAt"`
+
+/** Records a settlement of a refund's order reference; undefined when already recorded (and not removed). */
+export async function insertRefundPayment(sql: Sql, payment: NewRefundPayment): Promise<RefundPaymentRow | undefined> {
+  const { rows } = await sql.query<RefundPaymentRow>(
+    `INSERT INTO refund_payments (refund_id, tx_hash, block_number, log_index, token, payer, recipient, amount, fee, outcome, mismatch)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (tx_hash, log_index) WHERE removed_at IS NULL DO NOTHING
+     RETURNING ${paymentColumns}`,
+    [payment.refundId, payment.txHash, payment.blockNumber, payment.logIndex, payment.token, payment.payer, payment.recipient, payment.amount, payment.fee, payment.outcome, payment.mismatch],
+  )
+  return rows[0]
+}
+
+export async function markRefundPaymentRemoved(sql: Sql, txHash: Hex, logIndex: number): Promise<RefundPaymentRow | undefined> {
+  const { rows } = await sql.query<RefundPaymentRow>(
+    `UPDATE refund_payments SET removed_at = now() WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${paymentColumns}`,
+    [txHash.toLowerCase(), logIndex],
+  )
+  return rows[0]
+}
+
+export interface RefundIdempotencyRecord {
+  requestHash: string
+  refundId: string
+}
+
+export async function findRefundIdempotencyKey(sql: Sql, merchantId: string, key: string): Promise<RefundIdempotencyRecord | undefined> {
+  const { rows } = await sql.query<RefundIdempotencyRecord>(
+    `SELECT request_hash AS "requestHash", refund_id AS "refundId" FROM refund_idempotency_keys WHERE merchant_id = $1 AND key = $2`,
+    [merchantId, key],
+  )
+  return rows[0]
+}
+
+export async function insertRefundIdempotencyKey(sql: Sql, merchantId: string, key: string, record: RefundIdempotencyRecord): Promise<void> {
+  await sql.query(`INSERT INTO refund_idempotency_keys (merchant_id, key, request_hash, refund_id) VALUES ($1, $2, $3, $4)`, [
+    merchantId,
+    key,
+    record.requestHash,
+    record.refundId,
+  ])
+}
