@@ -99,3 +99,10 @@ test('--propose for an account owner: the raw call for a hardware wallet, the ch
   assert.equal(JSON.parse(readFileSync(out, 'utf8')).transactions[0].data, proposal.data)
   assert.match(admin('info'), /base fee +2\.50 USDC/)
 })
+
+test('an owner key sends the operation at once and prints the change: set-max-acquiring-fee, allow-token', () => {
+  assert.match(admin('set-max-acquiring-fee', '400'), /max acquiring fee +5\.00 % \(500 basis points\) -> 4\.00 % \(400 basis points\)/)
+  assert.match(admin('info'), /max acquiring fee +4\.00 % \(400 basis points\)$/m)
+  const token = privateKeyToAccount(anvilKeys[6]!).address.toLowerCase()
+  assert.match(admin('allow-token', token), new RegExp(`acquiring packs payable in ${token} +no -> yes`))
+})
