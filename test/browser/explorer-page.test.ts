@@ -281,6 +281,45 @@ describe('filters and paging', () => {
     await screenshot(page, 'explorer-7-filters')
   })
 
+  test('an amount range typed in token units narrows the table, sits in the URL in the smallest unit, and the CSV link exports the same settlements', async () => {
+    const token = ((await explorer.get('/events?limit=1')).body.events[0] as Settlement).token
+    await page.goto(`${explorer.url}/#/events`)
+    await page.waitForSelector(`#filter-token option[value="${token}"]`)
+    await page.select('#filter-token', token)
+    await page.type('#filter-minAmount', '10')
+    await page.type('#filter-maxAmount', '30.5')
+    await Promise.all([page.waitForFunction(() => location.hash.includes('minAmount=')), page.click('#filters button[type=submit]')])
+    const query = `token=${token}&minAmount=10000000&maxAmount=30500000`
+    assert.equal(new URL(page.url()).hash, `#/events?${query}`)
+    const total = (await explorer.get(`/events?${query}&limit=1`)).body.total as number
+    assert.ok(total > 0 && total < (await explorer.get(`/events?token=${token}&limit=1`)).body.total, 'the range narrows')
+    const want = await apiTx(`${query}&limit=25`)
+    await waitFor('the table in range', async () => JSON.stringify(await shownTx()) === JSON.stringify(want) || undefined)
+    await page.reload()
+    await waitFor('the inputs in token units after a reload', async () => (await page.$eval('#filter-maxAmount', (i) => (i as HTMLInputElement).value)) === '30.5' || undefined)
+    assert.equal(await page.$eval('#filter-minAmount', (i) => (i as HTMLInputElement).value), '10')
+
+    await page.waitForSelector('#export-csv')
+    const href = await page.$eval('#export-csv', (a) => a.getAttribute('href'))
+    assert.equal(href, `/events/export?${query}&format=csv`)
+    const csv = await (await fetch(`${explorer.url}${href}`)).text()
+    const exported = csv.trimEnd().split('\r\n').slice(1).map((row) => row.split(',')[0])
+    const all: string[] = []
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const body = (await explorer.get(`/events?${query}&limit=100${cursor ? `&cursor=${cursor}` : ''}`)).body as { events: Settlement[]; nextCursor: string | null }
+      all.push(...body.events.map((e) => e.txHash))
+      cursor = body.nextCursor
+    }
+    assert.deepEqual(exported, all)
+    assert.equal(exported.length, total)
+
+    await page.click('#filter-minAmount', { count: 3 })
+    await page.type('#filter-minAmount', '1.1234567')
+    await page.click('#filters button[type=submit]')
+    await waitFor('the amount refused', async () => (await page.$eval('#filter-problem', (p) => p.textContent ?? '')).includes('at most 6 decimals') || undefined)
+    assert.equal(new URL(page.url()).hash, `#/events?${query}`, 'the view stays as it was')
+  })
+
   test('a date range before any settlement matches none', async () => {
     await page.goto(`${explorer.url}/#/events?to=2020-01-01`)
     await waitFor('no match', () => page.$eval('#view .totals', (p) => p.textContent === '0 settlements match' || undefined))

@@ -18,3 +18,18 @@ export const utcText = (seconds: number) => `${new Date(seconds * 1000).toISOStr
 
 /** One settlement's identity: a transaction may hold several, and a reorg may put the same one in another block. */
 export const settlementKey = (s: Pick<Settlement, 'txHash' | 'logIndex' | 'blockNumber'>) => `${s.blockNumber}:${s.logIndex}:${s.txHash}`
+
+/** An amount in the token's smallest unit written in token units, every significant decimal, no grouping ("12.5"). */
+export function tokenUnits(units: string, decimals: number): string {
+  if (decimals === 0) return units
+  const digits = units.padStart(decimals + 1, '0')
+  const fraction = digits.slice(-decimals).replace(/0+$/, '')
+  return fraction ? `${digits.slice(0, -decimals)}.${fraction}` : digits.slice(0, -decimals)
+}
+
+/** Token units typed by a person ("12.5") in the smallest unit ("12500000" at 6 decimals), or `undefined` when it is not one. */
+export function smallestUnits(text: string, decimals: number): string | undefined {
+  const match = /^(\d+)(?:\.(\d*))?$/.exec(text.trim())
+  if (!match || (match[2] ?? '').length > decimals) return undefined
+  return BigInt(`${match[1]}${(match[2] ?? '').padEnd(decimals, '0')}`).toString()
+}
