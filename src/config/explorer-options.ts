@@ -36,6 +36,8 @@ export interface ExplorerOptions extends ChainSettings {
   /** `/ready` answers 200 while the indexer is at most this many confirmed blocks behind. */
   readyMaxLag: number
   queryWorkers: number
+  /** Settlements a filtered statistic may read one by one (what its buckets cannot answer); past it, 400. */
+  statsMaxWalk: number
   /** Threads of the indexing pool (backfill ranges fetched, decoded and encoded); 0 = on the main thread. */
   indexWorkers: number
   logLevel: LogLevel
@@ -57,6 +59,7 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     pollIntervalMs: pollIntervalSetting(env, chainId),
     readyMaxLag: intSetting(env, 'READY_MAX_LAG', 2),
     queryWorkers: intSetting(env, 'QUERY_WORKERS', 1, 0, 64),
+    statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 1_000_000, 1),
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),
     live: {

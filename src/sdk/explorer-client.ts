@@ -21,10 +21,13 @@ import type {
   Hex,
   IndexedHead,
   RequestOptions,
+  SeriesQuery,
   Settlement,
   SettlementFilter,
   SettlementHandler,
   Stats,
+  StatsFilter,
+  StatsSeries,
   SubscribeOptions,
   Subscription,
 } from './types.js'
@@ -110,9 +113,17 @@ export class ExplorerClient {
     return (await this.#get<{ indexedHead: IndexedHead | null }>('/', {}, options))!.indexedHead
   }
 
-  /** `GET /stats`: totals, last 24 h, and the same figures per token address in `byToken`. */
-  async getStats(options: RequestOptions = {}): Promise<Stats> {
-    return (await this.#get<Stats>('/stats', {}, options))!
+  /**
+   * `GET /stats`: totals, last 24 h, and the same figures per token address in `byToken`; with a
+   * filter, those of the matching settlements only.
+   */
+  async getStats(filter: StatsFilter = {}, options: RequestOptions = {}): Promise<Stats> {
+    return (await this.#get<Stats>('/stats', filter, options))!
+  }
+
+  /** `GET /stats/series`: the matching settlements per UTC hour or day, every bucket of the range (at most 2,000). */
+  async getSeries(query: SeriesQuery, options: RequestOptions = {}): Promise<StatsSeries> {
+    return (await this.#get<StatsSeries>('/stats/series', query, options))!
   }
 
   /**
@@ -159,7 +170,7 @@ export class ExplorerClient {
     return this.#replicas.active?.baseUrl
   }
 
-  #get<T>(path: string, query: EventsQuery, options: RequestOptions, notFoundAsNull = false): Promise<T | undefined> {
+  #get<T>(path: string, query: object, options: RequestOptions, notFoundAsNull = false): Promise<T | undefined> {
     return withFailover(this.#replicas, (replica) =>
       requestJson<T>({
         url: endpointUrl(replica.baseUrl, path, query),

@@ -6,7 +6,7 @@
 import type { Hex, Settlement, SettlementFilter } from '../wire/index.js'
 
 /** `SettlementFilter` keys accept hex in any case. */
-export type { AmountsBySymbol, EventPage, Hex, Settlement, SettlementFilter, Stats, TokenStats } from '../wire/index.js'
+export type { AmountsBySymbol, EventPage, Hex, SeriesBucket, Settlement, SettlementFilter, Stats, StatsSeries, TokenStats } from '../wire/index.js'
 
 /** The query parameters of `GET /events`. Omitted keys take the server defaults. */
 export interface EventsQuery extends SettlementFilter {
@@ -22,6 +22,16 @@ export interface EventsQuery extends SettlementFilter {
   /** Inclusive bounds in Unix seconds. */
   fromTimestamp?: number
   toTimestamp?: number
+}
+
+/** The filters of `GET /stats`: every `GET /events` filter but `orderReference`, with the same bounds. */
+export type StatsFilter = Omit<EventsQuery, 'limit' | 'cursor' | 'order' | 'orderReference'>
+
+/** The parameters of `GET /stats/series`: an interval, a required time range of at most 2,000 buckets, and any `StatsFilter`. */
+export interface SeriesQuery extends StatsFilter {
+  interval: 'hour' | 'day'
+  fromTimestamp: number
+  toTimestamp: number
 }
 
 /** The parameters of `GET /events/export`: every filter and `order` of `GET /events`, no page. */

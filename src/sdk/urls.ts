@@ -2,7 +2,7 @@
  * Addresses of the explorer's endpoints relative to the client's `baseUrl`. A path prefix in `baseUrl`
  * (an explorer behind a reverse proxy at `/explorer`) is kept for REST and WebSocket alike.
  */
-import type { EventsQuery, ExplorerClientOptions } from './types.js'
+import type { ExplorerClientOptions } from './types.js'
 
 function withPath(baseUrl: string, path: string): URL {
   const url = new URL(baseUrl)
@@ -12,7 +12,8 @@ function withPath(baseUrl: string, path: string): URL {
   return url
 }
 
-export function endpointUrl(baseUrl: string, path: string, query: EventsQuery & { format?: string } = {}): string {
+/** `query`: parameters by name (a query type of types.ts); undefined ones are left out. */
+export function endpointUrl(baseUrl: string, path: string, query: object = {}): string {
   const url = withPath(baseUrl, path)
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined) url.searchParams.set(name, String(value))

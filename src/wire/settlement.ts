@@ -57,6 +57,20 @@ export interface TokenStats {
   last24h: { settlements: number; volume: string }
 }
 
+/** One bucket of `GET /stats/series`: `start` is its first second (Unix, aligned to the UTC hour or day). */
+export interface SeriesBucket {
+  start: number
+  settlements: number
+  volume: AmountsBySymbol
+  fees: AmountsBySymbol
+}
+
+/** `GET /stats/series`: every bucket of the range, ascending, empty ones included. */
+export interface StatsSeries {
+  interval: 'hour' | 'day'
+  buckets: SeriesBucket[]
+}
+
 /** `GET /stats` (SPEC §2.3). */
 export interface Stats {
   totalSettlements: number

@@ -171,6 +171,33 @@ describe('a reorg', () => {
   })
 })
 
+describe('the walk bound (STATS_MAX_WALK)', () => {
+  test('a statistic that would read more settlements one by one is a 400 naming what made it a walk; buckets still answer', async () => {
+    const bounded = await startTestExplorer(chain, { STATS_MAX_WALK: '3', CONFIRMATION_BLOCKS: '0' })
+    try {
+      await waitForHead(chain, bounded.url)
+      const refused: [StatsQuery, string][] = [
+        [{ minAmount: '1' }, 'minAmount'],
+        [{ token: chain.deployment.tokens[0]!.address, maxAmount: median() }, 'maxAmount'],
+        [{ recipient: chain.deployment.recipients[0]!, acquirerId: `0x${'0'.repeat(32)}` }, 'acquirerId'],
+        [{ payer: A() }, 'payer'],
+      ]
+      for (const [q, param] of refused) {
+        const response = await bounded.get(path('/stats', q))
+        assert.equal(response.status, 400, JSON.stringify(q))
+        assert.equal(response.body.param, param)
+        assert.match(response.body.detail, /STATS_MAX_WALK/)
+        assert.equal((await bounded.get(path('/stats/series', wholeRange(q, 'day')))).body.param, param)
+      }
+      // Aligned to the hour, a recipient's month reads buckets only.
+      const aligned = { recipient: chain.deployment.recipients[0]!, fromTimestamp: hourStart(0), toTimestamp: String(Number(hourStart(onChain.length - 1)) + 3599) }
+      assert.deepEqual((await bounded.get(path('/stats', aligned))).body, expectedStats(onChain, aligned))
+    } finally {
+      await bounded.stop()
+    }
+  })
+})
+
 describe('bad input', () => {
   const address = `0x${'ab'.repeat(20)}`
   const bad: [string, string, string][] = [

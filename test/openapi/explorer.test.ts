@@ -122,6 +122,27 @@ describe('REST answers match the document', () => {
     }
   })
 
+  test('filtered statistics and time series: answers and 400 problems as documented', async () => {
+    const first = events[0]!
+    const from = first.timestamp - 7200
+    const to = events.at(-1)!.timestamp + 10
+    const filters = [`token=${first.token}`, `recipient=${first.recipient}&fromTimestamp=${first.timestamp}`, `address=${first.payer}&minAmount=1&maxAmount=${10n ** 12n}`, `payer=${first.payer}&acquirerId=${first.acquirerId}&fromBlock=1&toBlock=${events.at(-1)!.blockNumber}`]
+    for (const query of filters) {
+      const stats = await check('/stats', `/stats?${query}`, 200)
+      assert.ok((stats.body as { totalSettlements: number }).totalSettlements > 0, query)
+      for (const interval of ['hour', 'day']) {
+        const series = await check('/stats/series', `/stats/series?interval=${interval}&fromTimestamp=${from}&toTimestamp=${to}&${query.replace(/&?fromTimestamp=\d+/, '')}`, 200)
+        assert.ok((series.body as { buckets: unknown[] }).buckets.length >= 1)
+      }
+    }
+    for (const query of ['?minAmount=-1', '?orderReference=0x' + '00'.repeat(16), '?limit=1', '?fromTimestamp=9&toTimestamp=3']) {
+      assert.equal(typeof ((await check('/stats', `/stats${query}`, 400)).body as { param?: string }).param, 'string')
+    }
+    for (const query of ['', '?interval=hour&fromTimestamp=0', '?interval=week&fromTimestamp=0&toTimestamp=1', `?interval=hour&fromTimestamp=0&toTimestamp=${3600 * 2000}`]) {
+      assert.equal(typeof ((await check('/stats/series', `/stats/series${query}`, 400)).body as { param?: string }).param, 'string')
+    }
+  })
+
   test('lookups: found, not found, malformed', async () => {
     await check('/events/{txHash}', `/events/${events[3]!.txHash}`, 200)
     await check('/events/{txHash}', `/events/0x${'ab'.repeat(32)}`, 404)
@@ -178,6 +199,7 @@ describe('REST answers match the document', () => {
       ['/events/{txHash}', `/events/${events[0]!.txHash}`],
       ['/events/order/{orderReference}', `/events/order/${events[0]!.orderReference}`],
       ['/stats', '/stats'],
+      ['/stats/series', '/stats/series'],
       ['/health', '/health'],
       ['/ready', '/ready'],
       ['/metrics', '/metrics'],

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { ExplorerApiError, ExplorerClient, ExplorerNetworkError, type Hex, type Settlement } from '../../src/sdk/index.js'
 import { key, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { expectedSeries, expectedStats } from '../helpers/expected-stats.js'
 
 let chain: LocalChain
 let explorer: TestExplorer
@@ -104,6 +105,19 @@ describe('ExplorerClient REST', () => {
     }
   })
 
+  test('getStats(filter) and getSeries(query) agree with the chain; a bad one is an ExplorerApiError naming its parameter', async () => {
+    const recipient = onChain[3]!.recipient
+    const filter = { recipient, token: onChain[3]!.token, minAmount: '1', fromTimestamp: onChain[0]!.timestamp }
+    const asText = { recipient, token: onChain[3]!.token, minAmount: '1', fromTimestamp: String(onChain[0]!.timestamp) }
+    assert.deepEqual(await client.getStats(filter), expectedStats(onChain, asText))
+    const range = { fromTimestamp: onChain[0]!.timestamp - 3600, toTimestamp: onChain.at(-1)!.timestamp }
+    const series = await client.getSeries({ interval: 'hour', ...range, recipient })
+    assert.deepEqual(series, expectedSeries(onChain, { interval: 'hour', fromTimestamp: String(range.fromTimestamp), toTimestamp: String(range.toTimestamp), recipient }))
+    assert.equal(series.buckets.reduce((n, b) => n + b.settlements, 0), onChain.filter((e) => e.recipient === recipient).length)
+    await assert.rejects(client.getSeries({ interval: 'hour', fromTimestamp: 0, toTimestamp: 3600 * 5000 }), (e: unknown) => e instanceof ExplorerApiError && e.status === 400 && e.param === 'toTimestamp')
+    await assert.rejects(client.getStats({ maxAmount: '-5' }), (e: unknown) => e instanceof ExplorerApiError && e.param === 'maxAmount')
+  })
+
   test('a 400 becomes an ExplorerApiError carrying the problem body, status and parameter', async () => {
     await assert.rejects(client.getEvents({ limit: 1000 }), (error: unknown) => {
       assert.ok(error instanceof ExplorerApiError)
@@ -138,6 +152,6 @@ describe('ExplorerClient REST', () => {
     const controller = new AbortController()
     const reason = new Error('caller gave up')
     controller.abort(reason)
-    await assert.rejects(client.getStats({ signal: controller.signal }), (error: unknown) => error === reason)
+    await assert.rejects(client.getStats({}, { signal: controller.signal }), (error: unknown) => error === reason)
   })
 })

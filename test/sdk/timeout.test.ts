@@ -53,6 +53,6 @@ test('a server that stalls in the middle of the body: the timeout covers the bod
     socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"events":[')
   })
   const client = new ExplorerClient({ baseUrl: url, timeout: 5_000 })
-  await expectTimeout(() => client.getStats({ timeout: 250 }), 250)
+  await expectTimeout(() => client.getStats({}, { timeout: 250 }), 250)
   await closed
 })

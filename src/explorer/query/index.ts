@@ -9,7 +9,7 @@ export * from './query-executor.js'
 export * from './query-task.js'
 export * from './replay.js'
 export * from './stats-json.js'
-export { MAX_STATS_WALK, statsWalkSize, type StatsFilter } from './stats-plan.js'
+export { statsWalkSize, type StatsFilter } from './stats-plan.js'
 export * from './store-summary.js'
 export * from './token-cache.js'
 

@@ -2,15 +2,17 @@
  * How filtered statistics are summed: from the hour buckets kept while indexing (store/buckets.ts) for
  * every hour the bounds cover whole, and by walking the matching settlements where they do not.
  *
- * - At most one of payer, recipient, address, acquirerId (with or without a token) and no amount
- *   bounds: buckets. Only the hours the bounds cut through are walked: an unaligned `fromTimestamp` or
- *   `toTimestamp`, and the hour of the first (last) settlement inside `fromBlock` (`toBlock`), since
- *   timestamps never decrease with block number. A range aligned to the hour walks nothing.
- * - Amount bounds, or two or more of those fields: the matching settlements are walked, driven by the
- *   most selective index (exact counts from ordinals say which). The walk is bounded: a request whose
- *   walk would pass `MAX_STATS_WALK` candidates is refused before it starts (`statsWalkSize`).
+ * - No field filter, a recipient, an acquirer id or an address (each with or without a token), and no
+ *   amount bounds: buckets. Only the hours the bounds cut through are walked: an unaligned
+ *   `fromTimestamp` or `toTimestamp`, and the hour of the first (last) settlement inside `fromBlock`
+ *   (`toBlock`), since timestamps never decrease with block number. A range aligned to the hour walks
+ *   nothing. An address is its recipient buckets plus a walk of what it paid to others (payers pay
+ *   rarely: there are no payer buckets).
+ * - A payer, amount bounds, or two or more field filters: the matching settlements are walked, driven
+ *   by the most selective index (exact counts from ordinals say which). The walk is bounded: a request
+ *   whose walks would pass `STATS_MAX_WALK` candidates is refused before it starts (`statsWalkSize`).
  */
-import { decodeRecord, fieldHex, HOUR_SECONDS, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type BucketTag, type Store } from '../store/index.js'
+import { decodeRecord, fieldHex, HOUR_SECONDS, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
@@ -24,17 +26,17 @@ export interface StatsFilter extends Omit<SettlementFilter, 'orderReference'> {
   toTimestamp?: number
 }
 
-/** Settlements a filtered statistic may walk (about 1 µs each on this machine; bench/RESULTS.md). */
-export const MAX_STATS_WALK = 1_000_000
-
 const MAX_TIMESTAMP = 2 ** 32 - 2
 const hourOf = (timestamp: number) => Math.floor(timestamp / HOUR_SECONDS)
 
 /** What a bucket, or a walked settlement, adds: `token` is lowercase hex without 0x. */
 export type FiguresSink = (hour: number, token: string, count: number, volume: bigint, fees: bigint) => void
 
-/** A part of the request summed by walking: the filter with its own timestamp bounds. */
-type Walk = StatsFilter & { fromTimestamp: number; toTimestamp: number }
+/**
+ * A part of the request summed by walking: the filter with its own timestamp bounds, and a recipient
+ * to leave out (an address's own payments to itself, which its recipient buckets hold already).
+ */
+type Walk = StatsFilter & { fromTimestamp: number; toTimestamp: number; notRecipient?: string }
 
 interface Plan {
   walks: Walk[]
@@ -42,12 +44,25 @@ interface Plan {
   hours?: { from: number; to: number }
 }
 
-/** The field (at most one) whose buckets answer, or `undefined` when the request must be walked. */
-function bucketField(f: StatsFilter): 'all' | 'payer' | 'recipient' | 'address' | 'acquirerId' | undefined {
+/** The bucket family that answers, or `undefined` when the request must be walked. */
+function bucketField(f: StatsFilter): 'all' | 'recipient' | 'address' | 'acquirerId' | undefined {
   if (f.minAmount !== undefined || f.maxAmount !== undefined) return undefined
   const fields = (['payer', 'recipient', 'address', 'acquirerId'] as const).filter((field) => f[field] !== undefined)
-  if (fields.length > 1) return undefined
+  if (fields.length > 1 || fields[0] === 'payer') return undefined
   return fields[0] ?? 'all'
+}
+
+/**
+ * The request as the buckets see it: an address as a recipient (its edge hours walked as such), plus
+ * what it paid to others over the whole range.
+ */
+function asBucketed(f: StatsFilter): { bucketed: StatsFilter; extra: (low: number, high: number) => Walk[] } {
+  if (f.address === undefined) return { bucketed: f, extra: () => [] }
+  const { address, ...rest } = f
+  return {
+    bucketed: { ...rest, recipient: address },
+    extra: (low, high) => [{ ...rest, payer: address, notRecipient: address.slice(2), fromTimestamp: low, toTimestamp: high }],
+  }
 }
 
 /** The timestamp of the first (`asc`) or last (`desc`) settlement inside a block bound; `undefined` when none. */
@@ -66,6 +81,7 @@ function plan(store: Store, f: StatsFilter): Plan | undefined {
   let high = f.toTimestamp ?? MAX_TIMESTAMP
   if (bucketField(f) === undefined) return low <= high ? { walks: [{ ...f, fromTimestamp: low, toTimestamp: high }] } : undefined
 
+  const { bucketed, extra } = asBucketed(f)
   let fullFrom = Math.ceil(low / HOUR_SECONDS)
   let fullTo = hourOf(high + 1) - 1
   if (f.fromBlock !== undefined) {
@@ -82,9 +98,9 @@ function plan(store: Store, f: StatsFilter): Plan | undefined {
   }
   if (low > high) return undefined
   if (fullFrom > fullTo) return { walks: [{ ...f, fromTimestamp: low, toTimestamp: high }] }
-  const walks: Walk[] = []
-  if (low < fullFrom * HOUR_SECONDS) walks.push({ ...f, fromTimestamp: low, toTimestamp: fullFrom * HOUR_SECONDS - 1 })
-  if (high >= (fullTo + 1) * HOUR_SECONDS) walks.push({ ...f, fromTimestamp: (fullTo + 1) * HOUR_SECONDS, toTimestamp: high })
+  const walks: Walk[] = extra(low, high)
+  if (low < fullFrom * HOUR_SECONDS) walks.push({ ...bucketed, fromTimestamp: low, toTimestamp: fullFrom * HOUR_SECONDS - 1 })
+  if (high >= (fullTo + 1) * HOUR_SECONDS) walks.push({ ...bucketed, fromTimestamp: (fullTo + 1) * HOUR_SECONDS, toTimestamp: high })
   return { walks, hours: { from: fullFrom, to: fullTo } }
 }
 
@@ -117,7 +133,7 @@ export function statsWalkSize(store: Store, f: StatsFilter): number {
 export function sumStats(store: Store, f: StatsFilter, sink: FiguresSink): void {
   const p = plan(store, f)
   if (!p) return
-  if (p.hours) sumBuckets(store, f, p.hours.from, p.hours.to, sink)
+  if (p.hours) sumBuckets(store, asBucketed(f).bucketed, p.hours.from, p.hours.to, sink)
   for (const w of p.walks) sumWalk(store, w, sink)
 }
 
@@ -127,6 +143,7 @@ function sumWalk(store: Store, w: Walk, sink: FiguresSink): void {
   const settlements = d.driver ? mapWalk(indexWalk(store, d.driver, d.range, 'asc'), (value) => load(store, value)) : primaryWalk(store, d.range, 'asc')
   for (const s of settlements) {
     if (!matchesAll(s, d.rest) || !amountInRange(s.amount, w)) continue
+    if (w.notRecipient !== undefined && fieldHex(s, 'recipient') === w.notRecipient) continue
     sink(hourOf(s.timestamp), fieldHex(s, 'token'), 1, BigInt(s.amount), BigInt(s.fee))
   }
 }
@@ -135,19 +152,12 @@ function* mapWalk<T, U>(items: Iterable<T>, map: (item: T) => U): Generator<U> {
   for (const item of items) yield map(item)
 }
 
-/** Buckets of hours from..to; `address` is payer + recipient − self-payments, so a self-payment counts once. */
+/** Buckets of hours from..to of the request's family (`asBucketed`: no address here), one token or all. */
 function sumBuckets(store: Store, f: StatsFilter, from: number, to: number, sink: FiguresSink): void {
-  const field = bucketField(f)!
+  const field = bucketField(f) as 'all' | 'recipient' | 'acquirerId'
   const token = f.token?.slice(2)
-  const read = (tag: BucketTag, value: Buffer, sign: 1 | -1) => {
-    for (const b of readBuckets(store, tag, value, from, to)) {
-      if (token === undefined || b.token === token) sink(b.hour, b.token, sign * b.count, sign === 1 ? b.volume : -b.volume, sign === 1 ? b.fees : -b.fees)
-    }
+  const value = field === 'all' ? Buffer.alloc(0) : encodeHexKey(f[field]!)
+  for (const b of readBuckets(store, field, value, from, to)) {
+    if (token === undefined || b.token === token) sink(b.hour, b.token, b.count, b.volume, b.fees)
   }
-  if (field === 'all') return read('all', Buffer.alloc(0), 1)
-  const value = encodeHexKey(f[field]!)
-  if (field !== 'address') return read(field, value, 1)
-  read('payer', value, 1)
-  read('recipient', value, 1)
-  read('selfPayment', value, -1)
 }

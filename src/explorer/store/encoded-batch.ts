@@ -122,10 +122,10 @@ export function encodeSettlements(source: SettlementSource, blocks: BlockHeader[
   }
   const tokens = counted.find((c) => c.field === 'token')!
   const tokenHex = tokens.keys.map((key) => decodeBareHexKey(indexKeyFromString(key)))
-  const [token, payer, recipient, acquirerId] = [keysOf('token'), keysOf('payer'), keysOf('recipient'), keysOf('acquirerId')]
+  const [token, recipient, acquirerId] = [keysOf('token'), keysOf('recipient'), keysOf('acquirerId')]
   for (let i = 0; i < count; i++) {
     addToStatsChange(stats, tokenHex[tokens.ids[i]!]!, timestamps[i]!, amounts[i]!, fees[i]!, 1)
-    const parties = { token: token(i), payer: payer(i), recipient: recipient(i), acquirerId: acquirerId(i) }
+    const parties = { token: token(i), recipient: recipient(i), acquirerId: acquirerId(i) }
     addToBuckets(stats.buckets, parties, timestamps[i]!, amounts[i]!, fees[i]!, 1)
   }
   return { count, bytes, starts, blockNumbers, logIndexes, timestamps, counted, blocks, head, stats }

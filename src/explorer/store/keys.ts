@@ -190,15 +190,15 @@ export function decodeHourKey(key: Buffer): { hour: number; token: string } {
 // ---------------------------------------------------------------------------------------------------
 // Statistics buckets (filtered /stats and /stats/series; store/buckets.ts).
 //
-// Bucket key: tag (1 byte) ‖ field value (20 bytes for an address, 16 for an acquirer id; nothing for
+// Bucket key: tag (1 byte) ‖ field value (20 bytes for a recipient, 16 for an acquirer id; nothing for
 // the `all` tag) ‖ hour since the epoch (4 bytes) ‖ token (20 bytes). One bucket per field value, hour
 // and token, so a field value's hours are one contiguous range of keys in time order, each hour's
 // tokens side by side. Built as latin1 strings (one character per byte, like `indexKeyString`) while
 // a batch is encoded off the committing thread; `indexKeyFromString` turns one into its bytes.
 // ---------------------------------------------------------------------------------------------------
 
-/** The bucket families: every settlement, and per payer, recipient, self-payment (by the payer) and acquirer id. */
-export const BUCKET_TAGS = { all: 0, payer: 1, recipient: 2, selfPayment: 3, acquirerId: 4 } as const
+/** The bucket families: every settlement, and per recipient and per acquirer id (store/buckets.ts says why not per payer). */
+export const BUCKET_TAGS = { all: 0, recipient: 1, acquirerId: 2 } as const
 export type BucketTag = keyof typeof BUCKET_TAGS
 
 const HOUR_BYTES = 4

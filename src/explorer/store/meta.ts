@@ -45,7 +45,7 @@ export async function claimIdentity(store: Store, identity: StoreIdentity): Prom
 export const STORE_LAYOUT = 3
 const LAYOUT_ADDITIONS: Record<number, string> = {
   2: 'the self-payment index the address filter counts with',
-  3: 'the statistics buckets (per payer, recipient, acquirer and hour) that filtered /stats and /stats/series read',
+  3: 'the statistics buckets (per recipient, acquirer and hour) that filtered /stats and /stats/series read',
 }
 export const readLayout = (store: Store) => (store.meta.get('layout') as number | undefined) ?? 1
 export const stampLayout = (store: Store) => store.meta.putSync('layout', STORE_LAYOUT)

@@ -75,11 +75,11 @@ export function writeStatsChange(store: Store, change: StatsChange): void {
 /** Adds (sign 1) or takes back (sign -1) stored settlements; inside a write transaction. */
 export function applyToStats(store: Store, settlements: StoredSettlement[], sign: 1 | -1): void {
   const change = emptyStatsChange()
-  const bytes = (s: StoredSettlement, field: 'token' | 'payer' | 'recipient' | 'acquirerId') => Buffer.from(fieldHex(s, field), 'hex').toString('latin1')
+  const bytes = (s: StoredSettlement, field: 'token' | 'recipient' | 'acquirerId') => Buffer.from(fieldHex(s, field), 'hex').toString('latin1')
   for (const s of settlements) {
     const [amount, fee] = [BigInt(s.amount), BigInt(s.fee)]
     addToStatsChange(change, fieldHex(s, 'token'), s.timestamp, amount, fee, sign)
-    const parties = { token: bytes(s, 'token'), payer: bytes(s, 'payer'), recipient: bytes(s, 'recipient'), acquirerId: bytes(s, 'acquirerId') }
+    const parties = { token: bytes(s, 'token'), recipient: bytes(s, 'recipient'), acquirerId: bytes(s, 'acquirerId') }
     addToBuckets(change.buckets, parties, s.timestamp, amount, fee, sign)
   }
   writeStatsChange(store, change)

@@ -8,12 +8,12 @@
  * test/openapi/explorer.test.ts validates the document and checks real answers against its schemas.
  * It is one long literal on purpose: the whole API description in one place, in the order it is read.
  */
-import { AMOUNT_BOUNDS, CSV_COLUMNS, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, MAX_LIMIT } from '../../query/index.js'
+import { AMOUNT_BOUNDS, CSV_COLUMNS, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, MAX_LIMIT, MAX_SERIES_BUCKETS } from '../../query/index.js'
 import type { LiveErrorCode } from '../live/messages.js'
 import type { STREAM_PARAMS } from '../live/register-sse.js'
 import { MAX_TARGET_BYTES } from '../../../platform/http/index.js'
 import { problemSchema } from '../../../wire/index.js'
-import { BYTES32, FILTER_SHAPES, RANGE_PARAMS, type EVENTS_PARAMS, type EXPORT_PARAMS } from './parse-query.js'
+import { BYTES32, FILTER_SHAPES, RANGE_PARAMS, type EVENTS_PARAMS, type EXPORT_PARAMS, type SERIES_PARAMS, type STATS_PARAMS } from './parse-query.js'
 
 type Schema = Record<string, unknown>
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -99,6 +99,31 @@ const EXPORT_PARAMETERS: Record<(typeof EXPORT_PARAMS)[number], Schema> = {
   fromTimestamp: EVENTS_PARAMETERS.fromTimestamp!,
   toTimestamp: EVENTS_PARAMETERS.toTimestamp!,
 }
+
+const STATS_PARAMETERS: Record<(typeof STATS_PARAMS)[number], Schema> = {
+  token: FILTER_PARAMETERS.token,
+  recipient: FILTER_PARAMETERS.recipient,
+  payer: FILTER_PARAMETERS.payer,
+  address: FILTER_PARAMETERS.address,
+  acquirerId: FILTER_PARAMETERS.acquirerId,
+  ...AMOUNT_PARAMETERS,
+  fromBlock: EVENTS_PARAMETERS.fromBlock!,
+  toBlock: EVENTS_PARAMETERS.toBlock!,
+  fromTimestamp: EVENTS_PARAMETERS.fromTimestamp!,
+  toTimestamp: EVENTS_PARAMETERS.toTimestamp!,
+}
+
+const SERIES_PARAMETERS: Record<(typeof SERIES_PARAMS)[number], Schema> = {
+  interval: { name: 'interval', in: 'query', required: true, description: 'Bucket length: a UTC hour or a UTC day.', schema: { type: 'string', enum: ['hour', 'day'] } },
+  ...STATS_PARAMETERS,
+  fromTimestamp: { ...EVENTS_PARAMETERS.fromTimestamp!, required: true },
+  toTimestamp: { ...EVENTS_PARAMETERS.toTimestamp!, required: true, description: `Latest block timestamp (Unix seconds), inclusive; not below \`fromTimestamp\`, and the range holds at most ${MAX_SERIES_BUCKETS} buckets.` },
+}
+
+const STATS_FILTERING = [
+  'Filters combine with AND, as on `/events` (`orderReference` aside). For no field filter, a `recipient`, an `acquirerId` or an `address` (each with or without `token`), whole hours are read from totals kept per recipient, acquirer id and hour while indexing, and the hours a timestamp or block bound cuts through are summed settlement by settlement (an `address` adds what it paid to others). A `payer`, amount bounds, or two or more of `payer`, `recipient`, `address`, `acquirerId` are summed settlement by settlement from the most selective index;',
+  'a request that would read more settlements that way than the server allows (`STATS_MAX_WALK`, default 1,000,000) is refused (400, `param` naming the amount bound or the field filter that made it a walk): narrow it by time or by one more field.',
+].join(' ')
 
 /** Every code an `ERROR` message or an SSE `error` event can carry (a Record, so that none is left out). */
 const LIVE_ERROR_CODES: Record<LiveErrorCode, string> = {
@@ -282,10 +307,27 @@ export function explorerOpenApi(version: string) {
         },
       },
       '/stats': {
-        get: parameterless(
+        get: operation(
           'Statistics',
-          'Totals per token symbol, the last 24 hours (the 24 hour buckets ending with the current hour, so 23 to 24 hours), and the same figures per token address in `byToken` (two tokens with one symbol stay apart there).',
-          json(ref('Stats')),
+          [
+            'Totals per token symbol, the last 24 hours (the 24 hour buckets ending with the current hour, so 23 to 24 hours), and the same figures per token address in `byToken` (two tokens with one symbol stay apart there).',
+            '',
+            'Without parameters, every settlement. With filters, the same figures for the matching settlements (`last24h`: those of them in the same 24 hour buckets). ' + STATS_FILTERING,
+          ].join('\n'),
+          Object.values(STATS_PARAMETERS),
+          { '200': { description: 'Statistics', content: json(ref('Stats')) }, '400': responseRef('BadRequest') },
+        ),
+      },
+      '/stats/series': {
+        get: operation(
+          'Time series',
+          [
+            `The matching settlements per UTC hour or day: every bucket of [\`fromTimestamp\`, \`toTimestamp\`] in ascending order, empty ones included (0 and \`{}\`), at most ${MAX_SERIES_BUCKETS}. \`start\` is the bucket's first second; the first and last buckets count only the settlements inside the range, so the buckets add up to \`/stats\` with the same filters.`,
+            '',
+            STATS_FILTERING,
+          ].join('\n'),
+          Object.values(SERIES_PARAMETERS),
+          { '200': { description: 'Time series', content: json(ref('Series')) }, '400': responseRef('BadRequest') },
         ),
       },
       '/health': {
@@ -383,6 +425,29 @@ export function explorerOpenApi(version: string) {
             volume: AMOUNT,
             fees: AMOUNT,
             last24h: { type: 'object', additionalProperties: false, required: ['settlements', 'volume'], properties: { settlements: COUNT, volume: AMOUNT } },
+          },
+        },
+        Series: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['interval', 'buckets'],
+          properties: {
+            interval: { type: 'string', enum: ['hour', 'day'] },
+            buckets: {
+              type: 'array',
+              maxItems: MAX_SERIES_BUCKETS,
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['start', 'settlements', 'volume', 'fees'],
+                properties: {
+                  start: { ...COUNT, description: 'Unix seconds, a multiple of 3600 (hour) or 86400 (day)' },
+                  settlements: COUNT,
+                  volume: ref('AmountsBySymbol'),
+                  fees: ref('AmountsBySymbol'),
+                },
+              },
+            },
           },
         },
         Stats: {

@@ -7,7 +7,7 @@ import type { ExplorerOptions } from '../../../config/index.js'
 import type { Indexer } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import { indexedHead, MAX_STATS_WALK, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
+import { indexedHead, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { badParam, checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { explorerOpenApi } from './openapi.js'
@@ -41,6 +41,7 @@ export const ENDPOINTS = [
   'GET /events/order/:orderReference',
   'GET /events/stream',
   'GET /stats',
+  'GET /stats/series',
   'GET /health',
   'GET /ready',
   'GET /metrics',
@@ -105,11 +106,11 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   const stats = statsBody(ctx.store, ctx.tokens)
   const allStats = now('/stats', [], () => json(stats()))
   const filteredStats = query('/stats', (req) => {
-    const filter = boundedWalk(ctx.store, parseStatsFilter(req.getQuery()))
+    const filter = boundedWalk(ctx, parseStatsFilter(req.getQuery()))
     return { kind: 'stats', filter, nowSeconds: Date.now() / 1000 }
   })
   app.get('/stats', (res, req) => (req.getQuery() ? filteredStats(res, req) : allStats(res, req)))
-  app.get('/stats/series', query('/stats/series', (req) => ({ kind: 'series', query: boundedWalk(ctx.store, parseSeriesQuery(req.getQuery())) })))
+  app.get('/stats/series', query('/stats/series', (req) => ({ kind: 'series', query: boundedWalk(ctx, parseSeriesQuery(req.getQuery())) })))
   const openApi = Buffer.from(JSON.stringify(explorerOpenApi(ctx.version)))
   app.get('/openapi.json', now('/openapi.json', [], () => json(openApi)))
   app.get(
@@ -165,17 +166,19 @@ function root(ctx: RestContext) {
 }
 
 /**
- * Refuses a statistic that buckets cannot answer and whose walk would pass MAX_STATS_WALK settlements,
- * naming the parameter that made it a walk: an amount bound, or the second of several field filters.
+ * Refuses a statistic that buckets cannot answer and whose walk would pass STATS_MAX_WALK settlements,
+ * naming the parameter that made it a walk: an amount bound, the second of several field filters, or
+ * the one field filter (a payer; an address whose payments to others are many).
  */
-function boundedWalk<F extends StatsFilter>(store: Store, f: F): F {
-  const size = statsWalkSize(store, f)
-  if (size <= MAX_STATS_WALK) return f
+function boundedWalk<F extends StatsFilter>(ctx: RestContext, f: F): F {
+  const size = statsWalkSize(ctx.store, f)
+  const limit = ctx.options.statsMaxWalk
+  if (size <= limit) return f
   const fields = (['payer', 'recipient', 'address', 'acquirerId'] as const).filter((field) => f[field] !== undefined)
-  const param = f.minAmount !== undefined ? 'minAmount' : f.maxAmount !== undefined ? 'maxAmount' : (fields[1] ?? 'fromTimestamp')
+  const param = f.minAmount !== undefined ? 'minAmount' : f.maxAmount !== undefined ? 'maxAmount' : (fields[1] ?? fields[0] ?? 'fromTimestamp')
   throw badParam(
     param,
-    `these filters are summed by reading ${size} settlements one by one, above the ${MAX_STATS_WALK} a request may read; add a payer, recipient, address, acquirerId or token, or narrow fromTimestamp/toTimestamp`,
+    `these filters are summed by reading ${size} settlements one by one, above the ${limit} a request may read (STATS_MAX_WALK); add a payer, recipient, address, acquirerId or token, or narrow fromTimestamp/toTimestamp`,
   )
 }
 
