@@ -16,6 +16,7 @@ import type { Database } from 'lmdb'
 import {
   AMOUNT_LEVEL_SHIFTS,
   AMOUNT_MANTISSA_BITS,
+  amountCountKeyString,
   amountEntryBound,
   amountEntryPk,
   decodeAmountCount,
@@ -48,7 +49,16 @@ export function amountsDb(store: Store): Database<Buffer, Buffer> {
 /** The leaf bucket of an amount: bit length × 4,096 + the 12 bits after the leading one. Grows with the amount. */
 export function amountBucket(amount: bigint): number {
   if (amount === 0n) return 0
-  const length = amount.toString(2).length
+  // Amounts below 2^32 (4,294 units of a 6-decimal token) are the common case: plain 32-bit arithmetic.
+  if (amount < 0x1_0000_0000n) {
+    const n = Number(amount)
+    const length = 32 - Math.clz32(n)
+    const e = length - 1
+    const mantissa = e >= AMOUNT_MANTISSA_BITS ? (n >>> (e - AMOUNT_MANTISSA_BITS)) - 4096 : (n - 2 ** e) * 2 ** (AMOUNT_MANTISSA_BITS - e)
+    return length * 4096 + mantissa
+  }
+  const hex = amount.toString(16)
+  const length = (hex.length - 1) * 4 + 32 - Math.clz32(Number.parseInt(hex[0]!, 16))
   const e = BigInt(length - 1)
   const bits = BigInt(AMOUNT_MANTISSA_BITS)
   const mantissa = e >= bits ? (amount >> (e - bits)) - MANTISSA : (amount - (1n << e)) << (bits - e)
@@ -74,16 +84,23 @@ export function bucketStart(bucket: number): bigint {
  */
 export function writeAmounts(store: Store, settlements: readonly StoredSettlement[], sign: 1 | -1): void {
   const db = amountsDb(store)
+  // Count keys as latin1 strings (one character per byte), made without a Buffer per settlement and level.
   const deltas = new Map<string, number>()
+  const tokens = new Map<string, { bytes: Buffer; latin1: string }>()
   for (const s of settlements) {
-    const token = encodeBareHexKey(fieldHex(s, 'token'))
+    const hex = fieldHex(s, 'token')
+    let token = tokens.get(hex)
+    if (!token) {
+      const bytes = encodeBareHexKey(hex)
+      tokens.set(hex, (token = { bytes, latin1: bytes.toString('latin1') }))
+    }
     const amount = BigInt(s.amount)
-    const entry = encodeAmountEntryKey(token, amount, encodePk(s.blockNumber, s.logIndex))
+    const entry = encodeAmountEntryKey(token.bytes, amount, encodePk(s.blockNumber, s.logIndex))
     if (sign > 0) db.putSync(entry, EMPTY)
     else db.removeSync(entry)
     const bucket = amountBucket(amount)
     for (const level of LEVELS) {
-      const key = encodeAmountCountKey(level, token, bucket >>> AMOUNT_LEVEL_SHIFTS[level]).toString('latin1')
+      const key = amountCountKeyString(level, token.latin1, bucket >>> AMOUNT_LEVEL_SHIFTS[level])
       deltas.set(key, (deltas.get(key) ?? 0) + sign)
     }
   }

@@ -296,6 +296,11 @@ export function encodeAmountCountKey(level: AmountLevel, token: Uint8Array, buck
   return key
 }
 
+/** The same key as a latin1 string (`indexKeyString`'s form), from the token's 20 bytes as latin1. */
+export function amountCountKeyString(level: AmountLevel, tokenLatin1: string, bucket: number): string {
+  return String.fromCharCode(level) + tokenLatin1 + String.fromCharCode((bucket >>> 24) & 0xff, (bucket >>> 16) & 0xff, (bucket >>> 8) & 0xff, bucket & 0xff)
+}
+
 export function encodeAmountCount(count: number): Buffer {
   const value = Buffer.allocUnsafe(COUNT_BYTES)
   value.writeUIntBE(count, 0, COUNT_BYTES)
