@@ -35,12 +35,14 @@ test('settlements written with an older layout are refused, naming the directory
   await withStore(async (store, dir) => {
     for (const step of syntheticSteps(5)) await commitBatch(store, step)
     await store.meta.remove('layout')
-    const needs = new RegExp(`layout 1\\b.*layout ${STORE_LAYOUT}\\b.*self-payment index.*statistics buckets`)
+    const needs = new RegExp(`layout 1\\b.*layout ${STORE_LAYOUT}\\b.*self-payment index.*statistics buckets.*amount index`)
     assert.throws(() => claimLayout(store, dir), (error: Error) => error.message.includes(dir) && needs.test(error.message))
   })
   await withStore(async (store, dir) => {
     for (const step of syntheticSteps(5)) await commitBatch(store, step)
     await store.meta.put('layout', 2)
     assert.throws(() => claimLayout(store, dir), (error: Error) => /layout 2\b.*statistics buckets/.test(error.message) && !error.message.includes('self-payment'))
+    await store.meta.put('layout', 3)
+    assert.throws(() => claimLayout(store, dir), (error: Error) => /layout 3\b.*amount index/.test(error.message) && !error.message.includes('statistics buckets'))
   })
 })
