@@ -62,7 +62,7 @@ export function checkoutOptionsFromEnv(env: Env = process.env, deployment?: Depl
     tls: tlsSettings(env, chain.chainId),
     explorerUrl: urlSetting(env, 'EXPLORER_URL', 'http://127.0.0.1:4001').replace(/\/+$/, ''),
     widgetBaseUrl: publicUrlsFromEnv(env).checkoutWidgetUrl,
-    chargeTtlSeconds: intSetting(env, 'CHARGE_TTL_SECONDS', 900, 1, 7 * 86_400),
+    chargeTtlSeconds: chargeTtlSetting(env),
     confirmationBlocks: intSetting(env, 'CONFIRMATION_BLOCKS', 0, 0, 10_000),
     pollIntervalMs: pollIntervalSetting(env, chain.chainId),
     expirySweepMs: intSetting(env, 'CHECKOUT_EXPIRY_SWEEP_MS', 1_000, 10, 3_600_000),
@@ -71,6 +71,9 @@ export function checkoutOptionsFromEnv(env: Env = process.env, deployment?: Depl
     logLevel: logLevelSetting(env),
   }
 }
+
+/** CHARGE_TTL_SECONDS: the checkout engine's charges and the widget's (from payment links) live as long. */
+export const chargeTtlSetting = (env: Env) => intSetting(env, 'CHARGE_TTL_SECONDS', 900, 1, 7 * 86_400)
 
 function tlsSettings(env: Env, chainId: number): CheckoutTlsOptions {
   const local = chainId === LOCAL_CHAIN_ID

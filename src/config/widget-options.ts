@@ -7,6 +7,7 @@ import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
+import { chargeTtlSetting } from './checkout-options.js'
 import { publicUrlsFromEnv } from './public-urls.js'
 
 export interface WidgetOptions extends ChainSettings {
@@ -28,7 +29,19 @@ export interface WidgetOptions extends ChainSettings {
    * this often per charge while that link is unused; 0 = on every load.
    */
   linkIntervalSeconds: number
+  /** Payment links (issue 23): what a payer's charge from a link lives, and how many charges one link and one client address may create. */
+  paymentLinks: PaymentLinkLimits
   logLevel: LogLevel
+}
+
+export interface PaymentLinkLimits {
+  /** CHARGE_TTL_SECONDS, as the checkout engine's charges. */
+  chargeTtlSeconds: number
+  /** Charges one client address may create from links: a burst, then a rate per minute. */
+  chargesPerMinutePerAddress: number
+  chargeBurstPerAddress: number
+  /** Charges of one link awaiting payment at once, whoever made them. */
+  maxOpenChargesPerLink: number
 }
 
 export function widgetOptionsFromEnv(env: Env = process.env, deployment?: Deployment): WidgetOptions {
@@ -46,6 +59,12 @@ export function widgetOptionsFromEnv(env: Env = process.env, deployment?: Deploy
     explorerUrl: urls.explorerUrl,
     pollIntervalMs: pollIntervalSetting(env, chain.chainId),
     linkIntervalSeconds: intSetting(env, 'WIDGET_LINK_INTERVAL_SECONDS', 15, 0, 300),
+    paymentLinks: {
+      chargeTtlSeconds: chargeTtlSetting(env),
+      chargesPerMinutePerAddress: intSetting(env, 'PAYMENT_LINK_CHARGES_PER_MINUTE', 6, 1, 100_000),
+      chargeBurstPerAddress: intSetting(env, 'PAYMENT_LINK_CHARGE_BURST', 5, 1, 100_000),
+      maxOpenChargesPerLink: intSetting(env, 'PAYMENT_LINK_MAX_OPEN_CHARGES', 100, 1, 1_000_000),
+    },
     logLevel: logLevelSetting(env),
   }
 }

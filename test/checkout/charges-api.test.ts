@@ -58,7 +58,7 @@ describe('POST /api/v1/charges', () => {
     const charge = answer.body
     assert.deepEqual(Object.keys(charge), [
       'id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay',
-      'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement',
+      'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement', 'paymentLinkId',
     ])
     assert.match(charge.id, /^ch_[0-9a-f]{24}$/)
     assert.equal(answer.headers.get('location'), `/api/v1/charges/${charge.id}`)
@@ -83,6 +83,7 @@ describe('POST /api/v1/charges', () => {
         ephemeralToken: undefined,
         createdAt: undefined,
         settlement: null,
+        paymentLinkId: null,
       },
     )
     assert.match(charge.orderReference, /^0x[0-9a-f]{32}$/)

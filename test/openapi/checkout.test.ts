@@ -181,6 +181,61 @@ describe('webhook deliveries', () => {
   })
 })
 
+describe('payment links and reports', () => {
+  const links = '/api/v1/payment-links'
+  const oneLink = '/api/v1/payment-links/{linkId}'
+  const deactivate = '/api/v1/payment-links/{linkId}/deactivate'
+  const report = '/api/v1/reports/charges.csv'
+  const unknownLink = `pl_${'0'.repeat(24)}`
+  const linkBody = (overrides: Record<string, unknown> = {}) => ({ amount: '3000000', token: token().address, beneficiary: f.chain.deployment.recipients[0]!, description: 'A link', ...overrides })
+
+  test('created, read, listed, deactivated, and refused', async () => {
+    const link = (await check(201, 'POST', links, links, { body: linkBody({ maxUses: 2, expiresAt: new Date(Date.now() + 60_000).toISOString() }) })).body as { id: string }
+    await check(201, 'POST', links, links, { body: linkBody() })
+    await check(200, 'GET', oneLink, `${links}/${link.id}`)
+    await check(404, 'GET', oneLink, `${links}/${unknownLink}`)
+    await check(400, 'GET', oneLink, `${links}/nope`)
+    const page = (await check(200, 'GET', links, `${links}?limit=1`)).body as { nextCursor: string }
+    await check(200, 'GET', links, `${links}?limit=1&cursor=${page.nextCursor}`)
+    await check(400, 'GET', links, `${links}?limit=1000`)
+    await check(200, 'POST', deactivate, `${links}/${link.id}/deactivate`)
+    await check(404, 'POST', deactivate, `${links}/${unknownLink}/deactivate`)
+    await check(400, 'POST', deactivate, `${links}/${link.id}/deactivate`, { body: { now: 1 } })
+    await check(413, 'POST', deactivate, `${links}/${link.id}/deactivate`, { body: { x: big } })
+    await check(415, 'POST', deactivate, `${links}/${link.id}/deactivate`, { body: 'x', headers: { 'content-type': 'text/plain' } })
+    await check(400, 'POST', links, links, { body: linkBody({ maxUses: 0 }) })
+    await check(413, 'POST', links, links, { body: linkBody({ description: big }) })
+    await check(415, 'POST', links, links, { body: 'amount=1', headers: { 'content-type': 'text/plain' } })
+    const node = await startRpcProxy(f.chain.rpcUrl)
+    const engine = await f.startCheckout({ RPC_URL: node.url })
+    try {
+      node.down = true
+      const answer = await f.request(merchant.credentials, 'POST', links, { body: linkBody() }, engine)
+      assert.equal(answer.status, 503)
+      openApi.check('POST', links, answer)
+    } finally {
+      await engine.stop()
+      await node.stop()
+    }
+  })
+
+  test('the charges report and the listing’s filters', async () => {
+    const csv = await check(200, 'GET', report, `${report}?status=settled&from=2020-01-01`)
+    assert.match(csv.body as string, /^id,status,createdAt,/)
+    await check(400, 'GET', report, `${report}?cursor=abc`)
+    await check(200, 'GET', charges, `${charges}?from=2020-01-01&to=2099-01-01T00:00:00Z&beneficiary=${f.chain.deployment.recipients[0]!}&orderId=x&paymentLinkId=${unknownLink}`)
+    await check(400, 'GET', charges, `${charges}?from=2020-02-30`)
+  })
+
+  test('a certificate the database does not know is a 401 on each of these routes', async () => {
+    await check(401, 'POST', links, links, { body: linkBody() }, stranger)
+    await check(401, 'GET', links, links, {}, stranger)
+    await check(401, 'GET', oneLink, `${links}/${unknownLink}`, {}, stranger)
+    await check(401, 'POST', deactivate, `${links}/${unknownLink}/deactivate`, {}, stranger)
+    await check(401, 'GET', report, report, {}, stranger)
+  })
+})
+
 describe('refunds', () => {
   const refunds = '/api/v1/charges/{id}/refunds'
   const oneRefund = '/api/v1/refunds/{refundId}'

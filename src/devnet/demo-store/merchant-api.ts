@@ -4,7 +4,7 @@
  * it. Credentials are read from the merchant directory when they change, so a certificate renewed by
  * `setUpDemoMerchant` is used without a restart.
  */
-import { Agent, fetch } from 'undici'
+import { Agent, fetch, type Response } from 'undici'
 import { BaseError } from '../../errors/index.js'
 import type { ChargeJson } from '../../processor/charges/index.js'
 import { readClientCredentials } from './merchant-files.js'
@@ -23,7 +23,18 @@ export interface MerchantApi {
    * payment-page token (how the store's demo wallet gets a payment link of its own).
    */
   createCharge(request: ChargeRequest, idempotencyKey: string): Promise<ChargeJson>
+  /** A reusable payment link (issue 23): each payer who uses it gets a charge of their own. */
+  createPaymentLink(request: PaymentLinkRequest): Promise<{ id: string; url: string }>
+  /** `GET /api/v1/reports/charges.csv` answered 200, its body not read yet (to be streamed on). */
+  chargesReport(): Promise<Response>
   close(): Promise<void>
+}
+
+export interface PaymentLinkRequest {
+  amount: string
+  token: string
+  beneficiary: string
+  description: string
 }
 
 export class MerchantApiError extends BaseError {
@@ -40,19 +51,34 @@ export function merchantApi({ checkoutUrl, merchantDir }: { checkoutUrl: string;
     }
     return agent.agent
   }
+  const call = async (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) =>
+    fetch(`${checkoutUrl}${path}`, {
+      method,
+      headers: { ...(init.body !== undefined && { 'content-type': 'application/json' }), ...init.headers },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      dispatcher: await dispatcher(),
+    }).catch((error: Error) => {
+      throw new MerchantApiError(`the merchant API at ${checkoutUrl} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error, retryable: true })
+    })
+  const refused = async (what: string, response: Response) => {
+    const body = (await response.json().catch(() => ({}))) as { detail?: string }
+    return new MerchantApiError(`${what} answered ${response.status}: ${body.detail ?? response.statusText}`, { details: { status: response.status }, retryable: response.status >= 500 })
+  }
   return {
     async createCharge(request, idempotencyKey) {
-      const response = await fetch(`${checkoutUrl}/api/v1/charges`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-        body: JSON.stringify(request),
-        dispatcher: await dispatcher(),
-      }).catch((error: Error) => {
-        throw new MerchantApiError(`the merchant API at ${checkoutUrl} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error, retryable: true })
-      })
-      const body = (await response.json().catch(() => ({}))) as ChargeJson & { detail?: string }
-      if (response.status !== 201) throw new MerchantApiError(`charge creation answered ${response.status}: ${body.detail ?? response.statusText}`, { details: { status: response.status }, retryable: response.status >= 500 })
-      return body
+      const response = await call('POST', '/api/v1/charges', { body: request, headers: { 'idempotency-key': idempotencyKey } })
+      if (response.status !== 201) throw await refused('charge creation', response)
+      return (await response.json()) as ChargeJson
+    },
+    async createPaymentLink(request) {
+      const response = await call('POST', '/api/v1/payment-links', { body: request })
+      if (response.status !== 201) throw await refused('payment link creation', response)
+      return (await response.json()) as { id: string; url: string }
+    },
+    async chargesReport() {
+      const response = await call('GET', '/api/v1/reports/charges.csv')
+      if (response.status !== 200) throw await refused('the charges report', response)
+      return response
     },
     close: async () => agent?.agent.close(),
   }

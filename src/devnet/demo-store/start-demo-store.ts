@@ -11,6 +11,7 @@ import { fetchConfig } from '../demo-wallet/index.js'
 import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
 import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { demoWalletPayments } from './demo-wallet-payments.js'
+import { linkAndReportRoutes } from './link-and-report-routes.js'
 import { merchantApi } from './merchant-api.js'
 import { merchantFilesMissing } from './merchant-files.js'
 import { createOrderBook, type Order } from './order-book.js'
@@ -50,7 +51,7 @@ export async function startDemoStore(options: DemoStoreOptions, { log, metrics =
     log,
   })
   metrics.collected('orders', 'Orders in memory', () => book.list().length)
-  routes.push(...operatorRoutes({ ready: () => merchantFilesMissing(options.merchantDir), metrics }))
+  routes.push(...linkAndReportRoutes({ api, token, beneficiary: options.beneficiary, log }), ...operatorRoutes({ ready: () => merchantFilesMissing(options.merchantDir), metrics }))
   const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'STORE_PORT', routes, notFound: storeNotFound, metrics, log })
   log.info('demo store listening', { url: server.url, currency: token.symbol, beneficiary: options.beneficiary, demoWallet: Boolean(options.demoWallet) })
   return {

@@ -90,6 +90,7 @@ ${products}
 </ul>
 <h2>Your orders</h2>
 ${list}
+<p><a id="report" href="/report.csv" download>Download the merchant's charges report (CSV)</a></p>
 </main>`,
   }
 }
@@ -107,7 +108,8 @@ export function orderPage(order: Order, display: StoreDisplay, demoWallet: boole
   return {
     title: `Order ${order.id}, Demo Store`,
     style: `${style}
-main:not([data-status="awaiting-payment"]) .pay-action { display: none }`,
+main:not([data-status="awaiting-payment"]) .pay-action { display: none }
+main:not([data-status="paid"]) .buy-again { display: none }`,
     body: `<main id="order" data-order="${order.id}" data-status="${view.status}">
 <p><a href="/">Demo Store</a></p>
 <h1>Order ${order.id}</h1>
@@ -115,6 +117,7 @@ main:not([data-status="awaiting-payment"]) .pay-action { display: none }`,
 <p><span id="order-status" class="status" role="status" aria-live="polite" data-status="${view.status}">${escapeHtml(view.label)}</span></p>
 <p class="pay-action"><a id="payment-page" href="${escapeHtml(order.widgetUrl)}">Open the payment page</a> (QR code and payment link)</p>
 ${wallet}
+<p class="buy-again"><a id="buy-again" href="/products/${escapeHtml(order.product.id)}/buy-again">Buy again</a> (a reusable payment link for this product)</p>
 <section class="card" aria-labelledby="webhooks-heading">
 <h2 id="webhooks-heading">Verified webhooks</h2>
 <ul id="webhooks">${view.webhooksHtml}</ul>

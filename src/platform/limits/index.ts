@@ -3,3 +3,4 @@
  */
 export * from './connections-per-address.js'
 export * from './token-bucket.js'
+export * from './buckets-per-address.js'

@@ -41,6 +41,7 @@ export function renderCharge(row: ChargeRow, widgetBaseUrl: string, ephemeralTok
     ephemeralToken,
     createdAt: row.createdAt.toISOString(),
     settlement: row.settlement,
+    paymentLinkId: row.paymentLinkId,
   }
 }
 

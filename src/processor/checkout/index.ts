@@ -7,3 +7,5 @@ export { startCheckout, type CheckoutServices, type RunningCheckout } from './st
 export { hashEphemeralToken, issueEphemeralToken, EPHEMERAL_TOKEN_TTL_MS } from './api/ephemeral-token.js'
 export * from './api/charge-terms.js'
 export { checkoutOpenApi } from './api/openapi.js'
+export { chargeFromPaymentLink, type LinkChargeOutcome, type LinkChargeSettings } from './api/payment-link-charges.js'
+export { paymentLinkStatus, type PaymentLinkStatus } from './api/payment-link-json.js'

@@ -19,6 +19,7 @@ import { serviceMetrics, type Logger } from '../../platform/observability/index.
 import { buildCheckoutApp } from './api/build-app.js'
 import { openChargeTerms } from './api/charge-terms.js'
 import { chargeService } from './api/charge-service.js'
+import { paymentLinkService } from './api/payment-link-service.js'
 import { refundService } from './api/refund-service.js'
 import { startReconciler } from '../reconciliation/index.js'
 import { loadTlsMaterial } from './tls/load-tls-material.js'
@@ -72,6 +73,8 @@ export async function startCheckout(options: CheckoutOptions, { db, log, metrics
       tls,
       db,
       service: chargeService({ db, terms, widgetBaseUrl: options.widgetBaseUrl, chargeTtlSeconds: options.chargeTtlSeconds }),
+      paymentLinks: paymentLinkService({ db, terms, widgetBaseUrl: options.widgetBaseUrl }),
+      reports: { terms, widgetBaseUrl: options.widgetBaseUrl },
       refunds: refundService({ db, terms, widgetBaseUrl: options.widgetBaseUrl, ttlSeconds: options.chargeTtlSeconds }),
       log,
       health,

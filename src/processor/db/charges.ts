@@ -46,6 +46,8 @@ export interface ChargeRow extends ChargeTerms {
   createdAt: Date
   /** Set while confirming and once settled (refunded or not). */
   settlement: (SettlementPosition & { confirmations: number }) | null
+  /** The payment link a payer made it from (payment-links.ts), or null. */
+  paymentLinkId: string | null
 }
 
 export interface NewCharge extends ChargeTerms {
@@ -56,11 +58,12 @@ export interface NewCharge extends ChargeTerms {
   createdAt: Date
   ephemeralTokenHash: string
   ephemeralTokenExpiresAt: Date
+  paymentLinkId?: string
 }
 
 const columns = `id, seq::text AS seq, merchant_id AS "merchantId", status, amount::text AS amount, token, currency, beneficiary,
   order_id AS "orderId", order_reference AS "orderReference", acquirer_id AS "acquirerId", fees::text AS fees,
-  total_to_pay::text AS "totalToPay", amount_refunded::text AS "amountRefunded", deadline, created_at AS "createdAt",
+  total_to_pay::text AS "totalToPay", amount_refunded::text AS "amountRefunded", deadline, created_at AS "createdAt", payment_link_id AS "paymentLinkId",
   CASE WHEN tx_hash IS NULL THEN NULL ELSE json_build_object('txHash', tx_hash, 'blockNumber', block_number, 'logIndex', log_index, 'confirmations', confirmations) END AS settlement`
 
 /** The charge's columns as a `ChargeRow`, for queries of charges kept in other files. */
@@ -70,13 +73,14 @@ export const chargeColumns = columns
 export async function insertCharge(sql: Sql, charge: NewCharge): Promise<ChargeRow | undefined> {
   const { rows } = await sql.query<ChargeRow>(
     `INSERT INTO charges (id, merchant_id, status, amount, token, currency, beneficiary, order_id, order_reference, acquirer_id, fees,
-       total_to_pay, deadline, ephemeral_token_hash, ephemeral_token_expires_at, created_at)
-     VALUES ($1, $2, 'awaiting-payment', $3, $4, $5, $6, $7, $8, $9, $10, $3::numeric + $10::numeric, $11, $12, $13, $14)
+       total_to_pay, deadline, ephemeral_token_hash, ephemeral_token_expires_at, created_at, payment_link_id)
+     VALUES ($1, $2, 'awaiting-payment', $3, $4, $5, $6, $7, $8, $9, $10, $3::numeric + $10::numeric, $11, $12, $13, $14, $15)
      ON CONFLICT (merchant_id, order_id) DO NOTHING
      RETURNING ${columns}`,
     [
       charge.id, charge.merchantId, charge.amount.toString(), charge.token, charge.currency, charge.beneficiary, charge.orderId,
       charge.orderReference, charge.acquirerId, charge.fees.toString(), charge.deadline, charge.ephemeralTokenHash, charge.ephemeralTokenExpiresAt, charge.createdAt,
+      charge.paymentLinkId ?? null,
     ],
   )
   return rows[0]
@@ -111,20 +115,32 @@ export async function lockChargeByOrderReference(sql: Sql, orderReference: Hex):
   return rows[0]
 }
 
-export interface ChargePage {
+export interface ChargeFilter {
   status?: ChargeStatus
+  /** Created at or after this time. */
+  from?: Date
+  /** Created before this time. */
+  to?: Date
+  beneficiary?: Hex
+  orderId?: string
+  paymentLinkId?: string
+}
+
+export interface ChargePage extends ChargeFilter {
   /** Only charges older than this `seq` (the previous page's last). */
   beforeSeq?: string
   limit: number
 }
 
-/** A merchant's charges, newest first. */
+/** A merchant's charges, newest first, filtered (the list API and the CSV reports page through the same query). */
 export async function listCharges(sql: Sql, merchantId: string, page: ChargePage): Promise<ChargeRow[]> {
   const { rows } = await sql.query<ChargeRow>(
     `SELECT ${columns} FROM charges
      WHERE merchant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR seq < $3)
+       AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
+       AND ($7::text IS NULL OR beneficiary = $7) AND ($8::text IS NULL OR order_id = $8) AND ($9::text IS NULL OR payment_link_id = $9)
      ORDER BY charges.seq DESC LIMIT $4`,
-    [merchantId, page.status ?? null, page.beforeSeq ?? null, page.limit],
+    [merchantId, page.status ?? null, page.beforeSeq ?? null, page.limit, page.from ?? null, page.to ?? null, page.beneficiary?.toLowerCase() ?? null, page.orderId ?? null, page.paymentLinkId ?? null],
   )
   return rows
 }

@@ -76,12 +76,13 @@ function amountHtml(units: string, token: PaymentPageView['token'], currency: st
   return `${escapeHtml(displayAmount(units, token.decimals))} <span class="unit">${escapeHtml(token.symbol)}</span>`
 }
 
-export function missingChargePage(id: string): HtmlPage {
+/** `what`: the thing the link names (a payment link's page says "payment link"). */
+export function missingChargePage(id: string, what = 'payment request'): HtmlPage {
   return {
-    title: 'Payment request not found',
+    title: `${what[0]!.toUpperCase()}${what.slice(1)} not found`,
     body: `<main>
-<h1>Payment request not found</h1>
-<p>There is no payment request <span class="mono">${escapeHtml(id)}</span>. Check the link you were given, or ask the merchant for a new one.</p>
+<h1>${what[0]!.toUpperCase()}${what.slice(1)} not found</h1>
+<p>There is no ${what} <span class="mono">${escapeHtml(id)}</span>. Check the link you were given, or ask the merchant for a new one.</p>
 </main>`,
   }
 }

@@ -11,6 +11,7 @@ import { databaseUnavailable } from '../db/index.js'
 import { serviceMetrics } from '../../platform/observability/index.js'
 import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
+import { linkRoutes } from './link-routes.js'
 import { widgetNotFound, widgetRoutes } from './routes.js'
 
 export type WidgetServices = ProcessorServices
@@ -45,7 +46,7 @@ export async function startWidget(options: WidgetOptions, { db, log, metrics = s
     const chainError = terms.lastError()
     return (await databaseUnavailable(db.pool)) ?? (chainError && `the node at RPC_URL fails (${chainError.message.split('\n')[0]})`)
   }
-  routes.push(...operatorRoutes({ ready, metrics }))
+  routes.push(...linkRoutes({ db, terms, limits: options.paymentLinks }), ...operatorRoutes({ ready, metrics }))
   const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'WIDGET_PORT', routes, notFound: widgetNotFound, metrics, log }).catch(async (error: unknown) => {
     terms.stop()
     await charges.close()

@@ -20,6 +20,9 @@ import { webhookRoutes } from '../../webhooks/index.js'
 import type { TlsMaterial } from '../tls/load-tls-material.js'
 import { chargeRoutes } from './charge-routes.js'
 import type { ChargeService } from './charge-service.js'
+import { paymentLinkRoutes } from './payment-link-routes.js'
+import type { PaymentLinkService } from './payment-link-service.js'
+import { reportRoutes, type ReportRoutesOptions } from './report-routes.js'
 import { refundRoutes } from './refund-routes.js'
 import type { RefundService } from './refund-service.js'
 import { checkoutOpenApi } from './openapi.js'
@@ -36,6 +39,9 @@ export interface CheckoutAppParams {
   tls: TlsMaterial
   db: Database
   service: ChargeService
+  paymentLinks: PaymentLinkService
+  /** What the CSV reports read token decimals and payment-page URLs from. */
+  reports: Omit<ReportRoutesOptions, 'db'>
   refunds: RefundService
   health(): { healthy: boolean; body: object }
   ready: ReadinessCheck
@@ -95,6 +101,8 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
       }
     })
     await merchantApi.register(chargeRoutes, { prefix: '/api/v1', service: params.service })
+    await merchantApi.register(paymentLinkRoutes, { prefix: '/api/v1', service: params.paymentLinks })
+    await merchantApi.register(reportRoutes, { prefix: '/api/v1', db, ...params.reports })
     await merchantApi.register(refundRoutes, { prefix: '/api/v1', refunds: params.refunds })
     await merchantApi.register(webhookRoutes, { db, getMerchantId: (request) => request.merchant.id, retriesPerMinute: params.webhookRetriesPerMinute })
   })

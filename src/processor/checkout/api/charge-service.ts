@@ -4,9 +4,7 @@
  * merchant, keyset listing and cancellation. Refusals are `ProblemError`s; a refused request stores
  * nothing (creation is one transaction, and everything it can refuse is checked before or inside it).
  */
-import { createHash, randomBytes } from 'node:crypto'
-import { maxUint256, type Hex } from 'viem'
-import { randomBytes16, ZERO_BYTES16 } from '../../../wire/index.js'
+import { createHash } from 'node:crypto'
 import { paymentsOfCharge } from '../../db/index.js'
 import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setEphemeralToken, type ChargeRow, type ChargeStatus } from '../../db/index.js'
 import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from '../../db/index.js'
@@ -15,6 +13,8 @@ import type { Database, Sql } from '../../db/index.js'
 import type { Problem } from '../../../wire/index.js'
 import { badParam, ProblemError } from '../../../platform/http/index.js'
 import { canTransition, changeCharge } from '../../charges/index.js'
+import { chargeFilterOf, type ChargeFilterQuery } from './charge-filter.js'
+import { newCharge, priceCharge } from './charge-pricing.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { issueEphemeralToken } from './ephemeral-token.js'
 import { renderCharge, renderPayment, type ChargeJson, type PaymentJson } from '../../charges/index.js'
@@ -27,8 +27,7 @@ export interface CreateChargeRequest {
   orderId: string
 }
 
-export interface ListChargesQuery {
-  status?: ChargeStatus
+export interface ListChargesQuery extends ChargeFilterQuery {
   cursor?: string
   limit?: string
 }
@@ -60,7 +59,6 @@ export class DuplicateOrderError extends ProblemError {
   }
 }
 
-const ZERO_ADDRESS = `0x${'0'.repeat(40)}`
 export const DEFAULT_PAGE_SIZE = 20
 
 export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: ChargeServiceParams): ChargeService {
@@ -86,19 +84,8 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
       const known = idempotencyKey === undefined ? undefined : await findIdempotencyKey(db.pool, merchant.id, idempotencyKey)
       if (known) return idempotent(known, requestHash, () => db.transaction((client) => replay(client, merchant, known.chargeId)))
 
-      const token = terms.token(request.token.toLowerCase() as Hex)
-      if (!token) throw badParam('token', `token ${request.token} is not supported by the settlement contract`)
-      if (request.currency !== token.symbol) throw badParam('currency', `currency must be "${token.symbol}", the symbol of token ${token.address}`)
-      const beneficiary = request.beneficiary.toLowerCase() as Hex
-      if (beneficiary === ZERO_ADDRESS) throw badParam('beneficiary', 'beneficiary must not be the zero address')
-      const amount = BigInt(request.amount)
-      if (amount > maxUint256) throw badParam('amount', `amount ${request.amount} exceeds uint256`)
-      const acquirerId = merchant.acquirerId ?? ZERO_BYTES16
-      const fees = await terms.feesOn(amount, acquirerId).catch((error: unknown) => {
-        throw new ProblemError(503, 'the chain node did not answer the fee lookup; retry the same request later', undefined, { cause: error })
-      })
-      if (fees === undefined) throw badParam('amount', `amount ${request.amount} is beyond what the settlement contract can charge fees on`)
-      if (amount + fees > maxUint256) throw badParam('amount', `amount ${request.amount} plus fees exceeds uint256`)
+      const priced = await priceCharge(terms, merchant, request)
+      if (request.currency !== priced.token.symbol) throw badParam('currency', `currency must be "${priced.token.symbol}", the symbol of token ${priced.token.address}`)
 
       return db.transaction(async (client) => {
         if (idempotencyKey !== undefined) {
@@ -106,31 +93,14 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
           const raced = await findIdempotencyKey(client, merchant.id, idempotencyKey)
           if (raced) return idempotent(raced, requestHash, () => replay(client, merchant, raced.chargeId))
         }
-        const createdAt = new Date()
-        const deadline = new Date(createdAt.getTime() + chargeTtlSeconds * 1000)
-        const issued = issueEphemeralToken(deadline, createdAt.getTime())
-        const charge = await insertCharge(client, {
-          id: `ch_${randomBytes(12).toString('hex')}`,
-          merchantId: merchant.id,
-          amount,
-          token: token.address.toLowerCase() as Hex,
-          currency: token.symbol,
-          beneficiary,
-          orderId: request.orderId,
-          orderReference: randomBytes16(),
-          acquirerId,
-          fees,
-          deadline,
-          createdAt,
-          ephemeralTokenHash: issued.hash,
-          ephemeralTokenExpiresAt: issued.expiresAt,
-        })
+        const created = newCharge(priced, { merchantId: merchant.id, orderId: request.orderId, ttlSeconds: chargeTtlSeconds })
+        const charge = await insertCharge(client, created.charge)
         if (!charge) {
           const existing = await findChargeByOrderId(client, merchant.id, request.orderId)
           throw new DuplicateOrderError(existing!.id, request.orderId)
         }
         if (idempotencyKey !== undefined) await insertIdempotencyKey(client, merchant.id, idempotencyKey, { requestHash, chargeId: charge.id })
-        return { charge: render(charge, issued.token), replayed: false }
+        return { charge: render(charge, created.ephemeralToken), replayed: false }
       })
     },
 
@@ -139,7 +109,7 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
     async list(merchant, query) {
       const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
       const beforeSeq = query.cursor === undefined ? undefined : decodeListCursor(query.cursor)
-      const rows = await listCharges(db.pool, merchant.id, { status: query.status, beforeSeq, limit: limit + 1 })
+      const rows = await listCharges(db.pool, merchant.id, { ...chargeFilterOf(query), beforeSeq, limit: limit + 1 })
       const page = rows.slice(0, limit)
       return { charges: page.map((row) => render(row)), nextCursor: rows.length > limit ? encodeListCursor(page.at(-1)!.seq) : null }
     },
@@ -167,9 +137,9 @@ async function idempotent(known: { requestHash: string }, requestHash: string, r
 const CURSOR = /^c1\.([1-9][0-9]{0,18})$/
 
 /** Opaque to merchants: the `seq` of the last charge of a page. */
-const encodeListCursor = (seq: string) => Buffer.from(`c1.${seq}`).toString('base64url')
+export const encodeListCursor = (seq: string) => Buffer.from(`c1.${seq}`).toString('base64url')
 
-function decodeListCursor(cursor: string): string {
+export function decodeListCursor(cursor: string): string {
   const seq = CURSOR.exec(Buffer.from(cursor, 'base64url').toString())?.[1]
   if (!seq || encodeListCursor(seq) !== cursor) throw badParam('cursor', 'cursor is not one this API returned')
   return seq

@@ -14,6 +14,7 @@ import type { WebhookType } from '../../db/index.js'
 import { problemSchema } from '../../../wire/index.js'
 import { eventParams, listQuery } from '../../webhooks/index.js'
 import { MAX_BODY_BYTES } from './problem-responses.js'
+import { FILTER_DESCRIPTIONS, paymentLinkPaths, paymentLinkSchemas } from './payment-link-openapi.js'
 import { REFUND_WEBHOOK_TYPES, refundPaths, refundSchemas } from './refund-openapi.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
 
@@ -78,6 +79,7 @@ const DESCRIPTIONS: Record<string, string> = {
   limit: 'items per page, 1 to 100 (default 20)',
   chargeId: "only this charge's deliveries",
   id: 'the id',
+  ...FILTER_DESCRIPTIONS,
 }
 
 export function parameters(schema: ObjectSchema, where: 'query' | 'path') {
@@ -93,7 +95,7 @@ export function parameters(schema: ObjectSchema, where: 'query' | 'path') {
 export const CHARGE = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement'],
+  required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement', 'paymentLinkId'],
   properties: {
     id: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' },
     status: described(STATUSES),
@@ -123,6 +125,7 @@ export const CHARGE = {
       }),
       description: 'the paying settlement, while confirming and once settled',
     },
+    paymentLinkId: { ...nullable({ type: 'string', pattern: '^pl_[0-9a-f]{24}$' }), description: 'the payment link a payer made it from, or null' },
   },
 }
 
@@ -218,6 +221,7 @@ export function checkoutOpenApi() {
         ),
       },
       ...refundPaths(),
+      ...paymentLinkPaths(),
       '/api/v1/webhook-deliveries': {
         get: operation(
           'Webhook delivery log',
@@ -394,6 +398,7 @@ export function checkoutOpenApi() {
         Ready: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { const: 'ready' } } },
         Problem: problemSchema,
         ...refundSchemas(problemSchema),
+        ...paymentLinkSchemas(),
         DuplicateOrderProblem: {
           ...problemSchema,
           required: [...problemSchema.required, 'chargeId'],

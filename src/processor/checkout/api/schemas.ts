@@ -6,6 +6,8 @@
 import { chargeStatuses } from '../../db/index.js'
 
 const ADDRESS = '^0x[0-9a-fA-F]{40}$'
+const DATE_TIME = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})'
+const DATE_OR_TIME = { type: 'string', pattern: `^\\d{4}-\\d{2}-\\d{2}$|^${DATE_TIME}$` }
 
 const fields = {
   amount: { schema: { type: 'string', pattern: '^[1-9][0-9]{0,77}$' }, meaning: "a positive integer in the token's smallest unit, as a decimal string (no sign, point or leading zeros)" },
@@ -17,6 +19,13 @@ const fields = {
   cursor: { schema: { type: 'string', minLength: 1, maxLength: 200 }, meaning: 'a nextCursor from a previous page' },
   limit: { schema: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' }, meaning: 'an integer 1..100' },
   id: { schema: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' }, meaning: 'a charge id (ch_ + 24 hex)' },
+  from: { schema: DATE_OR_TIME, meaning: 'a date (YYYY-MM-DD, UTC midnight) or an RFC 3339 date-time with its offset; inclusive' },
+  to: { schema: DATE_OR_TIME, meaning: 'a date (YYYY-MM-DD, UTC midnight) or an RFC 3339 date-time with its offset; exclusive' },
+  paymentLinkId: { schema: { type: 'string', pattern: '^pl_[0-9a-f]{24}$' }, meaning: 'a payment link id (pl_ + 24 hex)' },
+  linkId: { schema: { type: 'string', pattern: '^pl_[0-9a-f]{24}$' }, meaning: 'a payment link id (pl_ + 24 hex)' },
+  description: { schema: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 500 characters, no control characters' },
+  maxUses: { schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, meaning: 'an integer 1..1000000 (a JSON number)' },
+  expiresAt: { schema: { type: 'string', pattern: `^${DATE_TIME}$` }, meaning: 'an RFC 3339 date-time with its offset, in the future' },
   reason: { schema: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 500 characters, no control characters' },
   refundId: { schema: { type: 'string', pattern: '^re_[0-9a-f]{24}$' }, meaning: 'a refund id (re_ + 24 hex)' },
   'idempotency-key': { schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\u0021-\\u007e]+$' }, meaning: '1 to 255 visible ASCII characters' },
@@ -43,7 +52,19 @@ export const createChargeSchema = {
 
 export const chargeIdSchema = { params: object(['id']) }
 
-export const listChargesSchema = { querystring: object([], ['status', 'cursor', 'limit']) }
+/** The filters of the charge listing, also those of the CSV reports. */
+const chargeFilters: Field[] = ['status', 'from', 'to', 'beneficiary', 'orderId', 'paymentLinkId']
+
+export const listChargesSchema = { querystring: object([], [...chargeFilters, 'cursor', 'limit']) }
+
+/** Every matching row, streamed: no pages. */
+export const chargeReportSchema = { querystring: object([], chargeFilters) }
+
+export const createPaymentLinkSchema = { body: object(['amount', 'token', 'beneficiary', 'description'], ['maxUses', 'expiresAt']) }
+
+export const paymentLinkIdSchema = { params: object(['linkId']) }
+
+export const listPaymentLinksSchema = { querystring: object([], ['cursor', 'limit']) }
 
 export const createRefundSchema = { params: object(['id']), body: object(['amount'], ['reason']), headers: createChargeSchema.headers }
 

@@ -1,0 +1,47 @@
+/**
+ * A payment link as the merchant API renders it, and whether it takes a new charge now. `uses` counts the
+ * link's charges awaiting payment, confirming or paid: an expired or canceled charge gives its use back,
+ * so `maxUses` bounds what the link can sell, and a payer who walks away does not use it up for good.
+ */
+import type { PaymentLinkRow } from '../../db/index.js'
+
+export const paymentLinkStatuses = ['active', 'used-up', 'expired', 'deactivated'] as const
+export type PaymentLinkStatus = (typeof paymentLinkStatuses)[number]
+
+export interface PaymentLinkJson extends Pick<PaymentLinkRow, 'id' | 'amount' | 'token' | 'currency' | 'beneficiary' | 'description' | 'maxUses' | 'uses' | 'chargesCreated'> {
+  /** The public page: `<widget>/l/<id>`. */
+  url: string
+  status: PaymentLinkStatus
+  expiresAt: string | null
+  createdAt: string
+  deactivatedAt: string | null
+}
+
+export const paymentLinkUrlOf = (widgetBaseUrl: string, id: string) => `${widgetBaseUrl}/l/${id}`
+
+/** `used-up` may turn `active` again when one of its charges expires or is canceled; the others are final. */
+export function paymentLinkStatus(link: PaymentLinkRow, now = new Date()): PaymentLinkStatus {
+  if (link.deactivatedAt) return 'deactivated'
+  if (link.expiresAt && link.expiresAt <= now) return 'expired'
+  if (link.maxUses !== null && link.uses >= link.maxUses) return 'used-up'
+  return 'active'
+}
+
+export function renderPaymentLink(link: PaymentLinkRow, widgetBaseUrl: string): PaymentLinkJson {
+  return {
+    id: link.id,
+    url: paymentLinkUrlOf(widgetBaseUrl, link.id),
+    status: paymentLinkStatus(link),
+    amount: link.amount,
+    token: link.token,
+    currency: link.currency,
+    beneficiary: link.beneficiary,
+    description: link.description,
+    maxUses: link.maxUses,
+    expiresAt: link.expiresAt?.toISOString() ?? null,
+    uses: link.uses,
+    chargesCreated: link.chargesCreated,
+    createdAt: link.createdAt.toISOString(),
+    deactivatedAt: link.deactivatedAt?.toISOString() ?? null,
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Payment links (issue 23) as the merchant API creates, reads and deactivates them and the widget turns
+ * them into charges. A link's uses are its charges that are not expired or canceled (migration 010); a new
+ * charge takes the link's row (`lockPaymentLink`) first, so concurrent payers on any widget replica never
+ * push it past `maxUses`.
+ */
+import type { Hex } from 'viem'
+import type { Sql } from './open-database.js'
+
+export interface PaymentLinkRow {
+  id: string
+  seq: string
+  merchantId: string
+  amount: string
+  token: Hex
+  currency: string
+  beneficiary: Hex
+  description: string
+  maxUses: number | null
+  expiresAt: Date | null
+  /** Charges of the link awaiting payment, confirming or paid (not expired or canceled). */
+  uses: number
+  /** Of those, awaiting payment. */
+  openCharges: number
+  chargesCreated: number
+  createdAt: Date
+  deactivatedAt: Date | null
+}
+
+export type NewPaymentLink = Pick<PaymentLinkRow, 'id' | 'merchantId' | 'token' | 'currency' | 'beneficiary' | 'description' | 'maxUses' | 'expiresAt'> & { amount: bigint }
+
+const columns = `l.id, l.seq::text AS seq, l.merchant_id AS "merchantId", l.amount::text AS amount, l.token, l.currency, l.beneficiary, l.description,
+  l.max_uses AS "maxUses", l.expires_at AS "expiresAt", l.charges_created AS "chargesCreated", l.created_at AS "createdAt", l.deactivated_at AS "deactivatedAt",
+  (SELECT count(*) FROM charges c WHERE c.payment_link_id = l.id AND c.status NOT IN ('expired', 'canceled'))::int AS uses,
+  (SELECT count(*) FROM charges c WHERE c.payment_link_id = l.id AND c.status = 'awaiting-payment')::int AS "openCharges"`
+
+export async function insertPaymentLink(sql: Sql, link: NewPaymentLink): Promise<PaymentLinkRow> {
+  const { rows } = await sql.query<PaymentLinkRow>(
+    `WITH l AS (INSERT INTO payment_links (id, merchant_id, amount, token, currency, beneficiary, description, max_uses, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *)
+     SELECT ${columns} FROM l`,
+    [link.id, link.merchantId, link.amount.toString(), link.token, link.currency, link.beneficiary, link.description, link.maxUses, link.expiresAt],
+  )
+  return rows[0]!
+}
+
+/** A merchant's link; another merchant's is as unknown as a missing one. */
+export async function findPaymentLink(sql: Sql, merchantId: string, id: string): Promise<PaymentLinkRow | undefined> {
+  const { rows } = await sql.query<PaymentLinkRow>(`SELECT ${columns} FROM payment_links l WHERE l.id = $1 AND l.merchant_id = $2`, [id, merchantId])
+  return rows[0]
+}
+
+/** A link whoever its merchant: its public page knows it by id alone. */
+export async function findPaymentLinkById(sql: Sql, id: string): Promise<PaymentLinkRow | undefined> {
+  const { rows } = await sql.query<PaymentLinkRow>(`SELECT ${columns} FROM payment_links l WHERE l.id = $1`, [id])
+  return rows[0]
+}
+
+/** The link, locked until the transaction ends (its uses are counted after the lock is taken). */
+export async function lockPaymentLink(sql: Sql, id: string): Promise<PaymentLinkRow | undefined> {
+  await sql.query(`SELECT 1 FROM payment_links WHERE id = $1 FOR UPDATE`, [id])
+  return findPaymentLinkById(sql, id)
+}
+
+/** A merchant's links, newest first; `beforeSeq`: the previous page's last. */
+export async function listPaymentLinks(sql: Sql, merchantId: string, page: { beforeSeq?: string; limit: number }): Promise<PaymentLinkRow[]> {
+  const { rows } = await sql.query<PaymentLinkRow>(
+    `SELECT ${columns} FROM payment_links l WHERE l.merchant_id = $1 AND ($2::bigint IS NULL OR l.seq < $2) ORDER BY l.seq DESC LIMIT $3`,
+    [merchantId, page.beforeSeq ?? null, page.limit],
+  )
+  return rows
+}
+
+/** Deactivates the merchant's link (once: a second call keeps the first time); undefined if it has no such link. */
+export async function deactivatePaymentLink(sql: Sql, merchantId: string, id: string): Promise<PaymentLinkRow | undefined> {
+  const { rows } = await sql.query<PaymentLinkRow>(
+    `WITH l AS (UPDATE payment_links SET deactivated_at = coalesce(deactivated_at, now()) WHERE id = $1 AND merchant_id = $2 RETURNING *)
+     SELECT ${columns} FROM l`,
+    [id, merchantId],
+  )
+  return rows[0]
+}
+
+/** Counts a new charge of a locked link: its number, for the charge's order id. */
+export async function countPaymentLinkCharge(sql: Sql, id: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(`UPDATE payment_links SET charges_created = charges_created + 1 WHERE id = $1 RETURNING charges_created AS n`, [id])
+  return rows[0]!.n
+}

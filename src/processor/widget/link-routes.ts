@@ -1,0 +1,64 @@
+/**
+ * The payment links' public routes on the widget (issue 23). `GET /l/:id` shows the link and creates
+ * nothing, so a crawler, a link preview or a flood of loads costs a read; `POST /l/:id` (the page's "Pay"
+ * button) makes the payer's own charge and answers 303 to its payment page. A charge costs a fee lookup
+ * on the node and a row, so creation is bounded twice: per client address by a token bucket
+ * (PAYMENT_LINK_CHARGE_BURST, then PAYMENT_LINK_CHARGES_PER_MINUTE; 429 with Retry-After), and per link
+ * by PAYMENT_LINK_MAX_OPEN_CHARGES charges awaiting payment at once (503 with Retry-After), which holds
+ * against many addresses too; `maxUses` and the charge deadline do the rest.
+ */
+import type { Hex } from 'viem'
+import type { PaymentLinkLimits } from '../../config/index.js'
+import type { DirectoryToken } from '../../chain/index.js'
+import { chargeFromPaymentLink, paymentLinkStatus, type ChargeTerms } from '../checkout/index.js'
+import { findMerchant, findPaymentLinkById, type Database, type PaymentLinkRow } from '../db/index.js'
+import { redirect, sendHtmlPage, type Route, type RouteRequest } from '../../platform/http/index.js'
+import { BucketsPerAddress } from '../../platform/limits/index.js'
+import { linkPage, missingLinkPage, type LinkPageNote } from './link-page.js'
+
+export interface LinkRoutesContext {
+  db: Database
+  terms: ChargeTerms
+  limits: PaymentLinkLimits
+}
+
+const LINK = '(pl_[0-9a-f]{24})'
+const BUSY_RETRY_SECONDS = 60
+
+export function linkRoutes({ db, terms, limits }: LinkRoutesContext): Route[] {
+  const perAddress = new BucketsPerAddress({ perSecond: limits.chargesPerMinutePerAddress / 60, burst: limits.chargeBurstPerAddress })
+  const show = async ({ res }: RouteRequest, link: PaymentLinkRow, status: number, note?: LinkPageNote, headers: Record<string, string> = {}) => {
+    const merchant = await findMerchant(db.pool, link.merchantId)
+    const token: DirectoryToken | undefined = terms.token(link.token.toLowerCase() as Hex)
+    sendHtmlPage(res, status, linkPage(link, merchant?.name ?? link.merchantId, token, note), { 'cache-control': 'no-store', ...headers })
+  }
+  return [
+    {
+      method: 'GET',
+      path: new RegExp(`^/l/${LINK}/?$`),
+      async handle(request) {
+        const link = await findPaymentLinkById(db.pool, request.params[0]!)
+        if (!link) return sendHtmlPage(request.res, 404, missingLinkPage(request.params[0]!))
+        const status = paymentLinkStatus(link)
+        await show(request, link, status === 'active' ? 200 : 410, status === 'active' ? undefined : status)
+      },
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/l/${LINK}/?$`),
+      async handle(request) {
+        const id = request.params[0]!
+        if (!perAddress.take(request.req.socket.remoteAddress ?? '', Date.now())) {
+          const link = await findPaymentLinkById(db.pool, id)
+          if (!link) return sendHtmlPage(request.res, 404, missingLinkPage(id))
+          return show(request, link, 429, 'slow-down', { 'retry-after': String(perAddress.retryAfterSeconds()) })
+        }
+        const outcome = await chargeFromPaymentLink(db, terms, id, { chargeTtlSeconds: limits.chargeTtlSeconds, maxOpenCharges: limits.maxOpenChargesPerLink })
+        if (!outcome) return sendHtmlPage(request.res, 404, missingLinkPage(id))
+        if ('charge' in outcome) return redirect(request.res, `/s/${outcome.charge.id}`)
+        const retry = outcome.refused === 'busy' || outcome.refused === 'unpriced'
+        await show(request, outcome.link, retry ? 503 : 410, outcome.refused, retry ? { 'retry-after': String(BUSY_RETRY_SECONDS) } : {})
+      },
+    },
+  ]
+}
