@@ -17,6 +17,9 @@ import type { TrafficProgress } from '../src/devnet/traffic/index.js'
 import { runWalletTraffic } from '../src/devnet/traffic/index.js'
 import { runChaos } from './soak/chaos.js'
 import { junkOutcome, startJunkPermits } from './soak/junk-permits.js'
+import { describeFlood, FLOOD_ADDRESS, startSocketFlood } from './soak/socket-flood.js'
+import { startSlowWebhooks } from './soak/slow-webhooks.js'
+import { createLogger } from '../src/platform/observability/index.js'
 import { startRestLoad } from './soak/rest-load.js'
 import { rssOfPid } from './soak/managed-process.js'
 import { RssSampler } from './soak/rss-sampler.js'
@@ -28,12 +31,17 @@ import { renderReport, type Check } from './soak/write-report.js'
 runCli(
   {
     name: 'soak',
-    usage: `usage: npm run soak -- [--minutes N] [--rate P] [--junk-rate J] [--rest-workers W] [--fault-every S] [--report FILE] [--keep]
+    usage: `usage: npm run soak -- [--minutes N] [--rate P] [--junk-rate J] [--rest-workers W] [--fault-every S]
+       [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--report FILE] [--keep]
 
 Starts the local stack on free ports (anvil with 1 s blocks, embedded PostgreSQL, data service, CA in
 this process; explorer, gateway and submitter as child processes) and for N minutes (default 10) runs
 demo payments through the gateway (P per second, default 3) beside junk permits from 10 unfunded wallets
-(J per second, default 5; 0 for none), REST paging (W workers, default 3),
+(J per second, default 5; 0 for none), REST paging (W workers, default 3), hostile sockets from
+${FLOOD_ADDRESS} (C connections each to the gateway and to the explorer, default 300, past the per-address
+caps of 256; M junk messages a second to the gateway, default 400; R of the explorer ones subscribe from
+the start and never read, default 32; 0 connections for none), a slow and a fast webhook receiver
+(H events a second each, default 2; 0 for none),
 WebSocket (SDK) and SSE subscribers, with a fault every S seconds on average (default 12): kill -9 of the
 explorer or of the submitter, an anvil reorg, or subscribers dropping their connections. Then it drains the traffic and checks the explorer and every subscriber against the
 chain, the 5xx count and RSS. --report writes the results as Markdown; --keep keeps the work directory
@@ -44,6 +52,10 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       'junk-rate': { type: 'string' },
       'rest-workers': { type: 'string' },
       'fault-every': { type: 'string' },
+      'flood-connections': { type: 'string' },
+      'flood-rate': { type: 'string' },
+      'flood-readers': { type: 'string' },
+      'webhook-rate': { type: 'string' },
       report: { type: 'string' },
       keep: { type: 'boolean' },
     },
@@ -54,6 +66,10 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
     const junkRate = numberFlag(values['junk-rate'], 'junk-rate', 5, 0, 100)
     const restWorkers = numberFlag(values['rest-workers'], 'rest-workers', 3, 0, 64)
     const faultEvery = numberFlag(values['fault-every'], 'fault-every', 12, 1, 3600)
+    const floodConnections = numberFlag(values['flood-connections'], 'flood-connections', 300, 0, 2000)
+    const floodRate = numberFlag(values['flood-rate'], 'flood-rate', 400, 0, 10_000)
+    const floodReaders = numberFlag(values['flood-readers'], 'flood-readers', 32, 0, 2000)
+    const webhookRate = numberFlag(values['webhook-rate'], 'webhook-rate', 2, 0, 100)
     const command = `npx tsx scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim()
     const machine = describeMachine()
     mkdirSync('.data', { recursive: true })
@@ -112,6 +128,8 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       })
       const junk = startJunkPermits({ deployment, directory, gatewayUrl: stack.gatewayWsUrl, wallets: 10, rate: junkRate, signal: stopLoad.signal })
       const rest = startRestLoad({ baseUrl: stack.explorerUrl, deployment, workers: restWorkers, pauseMs: 30, signal: stopLoad.signal })
+      const flood = startSocketFlood({ gatewayWsUrl: stack.gatewayWsUrl, explorerUrl: stack.explorerUrl, connections: floodConnections, messagesPerSecond: floodRate, readers: floodReaders, signal: stopLoad.signal })
+      const webhooks = webhookRate > 0 ? await startSlowWebhooks({ db: stack.db, log: createLogger('warn', { service: 'soak-webhooks' }), rate: webhookRate, slowAnswerMs: 15_000, signal: stopLoad.signal }) : undefined
       const stopChaos = new AbortController()
       const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
 
@@ -126,6 +144,8 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       traffic = await trafficDone
       await junk.done
       await rest.done
+      await flood.done
+      const webhookStats = await webhooks?.finish()
       const loadSeconds = (Date.now() - startedAt) / 1000
       const openSubmissions = await drain(stack)
       const verification = await verifySoak(stack, subscribers, openSubmissions)
@@ -169,8 +189,25 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
           detail: `${junk.stats.sent} sent (${Object.entries(junk.stats.answers).sort().map(([a, n]) => `${a}: ${n}`).join(', ')}); ${junkRows.queued} queued: ${Object.entries(junkRows.failed).sort().map(([c, n]) => `FAILURE ${c}: ${n}`).join(', ') || 'none failed'}, ${junkRows.succeeded} SUCCESS, ${junkRows.open} open`,
         },
       ]
+      checks.push(
+        {
+          name: `hostile sockets from ${FLOOD_ADDRESS} met the per-address limits, and none was answered 5xx`,
+          pass:
+            floodConnections === 0 ||
+            ((flood.gateway.refused['429'] ?? 0) > 0 && (flood.explorer.refused['429'] ?? 0) > 0 && (floodRate === 0 || (flood.gateway.answers.RATE_LIMIT_EXCEEDED ?? 0) > 0) &&
+              [flood.gateway, flood.explorer].every((f) => Object.keys(f.refused).every((status) => Number(status) < 500))),
+          detail: `gateway: ${describeFlood(flood.gateway)} · explorer: ${describeFlood(flood.explorer)}`,
+        },
+        {
+          name: 'a slow webhook receiver held no more than its share: the fast merchant got each event once',
+          pass: !webhookStats || (webhookStats.fastMissing === 0 && webhookStats.fastDuplicates === 0 && webhookStats.slowMaxInFlight <= webhookStats.perMerchantConcurrency),
+          detail: webhookStats
+            ? `fast: ${webhookStats.fastDelivered}/${webhookStats.fastEnqueued} delivered, ${webhookStats.fastDuplicates} twice, enqueue→request p50 ${webhookStats.fastLatencyMs.p50} ms, p95 ${webhookStats.fastLatencyMs.p95} ms, max ${webhookStats.fastLatencyMs.max} ms; slow (answers after 15 s, timeout 10 s): ${webhookStats.slowEnqueued} events, ${webhookStats.slowRequests} requests, at most ${webhookStats.slowMaxInFlight} at once (limit ${webhookStats.perMerchantConcurrency})`
+            : 'not run',
+        },
+      )
       passed = checks.every((c) => c.pass)
-      const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, junk: { stats: junk.stats, queued: junkRows.queued, failed: junkRows.failed }, faults, rss, verification, checks }
+      const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, junk: { stats: junk.stats, queued: junkRows.queued, failed: junkRows.failed }, flood, webhooks: webhookStats, faults, rss, verification, checks }
       for (const c of checks) log(`${c.pass ? 'pass' : 'FAIL'}: ${c.name} — ${c.detail}`)
       if (values.report) {
         writeFileSync(values.report, renderReport(result))

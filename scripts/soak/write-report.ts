@@ -6,6 +6,8 @@ import type { Machine } from '../../bench/lib/machine.js'
 import type { TrafficProgress } from '../../src/devnet/traffic/index.js'
 import type { FaultRecord } from './chaos.js'
 import type { JunkPermitStats } from './junk-permits.js'
+import type { SlowWebhookStats } from './slow-webhooks.js'
+import { describeFlood, FLOOD_ADDRESS, type FloodStats } from './socket-flood.js'
 import type { RestStats } from './rest-load.js'
 import type { RssSampler } from './rss-sampler.js'
 import type { SseSubscriberStats } from './sse-subscriber.js'
@@ -35,6 +37,10 @@ export interface SoakResult {
   stuckReplaced: number
   /** The junk permit flood: the gateway's answers, and what became of the rows it queued. */
   junk: { stats: JunkPermitStats; queued: number; failed: Record<string, number> }
+  /** Hostile sockets from FLOOD_ADDRESS: what the gateway and the explorer let through and refused. */
+  flood: { gateway: FloodStats; explorer: FloodStats }
+  /** The slow and the fast webhook receiver (undefined when not run). */
+  webhooks: SlowWebhookStats | undefined
   faults: FaultRecord[]
   rss: RssSampler
   verification: Verification
@@ -75,6 +81,14 @@ export function renderReport(r: SoakResult): string {
     'back to the pool), and subscribers dropping their own connections. Beside the payments, 10 unfunded wallets',
     'flood the gateway with junk permits (permit nonces 0, 1, … 23 in bursts): the gateway must bound them',
     'and the submitter (SUBMITTER_MAX_DEFERRALS 8) fail what it took, while the real payments keep flowing.',
+    `Hostile sockets come from ${FLOOD_ADDRESS} (the client binds it; Linux routes all of 127/8 to loopback), so the`,
+    'per-address limits they meet are not those of the real wallets and subscribers on 127.0.0.1: a flood of',
+    'gateway connections past GATEWAY_MAX_CONNECTIONS_PER_IP (256), sending unsigned junk together faster than',
+    'GATEWAY_IP_MESSAGES_PER_SECOND (200); explorer WebSocket connections past WS_MAX_CONNECTIONS_PER_IP (256),',
+    'some of them subscribing to every settlement from the start and then never reading (socket paused, given up',
+    'after 60 s and replaced). Closed or refused connections are opened again after 1 s. A webhook delivery worker',
+    'in the soak process serves two merchants whose events are written to the outbox as the checkout engine',
+    'writes them: one endpoint answers after 15 s (past WEBHOOK_TIMEOUT_MS, 10 s), the other at once.',
     '',
     '## Checks',
     '',
@@ -95,6 +109,15 @@ export function renderReport(r: SoakResult): string {
     `| relayer transactions the submitter replaced as stuck (unmined for 30 s) | ${r.stuckReplaced} |`,
     `| junk permits from unfunded wallets: sent (gateway answers) | ${r.junk.stats.sent} (${Object.entries(r.junk.stats.answers).sort().map(([a, n]) => `${a}: ${n}`).join(', ')}) |`,
     `| junk permits queued / failed in the submitter | ${r.junk.queued} / ${Object.entries(r.junk.failed).sort().map(([c, n]) => `${c}: ${n}`).join(', ') || '0'} |`,
+    `| gateway flood from ${FLOOD_ADDRESS} | ${describeFlood(r.flood.gateway)} |`,
+    `| explorer flood from ${FLOOD_ADDRESS} (never-reading subscribers among them) | ${describeFlood(r.flood.explorer)} |`,
+    ...(r.webhooks
+      ? [
+          `| webhooks to the fast merchant: enqueued / delivered / twice | ${r.webhooks.fastEnqueued} / ${r.webhooks.fastDelivered} / ${r.webhooks.fastDuplicates} |`,
+          `| fast merchant, enqueue → its request (ms): p50 / p95 / max | ${r.webhooks.fastLatencyMs.p50} / ${r.webhooks.fastLatencyMs.p95} / ${r.webhooks.fastLatencyMs.max} |`,
+          `| webhooks to the slow merchant: events / requests / most at once (limit) | ${r.webhooks.slowEnqueued} / ${r.webhooks.slowRequests} / ${r.webhooks.slowMaxInFlight} (${r.webhooks.perMerchantConcurrency}) |`,
+        ]
+      : []),
     `| REST requests | ${restTotal} (${Object.entries(r.rest.statuses).sort().map(([s, n]) => `${s}: ${n}`).join(', ')}; refused while the explorer was down: ${r.rest.networkErrors}) |`,
     `| REST pages walked (random filters and cursors) | ${r.rest.pages} |`,
     `| 5xx answers (REST and SSE) | ${sum(r.rest.statuses, is5xx) + r.sse.reduce((n, s) => n + sum(s.stats.statuses, is5xx), 0)} |`,
