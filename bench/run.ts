@@ -27,6 +27,7 @@ import { ingest } from './sections/ingest.js'
 import { purchase } from './sections/purchase.js'
 import { queryLatency } from './sections/query-latency.js'
 import { amountRanges } from './sections/amount-ranges.js'
+import { statsLatency } from './sections/stats-latency.js'
 
 const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Promise<SectionResult> }> = {
   ingest: { title: 'Ingest', run: ingest },
@@ -37,6 +38,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   gateway: { title: 'Wallet gateway and submitter', run: gateway },
   purchase: { title: 'Purchase end to end (store → paid)', run: purchase },
   amounts: { title: 'Amount ranges and exports', run: amountRanges },
+  stats: { title: 'Filtered statistics and time series', run: statsLatency },
 }
 
 const { values } = parseArgs({

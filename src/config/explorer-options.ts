@@ -59,7 +59,7 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     pollIntervalMs: pollIntervalSetting(env, chainId),
     readyMaxLag: intSetting(env, 'READY_MAX_LAG', 2),
     queryWorkers: intSetting(env, 'QUERY_WORKERS', 1, 0, 64),
-    statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 1_000_000, 1),
+    statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 250_000, 1),
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),
     live: {

@@ -122,7 +122,7 @@ const SERIES_PARAMETERS: Record<(typeof SERIES_PARAMS)[number], Schema> = {
 
 const STATS_FILTERING = [
   'Filters combine with AND, as on `/events` (`orderReference` aside). For no field filter, a `recipient`, an `acquirerId` or an `address` (each with or without `token`), whole hours are read from totals kept per recipient, acquirer id and hour while indexing, and the hours a timestamp or block bound cuts through are summed settlement by settlement (an `address` adds what it paid to others). A `payer`, amount bounds, or two or more of `payer`, `recipient`, `address`, `acquirerId` are summed settlement by settlement from the most selective index;',
-  'a request that would read more settlements that way than the server allows (`STATS_MAX_WALK`, default 1,000,000) is refused (400, `param` naming the amount bound or the field filter that made it a walk): narrow it by time or by one more field.',
+  'a request that would read more settlements that way than the server allows (`STATS_MAX_WALK`, default 250,000) is refused (400, `param` naming the amount bound or the field filter that made it a walk): narrow it by time or by one more field.',
 ].join(' ')
 
 /** Every code an `ERROR` message or an SSE `error` event can carry (a Record, so that none is left out). */
