@@ -4,13 +4,16 @@
  * link and status, and `GET /api/v1/reports/charges.csv` streams exactly the listing's rows, page after
  * page (over 1,000 charges, more than two of the report's own 500-row pages), as RFC 4180 CSV with the
  * amounts in units and with the decimal point and the settlement's transaction and block. Another
- * merchant's charges never appear; bad filters are problems, never a 500.
+ * merchant's charges never appear; bad filters are problems, never a 500. `refunds.csv` equals the
+ * refunds API (refunds paid on anvil by the merchant's wallet), with its own filters.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Hex } from 'viem'
+import { deriveLocalKey } from '../../src/config/index.js'
 import { insertCharge } from '../../src/processor/db/charges.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
+import { waitFor } from '../helpers/explorer.js'
 import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 const BULK = 1_100
@@ -191,5 +194,89 @@ describe('filters, on the listing and the report alike', () => {
       }
     }
     for (const query of ['cursor=abc', 'limit=5']) assert.equal((await f.request(merchant.credentials, 'GET', `/api/v1/reports/charges.csv?${query}`)).status, 400, query)
+  })
+})
+
+describe('refunds.csv', () => {
+  const REFUND_COLUMNS = ['id', 'status', 'createdAt', 'chargeId', 'orderId', 'token', 'currency', 'decimals', 'payer', 'recipient', 'amount', 'amountDecimal', 'fees', 'feesDecimal', 'totalToPay', 'totalToPayDecimal', 'reason', 'orderReference', 'deadline', 'settlementTxHash', 'settlementBlockNumber', 'settlementLogIndex', 'confirmations']
+  const asRefundRecord = (r: any) => [
+    r.id, r.status, r.createdAt, r.chargeId, r.orderId, r.token, r.currency, String(decimals), r.payer, r.recipient,
+    r.amount, withPoint(r.amount), r.fees, withPoint(r.fees), r.totalToPay, withPoint(r.totalToPay), r.reason ?? '',
+    r.orderReference, r.deadline, r.settlement?.txHash ?? '', String(r.settlement?.blockNumber ?? ''), String(r.settlement?.logIndex ?? ''), String(r.settlement?.confirmations ?? ''),
+  ]
+  let refunds: any[] = []
+
+  async function refundReport(query = '') {
+    const answer = await f.request(merchant.credentials, 'GET', `/api/v1/reports/refunds.csv${query && `?${query}`}`)
+    assert.equal(answer.status, 200, String(answer.body))
+    assert.equal(answer.headers.get('content-disposition'), 'attachment; filename="refunds.csv"')
+    const [header, ...rows] = parseCsv(answer.body)
+    assert.deepEqual(header, REFUND_COLUMNS)
+    return rows
+  }
+  const read = async (id: string) => (await f.request(merchant.credentials, 'GET', `/api/v1/refunds/${id}`)).body
+
+  before(async () => {
+    const merchantWalletKey = deriveLocalKey('recipient', 0)
+    // The merchant's wallet pays each refund's fees on top: fund it, as the refunds test does.
+    await f.pay({ token: paid.token, beneficiary: f.chain.deployment.recipients[0]!, amount: '100000000', orderReference: randomBytes16(), acquirerId: ZERO_BYTES16 }, { payer: 5 })
+    const ask = async (chargeId: string, body: object) => {
+      const answer = await f.request(merchant.credentials, 'POST', `/api/v1/charges/${chargeId}/refunds`, { body })
+      assert.equal(answer.status, 201, JSON.stringify(answer.body))
+      return answer.body
+    }
+    const first = await ask(paid.id, { amount: '3000000', reason: 'returned, "as new", one item' })
+    await f.pay({ ...first, beneficiary: first.recipient }, { payerKey: merchantWalletKey })
+    await waitFor('the refund to settle', async () => (await read(first.id)).status === 'settled')
+    await ask(paid.id, { amount: '2000000' })
+    const other = await f.createCharge(merchant, { beneficiary: f.chain.deployment.recipients[0]! })
+    await f.pay(other)
+    await f.waitForStatus(merchant, other.id, 'settled')
+    await ask(other.id, { amount: '1000000' })
+  })
+
+  test('equals the refunds API, newest first, with the settlement and the decimal point; the charge shows amountRefunded', async () => {
+    const rows = await refundReport()
+    assert.equal(rows.length, 3)
+    refunds = await Promise.all(rows.map((row) => read(row[0]!)))
+    assert.deepEqual(rows, refunds.map(asRefundRecord))
+    const settled = refunds.find((r) => r.status === 'settled')
+    assert.ok(settled.settlement.txHash)
+    const viaCharge = (await f.request(merchant.credentials, 'GET', `/api/v1/charges/${paid.id}/refunds`)).body.refunds
+    assert.deepEqual(refunds.filter((r) => r.chargeId === paid.id), viaCharge)
+    const charge = (await report(`orderId=${encodeURIComponent(paid.orderId)}`)).rows[0]!
+    assert.deepEqual([charge[1], charge[15], charge[16]], ['partially-refunded', '3000000', withPoint('3000000')])
+  })
+
+  test('filters by refund status and creation time, and by the charge: its id, order id and beneficiary', async () => {
+    const ids = async (query: string) => (await refundReport(query)).map((r) => r[0])
+    assert.deepEqual(await ids('refundStatus=settled'), refunds.filter((r) => r.status === 'settled').map((r) => r.id))
+    assert.deepEqual(await ids('refundStatus=awaiting-signature'), refunds.filter((r) => r.status === 'awaiting-signature').map((r) => r.id))
+    assert.deepEqual(await ids(`chargeId=${paid.id}`), refunds.filter((r) => r.chargeId === paid.id).map((r) => r.id))
+    assert.deepEqual(await ids(`orderId=${encodeURIComponent(paid.orderId)}`), refunds.filter((r) => r.chargeId === paid.id).map((r) => r.id))
+    assert.deepEqual(await ids(`beneficiary=${f.chain.deployment.recipients[0]!}`), refunds.map((r) => r.id))
+    assert.deepEqual(await ids(`beneficiary=${f.chain.deployment.recipients[1]!}`), [])
+    const newest = refunds[0]
+    assert.deepEqual(await ids(`from=${encodeURIComponent(newest.createdAt)}`), [newest.id])
+    assert.deepEqual(await ids(`to=${encodeURIComponent(newest.createdAt)}`), refunds.slice(1).map((r) => r.id))
+    assert.deepEqual(await ids('to=2026-03-01'), [])
+  })
+
+  test('bad filters are problems naming the parameter', async () => {
+    const cases: [string, string][] = [
+      ['refundStatus=refunded', 'refundStatus'],
+      ['status=settled', 'status'],
+      ['chargeId=ch_1', 'chargeId'],
+      ['from=2026-02-30', 'from'],
+      ['from=2026-03-02&to=2026-03-01', 'to'],
+      ['beneficiary=nope', 'beneficiary'],
+      ['cursor=abc', 'cursor'],
+    ]
+    for (const [query, param] of cases) {
+      const answer = await f.request(merchant.credentials, 'GET', `/api/v1/reports/refunds.csv?${query}`)
+      assert.equal(answer.status, 400, `${query}: ${JSON.stringify(answer.body)}`)
+      assert.equal(answer.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+      assert.equal(answer.body.param, param, query)
+    }
   })
 })

@@ -186,6 +186,7 @@ describe('payment links and reports', () => {
   const oneLink = '/api/v1/payment-links/{linkId}'
   const deactivate = '/api/v1/payment-links/{linkId}/deactivate'
   const report = '/api/v1/reports/charges.csv'
+  const refundReport = '/api/v1/reports/refunds.csv'
   const unknownLink = `pl_${'0'.repeat(24)}`
   const linkBody = (overrides: Record<string, unknown> = {}) => ({ amount: '3000000', token: token().address, beneficiary: f.chain.deployment.recipients[0]!, description: 'A link', ...overrides })
 
@@ -223,6 +224,9 @@ describe('payment links and reports', () => {
     const csv = await check(200, 'GET', report, `${report}?status=settled&from=2020-01-01`)
     assert.match(csv.body as string, /^id,status,createdAt,/)
     await check(400, 'GET', report, `${report}?cursor=abc`)
+    const refunds = await check(200, 'GET', refundReport, `${refundReport}?refundStatus=settled&from=2020-01-01`)
+    assert.match(refunds.body as string, /^id,status,createdAt,chargeId,/)
+    await check(400, 'GET', refundReport, `${refundReport}?status=settled`)
     await check(200, 'GET', charges, `${charges}?from=2020-01-01&to=2099-01-01T00:00:00Z&beneficiary=${f.chain.deployment.recipients[0]!}&orderId=x&paymentLinkId=${unknownLink}`)
     await check(400, 'GET', charges, `${charges}?from=2020-02-30`)
   })
@@ -233,6 +237,7 @@ describe('payment links and reports', () => {
     await check(401, 'GET', oneLink, `${links}/${unknownLink}`, {}, stranger)
     await check(401, 'POST', deactivate, `${links}/${unknownLink}/deactivate`, {}, stranger)
     await check(401, 'GET', report, report, {}, stranger)
+    await check(401, 'GET', refundReport, refundReport, {}, stranger)
   })
 })
 

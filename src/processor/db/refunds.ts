@@ -90,6 +90,32 @@ export async function refundsOfCharge(sql: Sql, chargeId: string): Promise<Refun
   return rows
 }
 
+export interface RefundFilter {
+  status?: RefundStatus
+  /** Created at or after this time. */
+  from?: Date
+  /** Created before this time. */
+  to?: Date
+  /** The charge's beneficiary: who pays the refund. */
+  payer?: Hex
+  chargeId?: string
+  /** The charge's order id. */
+  orderId?: string
+}
+
+/** A merchant's refunds, newest first, filtered, in keyset pages (`beforeSeq`: the previous page's last): the refunds report. */
+export async function listRefunds(sql: Sql, merchantId: string, page: RefundFilter & { beforeSeq?: string; limit: number }): Promise<RefundRow[]> {
+  const { rows } = await sql.query<RefundRow>(
+    `SELECT ${columns} FROM refunds
+     WHERE merchant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR seq < $3)
+       AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6) AND ($7::text IS NULL OR payer = $7)
+       AND ($8::text IS NULL OR charge_id = $8) AND ($9::text IS NULL OR charge_id = (SELECT c.id FROM charges c WHERE c.merchant_id = $1 AND c.order_id = $9))
+     ORDER BY seq DESC LIMIT $4`,
+    [merchantId, page.status ?? null, page.beforeSeq ?? null, page.limit, page.from ?? null, page.to ?? null, page.payer?.toLowerCase() ?? null, page.chargeId ?? null, page.orderId ?? null],
+  )
+  return rows
+}
+
 /** What the charge's refunds that are paid or may still be add up to. */
 export async function reservedRefundAmount(sql: Sql, chargeId: string): Promise<bigint> {
   const { rows } = await sql.query<{ sum: string }>(`SELECT COALESCE(sum(amount), 0)::text AS sum FROM refunds WHERE charge_id = $1 AND status = ANY($2)`, [

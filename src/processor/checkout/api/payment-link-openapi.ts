@@ -5,8 +5,8 @@
  */
 import { ADDRESS, AMOUNT, COUNT, described, json, nullable, operation, parameters, problem, ref, responseRef, TIME } from './openapi.js'
 import type { PaymentLinkStatus } from './payment-link-json.js'
-import { chargeColumns } from './report-routes.js'
-import { chargeReportSchema, createPaymentLinkSchema, listPaymentLinksSchema, paymentLinkIdSchema } from './schemas.js'
+import { chargeColumns, refundColumns } from './report-routes.js'
+import { chargeReportSchema, createPaymentLinkSchema, listPaymentLinksSchema, paymentLinkIdSchema, refundReportSchema } from './schemas.js'
 
 /** The query parameters of the charge listing and the reports, described. */
 export const FILTER_DESCRIPTIONS: Record<string, string> = {
@@ -16,6 +16,16 @@ export const FILTER_DESCRIPTIONS: Record<string, string> = {
   orderId: 'only the charge with this order id',
   paymentLinkId: 'only the charges made from this payment link',
   linkId: 'the payment link’s id',
+  refundStatus: 'only refunds in this status',
+}
+
+/** The refunds report's parameters say what they filter on a refund. */
+const REFUND_FILTERS: Record<string, string> = {
+  from: 'only refunds created at or after this time (a date is UTC midnight)',
+  to: 'only refunds created before this time (a date is UTC midnight)',
+  beneficiary: 'only refunds of charges to this address, which pays them (any case)',
+  chargeId: 'only the refunds of this charge',
+  orderId: 'only the refunds of the charge with this order id',
 }
 
 const LINK_STATUSES: Record<PaymentLinkStatus, string> = {
@@ -82,6 +92,21 @@ export function paymentLinkPaths() {
           '200': {
             description: 'The report.',
             headers: { 'Content-Disposition': { required: true, description: '`attachment; filename="charges.csv"`', schema: { type: 'string' } } },
+            content: { 'text/csv': { schema: { type: 'string' } } },
+          },
+          '400': responseRef('BadRequest'),
+        },
+      ),
+    },
+    '/api/v1/reports/refunds.csv': {
+      get: operation(
+        'Refunds report (CSV)',
+        `Every refund the filters match, newest first, streamed as CSV as the charges report is (same format, same constant memory, same way of failing). \`from\`/\`to\` are the refund’s creation time; \`beneficiary\` is the charge’s (the wallet that pays the refund), \`orderId\` the charge’s. Columns: ${refundColumns.map(([name]) => `\`${name}\``).join(', ')}.`,
+        { parameters: parameters(refundReportSchema.querystring, 'query').map((p) => ({ ...p, description: REFUND_FILTERS[p.name] ?? p.description })) },
+        {
+          '200': {
+            description: 'The report.',
+            headers: { 'Content-Disposition': { required: true, description: '`attachment; filename="refunds.csv"`', schema: { type: 'string' } } },
             content: { 'text/csv': { schema: { type: 'string' } } },
           },
           '400': responseRef('BadRequest'),

@@ -1,7 +1,8 @@
 /**
  * The merchant's reports (issue 23), under `/api/v1` behind the merchant authentication:
  * `GET /reports/charges.csv` streams every charge the filters of `GET /api/v1/charges` match, newest
- * first, as CSV. Memory stays constant whatever the count: the rows are read in keyset pages of
+ * first, as CSV; `GET /reports/refunds.csv` every refund (filters: `refundStatus`, `from`, `to` on the
+ * refund's creation, and the charge's `beneficiary`, `chargeId`, `orderId`). Memory stays constant whatever the count: the rows are read in keyset pages of
  * `REPORT_PAGE_ROWS` (the listing's own query, so the CSV is the API's pages laid end to end) and each page
  * is read only when the client has taken the previous one (a pull stream with a one-chunk buffer).
  * Bad filters are refused with a problem before anything is sent, and so is a database that fails on the
@@ -9,14 +10,14 @@
  * sees as an incomplete transfer, never as a complete report.
  */
 import { Readable } from 'node:stream'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Hex } from 'viem'
-import { renderCharge, type ChargeJson } from '../../charges/index.js'
-import { listCharges, type ChargeFilter, type ChargeRow, type Database, type Merchant } from '../../db/index.js'
+import { renderCharge, renderRefund, type ChargeJson, type RefundJson } from '../../charges/index.js'
+import { listCharges, listRefunds, type ChargeRow, type Database, type RefundRow, type RefundStatus } from '../../db/index.js'
 import { chargeFilterOf, type ChargeFilterQuery } from './charge-filter.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { csvHeader, csvRow, decimalAmount, type CsvColumn } from './csv.js'
-import { chargeReportSchema } from './schemas.js'
+import { chargeReportSchema, refundReportSchema } from './schemas.js'
 import { strictValidatorCompiler } from './strict-validator.js'
 
 export const REPORT_PAGE_ROWS = 500
@@ -29,9 +30,10 @@ export interface ReportRoutesOptions {
 
 type ChargeLine = ChargeJson & { decimals: number | undefined }
 
-const amount = (name: keyof ChargeJson & ('amount' | 'fees' | 'totalToPay' | 'amountRefunded')): CsvColumn<ChargeLine>[] => [
-  [name, (c) => c[name]],
-  [`${name}Decimal`, (c) => decimalAmount(c[name], c.decimals)],
+/** An amount twice: in the token's smallest units, and with the decimal point. */
+const amountColumns = <T extends { decimals: number | undefined }>(name: string, units: (row: T) => string): CsvColumn<T>[] => [
+  [name, units],
+  [`${name}Decimal`, (row) => decimalAmount(units(row), row.decimals)],
 ]
 
 /** The columns of charges.csv: the charge JSON flattened, its amounts also with the decimal point. */
@@ -45,10 +47,10 @@ export const chargeColumns: readonly CsvColumn<ChargeLine>[] = [
   ['currency', (c) => c.currency],
   ['decimals', (c) => c.decimals],
   ['beneficiary', (c) => c.beneficiary],
-  ...amount('amount'),
-  ...amount('fees'),
-  ...amount('totalToPay'),
-  ...amount('amountRefunded'),
+  ...amountColumns<ChargeLine>('amount', (c) => c.amount),
+  ...amountColumns<ChargeLine>('fees', (c) => c.fees),
+  ...amountColumns<ChargeLine>('totalToPay', (c) => c.totalToPay),
+  ...amountColumns<ChargeLine>('amountRefunded', (c) => c.amountRefunded),
   ['orderReference', (c) => c.orderReference],
   ['acquirerId', (c) => c.acquirerId],
   ['deadline', (c) => c.deadline],
@@ -58,23 +60,71 @@ export const chargeColumns: readonly CsvColumn<ChargeLine>[] = [
   ['confirmations', (c) => c.settlement?.confirmations],
 ]
 
+type RefundLine = RefundJson & { decimals: number | undefined }
+
+/** The columns of refunds.csv: the refund JSON flattened, its amounts also with the decimal point. */
+export const refundColumns: readonly CsvColumn<RefundLine>[] = [
+  ['id', (r) => r.id],
+  ['status', (r) => r.status],
+  ['createdAt', (r) => r.createdAt],
+  ['chargeId', (r) => r.chargeId],
+  ['orderId', (r) => r.orderId],
+  ['token', (r) => r.token],
+  ['currency', (r) => r.currency],
+  ['decimals', (r) => r.decimals],
+  ['payer', (r) => r.payer],
+  ['recipient', (r) => r.recipient],
+  ...amountColumns<RefundLine>('amount', (r) => r.amount),
+  ...amountColumns<RefundLine>('fees', (r) => r.fees),
+  ...amountColumns<RefundLine>('totalToPay', (r) => r.totalToPay),
+  ['reason', (r) => r.reason],
+  ['orderReference', (r) => r.orderReference],
+  ['deadline', (r) => r.deadline],
+  ['settlementTxHash', (r) => r.settlement?.txHash],
+  ['settlementBlockNumber', (r) => r.settlement?.blockNumber],
+  ['settlementLogIndex', (r) => r.settlement?.logIndex],
+  ['confirmations', (r) => r.settlement?.confirmations],
+]
+
+interface RefundReportQuery {
+  refundStatus?: RefundStatus
+  from?: string
+  to?: string
+  beneficiary?: string
+  chargeId?: string
+  orderId?: string
+}
+
 export const reportRoutes: FastifyPluginAsync<ReportRoutesOptions> = async (api, { db, terms, widgetBaseUrl }) => {
   api.setValidatorCompiler(strictValidatorCompiler)
 
-  api.get<{ Querystring: ChargeFilterQuery }>('/reports/charges.csv', { schema: chargeReportSchema }, async (request, reply) => {
-    const line = (row: ChargeRow) => csvRow(chargeColumns, { ...renderCharge(row, widgetBaseUrl), decimals: terms.token(row.token.toLowerCase() as Hex)?.decimals })
-    const pages = await keysetPages(db, request.merchant, chargeFilterOf(request.query))
-    return reply
+  const decimalsOf = (token: Hex) => terms.token(token.toLowerCase() as Hex)?.decimals
+  const send = (reply: FastifyReply, filename: string, chunks: AsyncGenerator<string>) =>
+    reply
       .type('text/csv; charset=utf-8; header=present')
-      .header('content-disposition', 'attachment; filename="charges.csv"')
+      .header('content-disposition', `attachment; filename="${filename}"`)
       .header('cache-control', 'no-store')
-      .send(Readable.from(csvChunks(csvHeader(chargeColumns), pages, line), { objectMode: true, highWaterMark: 1 }))
+      .send(Readable.from(chunks, { objectMode: true, highWaterMark: 1 }))
+
+  api.get<{ Querystring: ChargeFilterQuery }>('/reports/charges.csv', { schema: chargeReportSchema }, async (request, reply) => {
+    const filter = chargeFilterOf(request.query)
+    const line = (row: ChargeRow) => csvRow(chargeColumns, { ...renderCharge(row, widgetBaseUrl), decimals: decimalsOf(row.token) })
+    const pages = await keysetPages((beforeSeq) => listCharges(db.pool, request.merchant.id, { ...filter, beforeSeq, limit: REPORT_PAGE_ROWS }))
+    return send(reply, 'charges.csv', csvChunks(csvHeader(chargeColumns), pages, line))
+  })
+
+  api.get<{ Querystring: RefundReportQuery }>('/reports/refunds.csv', { schema: refundReportSchema }, async (request, reply) => {
+    const { refundStatus, beneficiary, chargeId, orderId } = request.query
+    const { from, to } = chargeFilterOf({ from: request.query.from, to: request.query.to })
+    const filter = { status: refundStatus, from, to, payer: beneficiary as Hex | undefined, chargeId, orderId }
+    const line = (row: RefundRow) => csvRow(refundColumns, { ...renderRefund(row, widgetBaseUrl), decimals: decimalsOf(row.token) })
+    const pages = await keysetPages((beforeSeq) => listRefunds(db.pool, request.merchant.id, { ...filter, beforeSeq, limit: REPORT_PAGE_ROWS }))
+    return send(reply, 'refunds.csv', csvChunks(csvHeader(refundColumns), pages, line))
   })
 }
 
-/** The pages of the filtered listing, the first already read (so that its failure is still a problem answer). */
-async function keysetPages(db: Database, merchant: Merchant, filter: ChargeFilter): Promise<AsyncGenerator<ChargeRow[]>> {
-  const read = (beforeSeq?: string) => listCharges(db.pool, merchant.id, { ...filter, beforeSeq, limit: REPORT_PAGE_ROWS })
+/** The pages of a filtered listing, the first already read (so that its failure is still a problem answer). */
+async function keysetPages<T extends { seq: string }>(read: (beforeSeq?: string) => Promise<T[]>): Promise<AsyncGenerator<T[]>> {
   const first = await read()
   return (async function* () {
     for (let page = first; ; page = await read(page.at(-1)!.seq)) {

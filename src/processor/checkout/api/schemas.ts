@@ -3,7 +3,7 @@
  * no coercion, no defaults, and an unknown field is an error rather than dropped. `meaning` is what a
  * refusal's detail says a field must be.
  */
-import { chargeStatuses } from '../../db/index.js'
+import { chargeStatuses, refundStatuses } from '../../db/index.js'
 
 const ADDRESS = '^0x[0-9a-fA-F]{40}$'
 const DATE_TIME = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})'
@@ -16,6 +16,8 @@ const fields = {
   currency: { schema: { type: 'string', minLength: 1, maxLength: 32 }, meaning: "the token's symbol" },
   orderId: { schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 128 characters, no control characters' },
   status: { schema: { type: 'string', enum: chargeStatuses }, meaning: `one of ${chargeStatuses.join(', ')}` },
+  refundStatus: { schema: { type: 'string', enum: refundStatuses }, meaning: `one of ${refundStatuses.join(', ')}` },
+  chargeId: { schema: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' }, meaning: 'a charge id (ch_ + 24 hex)' },
   cursor: { schema: { type: 'string', minLength: 1, maxLength: 200 }, meaning: 'a nextCursor from a previous page' },
   limit: { schema: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' }, meaning: 'an integer 1..100' },
   id: { schema: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' }, meaning: 'a charge id (ch_ + 24 hex)' },
@@ -59,6 +61,9 @@ export const listChargesSchema = { querystring: object([], [...chargeFilters, 'c
 
 /** Every matching row, streamed: no pages. */
 export const chargeReportSchema = { querystring: object([], chargeFilters) }
+
+/** The refunds report's filters: the refund's status and creation time, the charge's beneficiary (who pays the refund), id and order id. */
+export const refundReportSchema = { querystring: object([], ['refundStatus', 'from', 'to', 'beneficiary', 'chargeId', 'orderId']) }
 
 export const createPaymentLinkSchema = { body: object(['amount', 'token', 'beneficiary', 'description'], ['maxUses', 'expiresAt']) }
 
