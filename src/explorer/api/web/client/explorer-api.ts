@@ -2,7 +2,7 @@
  * The explorer's REST API as the page reads it: same origin, JSON, a 404 as `undefined`, and any other
  * refusal as an error carrying the problem's detail.
  */
-import type { EventPage, Settlement, Stats } from '../../../../wire/index.js'
+import type { EventPage, Settlement, Stats, StatsSeries } from '../../../../wire/index.js'
 
 async function getJson<T>(path: string): Promise<T | undefined> {
   const response = await fetch(path, { headers: { accept: 'application/json' } })
@@ -19,6 +19,19 @@ export const settlementOfOrder = (orderReference: string) => getJson<Settlement>
 export async function stats(): Promise<Stats> {
   const body = await getJson<Stats>('/stats')
   if (!body) throw new Error('GET /stats is missing')
+  return body
+}
+
+/** `/stats` for a filter (the same figures, of the matching settlements). */
+export async function filteredStats(params: URLSearchParams): Promise<Stats> {
+  const body = await getJson<Stats>(`/stats?${params}`)
+  if (!body) throw new Error('GET /stats is missing')
+  return body
+}
+
+export async function statsSeries(params: URLSearchParams): Promise<StatsSeries> {
+  const body = await getJson<StatsSeries>(`/stats/series?${params}`)
+  if (!body) throw new Error('GET /stats/series is missing')
   return body
 }
 

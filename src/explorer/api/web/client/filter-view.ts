@@ -12,6 +12,7 @@ import { routeHref } from './routes.js'
 import { smallestUnits, tokenUnits } from './format.js'
 import type { Stats } from '../../../../wire/index.js'
 import { settlementRow, settlementTable } from './settlement-row.js'
+import { filterStats } from './filter-stats.js'
 
 const PAGE = '25'
 
@@ -122,6 +123,7 @@ export function filterView(root: HTMLElement, params: URLSearchParams): () => vo
   const paging = el('nav', { class: 'paging', 'aria-label': 'Pages' })
   root.append(el('h1', {}, 'Settlements by filter'), filterForm(params), summary, el('div', { class: 'table-wrap' }, table), paging)
   let gone = false
+  root.append(filterStats(eventsQuery(params), () => gone))
   eventsPage(eventsQuery(params)).then(
     (page) => {
       if (gone) return

@@ -8,7 +8,7 @@ import { stats } from './explorer-api.js'
 import { amountText, shortHex } from './format.js'
 
 /** Rows sit right in the table (valid HTML), so `tbody` stays the settlements' own on every view. */
-function totalsTable(figures: Stats): HTMLTableElement {
+export function totalsTable(figures: Stats): HTMLTableElement {
   const header = ['Token', 'Settlements', 'Volume', 'Fees', 'Last 24 h', 'Volume 24 h']
   const rows = Object.entries(figures.byToken).map(([address, t]) => {
     const units = { tokenSymbol: t.symbol, tokenDecimals: t.decimals }

@@ -1,0 +1,91 @@
+/**
+ * Totals of the settlements the filter view's filters match (`/stats?<filters>`), per token, and a chart
+ * of them over time (`/stats/series`): settlements per UTC day, or per UTC hour for a range of three
+ * days or less, as an SVG of bars drawn here (no chart library). Without a date range the chart shows
+ * the last 30 days. Each bar says its figures on hover (its `<title>`) and to a screen reader.
+ */
+import type { SeriesBucket, StatsSeries } from '../../../../wire/index.js'
+import { el } from './dom.js'
+import { filteredStats, statsSeries } from './explorer-api.js'
+import { totalsTable } from './token-totals.js'
+
+const SVG = 'http://www.w3.org/2000/svg'
+const DAY = 86_400
+const MAX_BUCKETS = 2000
+
+/** The `/stats` filters of the view's `/events` query (its page and cursor aside). */
+export function statsQuery(events: URLSearchParams): URLSearchParams {
+  const query = new URLSearchParams(events)
+  query.delete('limit')
+  query.delete('cursor')
+  return query
+}
+
+/** The series for a `/stats` query: its range (else the last 30 days), by day, or by hour up to three days. */
+export function seriesQuery(stats: URLSearchParams, nowSeconds = Math.floor(Date.now() / 1000)): URLSearchParams {
+  const query = new URLSearchParams(stats)
+  const to = Number(stats.get('toTimestamp') ?? nowSeconds)
+  let from = Number(stats.get('fromTimestamp') ?? to - 30 * DAY + 1)
+  const interval = to - from <= 3 * DAY ? 'hour' : 'day'
+  const seconds = interval === 'hour' ? 3600 : DAY
+  // At most 2,000 buckets: a longer range shows its latest part.
+  from = Math.max(from, (Math.floor(to / seconds) - MAX_BUCKETS + 1) * seconds)
+  query.set('interval', interval)
+  query.set('fromTimestamp', String(from))
+  query.set('toTimestamp', String(to))
+  return query
+}
+
+const svg = <K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<string, string | number>) => {
+  const element = document.createElementNS(SVG, tag)
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value))
+  return element
+}
+
+function bucketText(b: SeriesBucket, interval: StatsSeries['interval']): string {
+  const when = new Date(b.start * 1000).toISOString().slice(0, interval === 'day' ? 10 : 13).replace('T', ' ')
+  const volume = Object.entries(b.volume).map(([symbol, units]) => `${units} ${symbol}`).join(', ')
+  return `${when}${interval === 'hour' ? ':00' : ''} UTC: ${b.settlements} settlement${b.settlements === 1 ? '' : 's'}${volume ? ` (${volume}, smallest units)` : ''}`
+}
+
+/** Bars of settlements per bucket, scaled to the largest; a bar per bucket, empty ones at zero height. */
+export function seriesChart(series: StatsSeries): SVGSVGElement {
+  const width = 600
+  const height = 120
+  const most = Math.max(1, ...series.buckets.map((b) => b.settlements))
+  const step = width / Math.max(1, series.buckets.length)
+  const first = series.buckets[0]
+  const last = series.buckets.at(-1)
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'series-chart', role: 'img', preserveAspectRatio: 'none' })
+  chart.setAttribute('aria-label', `Settlements per ${series.interval}${first && last ? `, ${bucketText(first, series.interval).split(':')[0]} to ${bucketText(last, series.interval).split(':')[0]}` : ''}; most in one ${series.interval}: ${most}`)
+  series.buckets.forEach((b, i) => {
+    const h = (b.settlements / most) * (height - 4)
+    const bar = svg('rect', { x: i * step + step * 0.1, y: height - h, width: Math.max(step * 0.8, 0.5), height: h, 'data-start': b.start, 'data-settlements': b.settlements })
+    const title = svg('title', {})
+    title.textContent = bucketText(b, series.interval)
+    bar.append(title)
+    chart.append(bar)
+  })
+  return chart
+}
+
+/** The section; `gone()` says the view was left, so late answers are dropped. */
+export function filterStats(events: URLSearchParams, gone: () => boolean): HTMLElement {
+  const totals = el('div', { class: 'table-wrap' }, 'Loading totals…')
+  const chart = el('figure', { class: 'series' })
+  const section = el('section', { class: 'filter-stats', 'aria-label': 'Totals for these filters' }, el('h2', {}, 'Totals for these filters'), totals, chart)
+  const query = statsQuery(events)
+  filteredStats(query).then(
+    (figures) => !gone() && totals.replaceChildren(totalsTable(figures)),
+    (error: Error) => !gone() && totals.replaceChildren(error.message),
+  )
+  statsSeries(seriesQuery(query)).then(
+    (series) => {
+      if (gone()) return
+      const caption = el('figcaption', {}, `Settlements per UTC ${series.interval}, ${series.buckets.length} ${series.interval}s`)
+      chart.replaceChildren(seriesChart(series), caption)
+    },
+    (error: Error) => !gone() && chart.replaceChildren(error.message),
+  )
+  return section
+}
