@@ -14,7 +14,7 @@ import { statsBody } from '../../src/explorer/query/store-summary.js'
 import { TokenCache } from '../../src/explorer/query/token-cache.js'
 import { openStore, type Store } from '../../src/explorer/store/open-store.js'
 import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
-import { ensureBenchStore } from '../data/bench-store.js'
+import { ensureBenchStore, type BenchStore } from '../data/bench-store.js'
 import type { SyntheticChain } from '../data/synthetic-chain.js'
 import { fmt, ms, table } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
@@ -79,44 +79,7 @@ function bucketBytes(store: Store, settlements: number): number {
 export async function statsLatency(ctx: BenchContext): Promise<SectionResult> {
   const parts: string[] = []
   const headline: Record<string, string> = {}
-  for (const size of ctx.sizes) {
-    const built = await ensureBenchStore(ctx.chain, size, ctx.log)
-    ctx.log(`filtered stats at ${fmt(built.count)} settlements`)
-    const store = openStore({ path: built.path })
-    const tokens = new TokenCache(store)
-    const executor = createQueryExecutor({ store, dataDir: built.path, workers: 1 })
-    const all = cases(ctx.chain, built.head)
-    const bench = new Bench({ time: ctx.quick ? 150 : 1000, warmupTime: 100 })
-    const unfiltered = statsBody(store, tokens)
-    bench.add('unfiltered /stats (the cached running totals)', () => {
-      unfiltered()
-    })
-    for (const c of all) {
-      bench.add(c.name, async () => {
-        await executor.run(taskOf(c))
-      })
-    }
-    const loadBefore = load1()
-    await bench.run()
-    const rows: (string | number)[][] = [['unfiltered /stats (the cached running totals)', fmt(built.count), '0', 'inline', ms(latency(bench, 'unfiltered /stats (the cached running totals)').p50), ms(latency(bench, 'unfiltered /stats (the cached running totals)').p99)]]
-    for (const c of all) {
-      const task = taskOf(c)
-      const walked = statsWalkSize(store, c.kind === 'stats' ? c.filter : c.query)
-      const { p50, p99 } = latency(bench, c.name)
-      rows.push([c.name, fmt(matched((await executor.run(task))!)), fmt(walked), isCheap(store, task) ? 'inline' : 'pool', ms(p50), ms(p99)])
-    }
-    const monthly = latency(bench, all[0]!.name)
-    headline[`merchant's month, filtered /stats @${fmt(built.count)} (target p99 < 10 ms)`] = `p50 ${ms(monthly.p50)} ms, p99 ${ms(monthly.p99)} ms — ${monthly.p99 < 10 ? 'met' : '**missed**'}`
-    const hourly = latency(bench, 'merchant, hour series over a month (720 buckets)')
-    headline[`merchant's month, hour series @${fmt(built.count)}`] = `p50 ${ms(hourly.p50)} ms, p99 ${ms(hourly.p99)} ms`
-    const bytes = bucketBytes(store, built.count)
-    await executor.close()
-    await store.close()
-    parts.push(
-      `### ${fmt(built.count)} settlements (load ${loadBefore} → ${load1()}; buckets database ${fmt(bytes)} bytes per settlement)\n\n` +
-        table(['request', 'settlements matched', 'read one by one', 'where', 'p50 ms', 'p99 ms'], rows),
-    )
-  }
+  for (const size of ctx.sizes) parts.push(await measureStats(ctx, await ensureBenchStore(ctx.chain, size, ctx.log), headline))
   return {
     markdown:
       'Filtered statistics (issue 17 items 3-4), tinybench, one request at a time, through `createQueryExecutor({ workers: 1 })` as the REST route runs them ' +
@@ -126,4 +89,43 @@ export async function statsLatency(ctx: BenchContext): Promise<SectionResult> {
       parts.join('\n\n'),
     headline,
   }
+}
+
+/** One store's table (markdown), its headline figures added to `headline`. */
+export async function measureStats(ctx: BenchContext, built: BenchStore, headline: Record<string, string>): Promise<string> {
+  ctx.log(`filtered stats at ${fmt(built.count)} settlements`)
+  const store = openStore({ path: built.path })
+  const tokens = new TokenCache(store)
+  const executor = createQueryExecutor({ store, dataDir: built.path, workers: 1 })
+  const all = cases(ctx.chain, built.head)
+  const bench = new Bench({ time: ctx.quick ? 150 : 1000, warmupTime: 100 })
+  const unfiltered = statsBody(store, tokens)
+  bench.add('unfiltered /stats (the cached running totals)', () => {
+    unfiltered()
+  })
+  for (const c of all) {
+    bench.add(c.name, async () => {
+      await executor.run(taskOf(c))
+    })
+  }
+  const loadBefore = load1()
+  await bench.run()
+  const rows: (string | number)[][] = [['unfiltered /stats (the cached running totals)', fmt(built.count), '0', 'inline', ms(latency(bench, 'unfiltered /stats (the cached running totals)').p50), ms(latency(bench, 'unfiltered /stats (the cached running totals)').p99)]]
+  for (const c of all) {
+    const task = taskOf(c)
+    const walked = statsWalkSize(store, c.kind === 'stats' ? c.filter : c.query)
+    const { p50, p99 } = latency(bench, c.name)
+    rows.push([c.name, fmt(matched((await executor.run(task))!)), fmt(walked), isCheap(store, task) ? 'inline' : 'pool', ms(p50), ms(p99)])
+  }
+  const monthly = latency(bench, all[0]!.name)
+  headline[`merchant's month, filtered /stats @${fmt(built.count)} (target p99 < 10 ms)`] = `p50 ${ms(monthly.p50)} ms, p99 ${ms(monthly.p99)} ms — ${monthly.p99 < 10 ? 'met' : '**missed**'}`
+  const hourly = latency(bench, 'merchant, hour series over a month (720 buckets)')
+  headline[`merchant's month, hour series @${fmt(built.count)}`] = `p50 ${ms(hourly.p50)} ms, p99 ${ms(hourly.p99)} ms`
+  const bytes = bucketBytes(store, built.count)
+  await executor.close()
+  await store.close()
+  return (
+    `### ${fmt(built.count)} settlements (load ${loadBefore} → ${load1()}; buckets database ${fmt(bytes)} bytes per settlement)\n\n` +
+    table(['request', 'settlements matched', 'read one by one', 'where', 'p50 ms', 'p99 ms'], rows)
+  )
 }
