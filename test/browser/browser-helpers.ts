@@ -56,8 +56,8 @@ export async function readQrCode(browser: Browser, png: Uint8Array): Promise<str
 }
 
 /** `npx tsx scripts/wallet.ts pay <link>` in a child process; resolves with its exit code and output. */
-export function runWalletCommand(link: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/wallet.ts', 'pay', link], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+export function runWalletCommand(link: string, env: Record<string, string>, flags: string[] = []): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/wallet.ts', 'pay', link, ...flags], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk))

@@ -6,12 +6,15 @@
  */
 import { payAsDemoPayer } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
+import { demoRefunds } from './demo-refunds.js'
 import type { MerchantApi } from './merchant-api.js'
 import type { OrderBook } from './order-book.js'
 
 export interface DemoWalletPayments {
   /** Starts paying the order unless it is paid or being paid; the order's `demoWallet` follows it. */
   start(orderId: string): void
+  /** Starts refunding a paid order from the merchant's wallet (demo-refunds.ts); the order's `refund` follows it. */
+  refund(orderId: string): void
 }
 
 const STORE_DEMO_PAYER = 0
@@ -36,6 +39,7 @@ export function demoWalletPayments(params: { api: MerchantApi; book: OrderBook; 
   }
 
   return {
+    refund: demoRefunds(params),
     start(orderId) {
       const order = book.get(orderId)
       if (!order || order.status !== 'awaiting-payment' || order.demoWallet?.state === 'paying') return

@@ -6,7 +6,7 @@
  */
 import { Agent, fetch, type Response } from 'undici'
 import { BaseError } from '../../errors/index.js'
-import type { ChargeJson } from '../../processor/charges/index.js'
+import type { ChargeJson, RefundJson } from '../../processor/charges/index.js'
 import { readClientCredentials } from './merchant-files.js'
 
 export interface ChargeRequest {
@@ -25,6 +25,8 @@ export interface MerchantApi {
   createCharge(request: ChargeRequest, idempotencyKey: string): Promise<ChargeJson>
   /** A reusable payment link (issue 23): each payer who uses it gets a charge of their own. */
   createPaymentLink(request: PaymentLinkRequest): Promise<{ id: string; url: string }>
+  /** A refund of the charge (issue 23); the same key again replays it with a fresh payment-page token. */
+  createRefund(chargeId: string, request: { amount: string; reason?: string }, idempotencyKey: string): Promise<RefundJson>
   /** `GET /api/v1/reports/charges.csv` answered 200, its body not read yet (to be streamed on). */
   chargesReport(): Promise<Response>
   close(): Promise<void>
@@ -74,6 +76,11 @@ export function merchantApi({ checkoutUrl, merchantDir }: { checkoutUrl: string;
       const response = await call('POST', '/api/v1/payment-links', { body: request })
       if (response.status !== 201) throw await refused('payment link creation', response)
       return (await response.json()) as { id: string; url: string }
+    },
+    async createRefund(chargeId, request, idempotencyKey) {
+      const response = await call('POST', `/api/v1/charges/${chargeId}/refunds`, { body: request, headers: { 'idempotency-key': idempotencyKey } })
+      if (response.status !== 201) throw await refused('refund creation', response)
+      return (await response.json()) as RefundJson
     },
     async chargesReport() {
       const response = await call('GET', '/api/v1/reports/charges.csv')

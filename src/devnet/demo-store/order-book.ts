@@ -6,7 +6,7 @@ import { createWatchers } from '../../platform/html/index.js'
 import type { Product } from './catalog.js'
 import type { ChargeRequest } from './merchant-api.js'
 
-export type OrderStatus = 'awaiting-payment' | 'confirming' | 'paid' | 'expired' | 'canceled'
+export type OrderStatus = 'awaiting-payment' | 'confirming' | 'paid' | 'refunding' | 'refunded' | 'expired' | 'canceled'
 
 export interface ReceivedWebhook {
   /** `webhook-id`: the same on every retry of one event. */
@@ -41,6 +41,10 @@ export interface Order {
   paidAt?: Date
   settlementTx?: string
   demoWallet?: DemoWalletPayment
+  /** The merchant's wallet paying the order's refund (the Refund button). */
+  refund?: DemoWalletPayment
+  /** The refund's settlement. */
+  refundTx?: string
 }
 
 export interface OrderBook {

@@ -4,7 +4,7 @@
  * event moves its order — `charge.settled` makes it paid. Each event is applied once (deduplicated on
  * `webhook-id`, since delivery is at least once) and answered 2xx only after it is applied.
  */
-import type { ChargeJson } from '../../processor/charges/index.js'
+import type { ChargeJson, RefundJson } from '../../processor/charges/index.js'
 import { verifyWebhook, type WebhookRequestHeaders } from '../../processor/webhooks/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import type { OrderBook, OrderStatus } from './order-book.js'
@@ -16,7 +16,7 @@ export interface WebhookAnswer {
 
 interface ChargeEvent {
   type: string
-  data: ChargeJson
+  data: ChargeJson | RefundJson
 }
 
 const statusAfter: Record<string, OrderStatus | undefined> = {
@@ -25,6 +25,12 @@ const statusAfter: Record<string, OrderStatus | undefined> = {
   'charge.expired': 'expired',
   'charge.canceled': 'canceled',
   'charge.reverted': 'awaiting-payment',
+  // A refund's events (data: the refund, its orderId the charge's): the order follows its refund.
+  'refund.confirming': 'refunding',
+  'refund.settled': 'refunded',
+  'refund.reverted': 'paid',
+  'refund.expired': 'paid',
+  'refund.canceled': 'paid',
 }
 
 export function receiveWebhook(book: OrderBook, secrets: string[], headers: WebhookRequestHeaders & Record<string, string | string[] | undefined>, body: Buffer, log: Logger): WebhookAnswer {
@@ -42,7 +48,8 @@ export function receiveWebhook(book: OrderBook, secrets: string[], headers: Webh
   book.update(order.id, (o) => {
     o.webhooks.push({ id, type: event.type, receivedAt: new Date() })
     o.status = statusAfter[event.type] ?? o.status
-    o.settlementTx = event.data.settlement?.txHash ?? o.settlementTx
+    if (event.type.startsWith('refund.')) o.refundTx = event.type === 'refund.reverted' ? undefined : (event.data.settlement?.txHash ?? o.refundTx)
+    else o.settlementTx = event.data.settlement?.txHash ?? o.settlementTx
     if (event.type === 'charge.settled') o.paidAt = new Date()
   })
   log.info('webhook applied', { type: event.type, orderId: order.id, status: order.status })

@@ -26,6 +26,9 @@ export interface OrderView {
   /** The settlement's transaction, shortened and linked to the explorer, HTML. */
   settlementHtml: string
   walletText: string
+  /** The Refund button's progress, and the refund's settlement (HTML) once seen. */
+  refundText: string
+  refundHtml: string
   /** The list items of the verified webhooks, HTML. */
   webhooksHtml: string
 }
@@ -34,6 +37,8 @@ const labels: Record<OrderStatus, string> = {
   'awaiting-payment': 'Awaiting payment',
   confirming: 'Payment received, confirming',
   paid: 'Paid',
+  refunding: 'Refund sent, confirming',
+  refunded: 'Refunded',
   expired: 'Expired',
   canceled: 'Canceled',
 }
@@ -43,6 +48,8 @@ export const orderView = (order: Order, display: StoreDisplay): OrderView => ({
   label: labels[order.status],
   settlementHtml: order.settlementTx ? settlementLink(order.settlementTx as Hex, display.explorerUrl) : 'none yet',
   walletText: walletText(order.demoWallet),
+  refundText: refundText(order.refund),
+  refundHtml: order.refundTx ? settlementLink(order.refundTx as Hex, display.explorerUrl) : 'none',
   webhooksHtml: order.webhooks.map((w) => `<li>${escapeHtml(w.type)} at ${w.receivedAt.toISOString()}</li>`).join('') || '<li>none yet</li>',
 })
 
@@ -105,11 +112,21 @@ export function orderPage(order: Order, display: StoreDisplay, demoWallet: boole
 <p id="demo-wallet-state" role="status" aria-live="polite">${escapeHtml(view.walletText)}</p>
 </section>`
     : ''
+  // The refund is paid from the merchant's wallet with a local test key: the devnet only, as the demo wallet.
+  const refund = demoWallet
+    ? `<section class="card refund-action" aria-labelledby="refund-heading">
+<h2 id="refund-heading">Refund (local chain)</h2>
+<p>Refunds the whole order: the merchant API makes a refund request and the merchant's wallet pays it back to the payer through the wallet gateway, paying the base fee.</p>
+<form method="post" action="/orders/${order.id}/refund"><button type="submit" id="refund">Refund</button></form>
+<p id="refund-state" role="status" aria-live="polite">${escapeHtml(view.refundText)}</p>
+</section>`
+    : ''
   return {
     title: `Order ${order.id}, Demo Store`,
     style: `${style}
 main:not([data-status="awaiting-payment"]) .pay-action { display: none }
-main:not([data-status="paid"]) .buy-again { display: none }`,
+main:not([data-status="paid"]) .buy-again { display: none }
+main:not([data-status="paid"]):not([data-status="refunding"]) .refund-action { display: none }`,
     body: `<main id="order" data-order="${order.id}" data-status="${view.status}">
 <p><a href="/">Demo Store</a></p>
 <h1>Order ${order.id}</h1>
@@ -117,11 +134,13 @@ main:not([data-status="paid"]) .buy-again { display: none }`,
 <p><span id="order-status" class="status" role="status" aria-live="polite" data-status="${view.status}">${escapeHtml(view.label)}</span></p>
 <p class="pay-action"><a id="payment-page" href="${escapeHtml(order.widgetUrl)}">Open the payment page</a> (QR code and payment link)</p>
 ${wallet}
+${refund}
 <p class="buy-again"><a id="buy-again" href="/products/${escapeHtml(order.product.id)}/buy-again">Buy again</a> (a reusable payment link for this product)</p>
 <section class="card" aria-labelledby="webhooks-heading">
 <h2 id="webhooks-heading">Verified webhooks</h2>
 <ul id="webhooks">${view.webhooksHtml}</ul>
 <p>Settlement: <span id="settlement">${view.settlementHtml}</span></p>
+<p>Refund settlement: <span id="refund-settlement">${view.refundHtml}</span></p>
 </section>
 </main>`,
     script: orderScript,
@@ -130,6 +149,11 @@ ${wallet}
 
 export function storeMessagePage(title: string, message: string): HtmlPage {
   return { title, body: `<main><p><a href="/">Demo Store</a></p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></main>` }
+}
+
+function refundText(refund: Order['refund']): string {
+  if (!refund) return ''
+  return refund.state === 'paying' ? `Refunding: ${refund.detail}` : refund.state === 'mined' ? 'Refund paid from the merchant’s wallet' : `Failed: ${refund.detail}`
 }
 
 function walletText(payment: Order['demoWallet']): string {
@@ -153,6 +177,9 @@ const orderScript = `
     document.getElementById('settlement').innerHTML = order.settlementHtml;
     document.getElementById('webhooks').innerHTML = order.webhooksHtml;
     if (wallet) wallet.textContent = order.walletText;
+    var refund = document.getElementById('refund-state');
+    if (refund) refund.textContent = order.refundText;
+    document.getElementById('refund-settlement').innerHTML = order.refundHtml;
   });
 })();
 `

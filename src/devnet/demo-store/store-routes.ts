@@ -1,6 +1,6 @@
 /**
  * The demo store's routes: products, buying (a charge through the merchant API, then the browser is sent
- * to the payment page), an order's page and its live events, the demo wallet button (both forms refused
+ * to the payment page), an order's page and its live events, the demo wallet and Refund buttons (the forms refused
  * from another site: `same-origin.ts`), the webhook receiver and `/health` (`/ready` and `/metrics` are added by start-demo-store.ts).
  */
 import { randomBytes } from 'node:crypto'
@@ -71,6 +71,15 @@ export function storeRoutes(context: StoreContext): Route[] {
       handle: sameSiteForm(withOrder(({ res }, id) => {
         if (!context.demoWallet) return sendHtmlPage(res, 404, storeMessagePage('No demo wallet', 'The demo wallet only exists on the local chain (31337).'))
         context.demoWallet.start(id)
+        redirect(res, `/orders/${id}`)
+      })),
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/orders/${ORDER}/refund$`),
+      handle: sameSiteForm(withOrder(({ res }, id) => {
+        if (!context.demoWallet) return sendHtmlPage(res, 404, storeMessagePage('No refunds here', 'The merchant’s wallet pays refunds with a local test key: only on the local chain (31337).'))
+        context.demoWallet.refund(id)
         redirect(res, `/orders/${id}`)
       })),
     },

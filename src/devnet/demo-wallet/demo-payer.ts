@@ -16,6 +16,12 @@ const TOP_UP_PAYMENTS = 100n
 
 export const demoPayerAccount = (index: number): LocalAccount => privateKeyToAccount(deriveLocalKey('demo-wallet', index))
 
+/**
+ * The wallet of devnet recipient `index`, a demo merchant's beneficiary (the demo store is paid to
+ * recipient 0): it pays refunds back. Chain 31337 only, as the payers' keys (its key is public too).
+ */
+export const demoMerchantAccount = (index: number): LocalAccount => privateKeyToAccount(deriveLocalKey('recipient', index))
+
 /** Refuses any chain but the devnet: a demo payer's key is derived from a public string. */
 export function assertDemoChain(chainId: number): void {
   if (chainId !== LOCAL_CHAIN_ID) throw new Error(`the demo wallet pays with a well-known local key: chain ${LOCAL_CHAIN_ID} only, this session is on chain ${chainId}`)
@@ -25,6 +31,8 @@ export interface TopUpParams {
   rpcUrl: string
   /** The demo payer's index: devnet payer `index` funds it. */
   index: number
+  /** Who is topped up: demo payer `index` unless named (a merchant's wallet paying a refund). */
+  to?: Hex
   token: Hex
   /** The payer's balance now and what the next payment needs, in token units. */
   balance: bigint
@@ -32,14 +40,14 @@ export interface TopUpParams {
 }
 
 /** Sends `needed` × 100 of the token from devnet payer `index` when the balance falls short; resolves once mined. */
-export async function topUpDemoPayer({ rpcUrl, index, token, balance, needed }: TopUpParams): Promise<Hex | undefined> {
+export async function topUpDemoPayer({ rpcUrl, index, token, balance, needed, to = demoPayerAccount(index).address }: TopUpParams): Promise<Hex | undefined> {
   if (balance >= needed) return undefined
   const publicClient = createChainClient({ rpcUrl, pollingIntervalMs: 100 })
   const funder = await createTxSender({ publicClient, privateKey: deriveLocalKey('payer', index) })
   assertDemoChain(funder.chainId)
   const txHash = await funder.send({
     to: token,
-    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [demoPayerAccount(index).address, needed * TOP_UP_PAYMENTS] }),
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, needed * TOP_UP_PAYMENTS] }),
     gas: 100_000n,
   })
   const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash })

@@ -4,6 +4,6 @@
  * `npm run wallet`.
  */
 export { payAsDemoPayer, type DemoPaymentParams } from './pay-as-demo-payer.js'
-export { demoPayerAccount, assertDemoChain } from './demo-payer.js'
+export { demoMerchantAccount, demoPayerAccount, assertDemoChain } from './demo-payer.js'
 export { fetchPaymentSession, paySession, sessionTokenOf, PaymentLinkError } from './pay-payment-link.js'
 export { fetchConfig, fetchTokens, type ListedToken, type ProcessorConfig } from './data-service-client.js'

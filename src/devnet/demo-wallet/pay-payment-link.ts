@@ -25,7 +25,7 @@ export interface PaySessionParams {
   onStatus?(push: SubmissionStatusPush): void
 }
 
-/** The session behind a payment link `<widget>/s/<chargeId>?t=<token>`; the token is used up. */
+/** The session behind a payment link `<widget>/s/<chargeId>?t=<token>` (or a refund's, `/r/<refundId>`); the token is used up. */
 export async function fetchPaymentSession(link: string): Promise<PaymentSession> {
   let url: URL
   try {
@@ -34,7 +34,7 @@ export async function fetchPaymentSession(link: string): Promise<PaymentSession>
     throw new PaymentLinkError(`not a payment link: ${link}`)
   }
   const token = url.searchParams.get('t')
-  if (!token || !/\/s\/[^/]+\/?$/.test(url.pathname)) throw new PaymentLinkError(`not a payment link (expected <widget>/s/<charge id>?t=<token>): ${link}`)
+  if (!token || !/\/[sr]\/[^/]+\/?$/.test(url.pathname)) throw new PaymentLinkError(`not a payment link (expected <widget>/s/<charge id>?t=<token> or <widget>/r/<refund id>?t=<token>): ${link}`)
   const sessionUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}/api/session`
   const response = await fetch(sessionUrl, { headers: { authorization: `Bearer ${token}` } }).catch((error: Error) => {
     throw new PaymentLinkError(`${sessionUrl} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error, retryable: true })

@@ -2,7 +2,7 @@
  * The payment page's only script, inline: the countdown to the deadline and the live status from the
  * page's event stream (`<page>/events`). A page whose payment token ran out before the deadline reloads
  * for a fresh one (a page load issues it), and so does a page whose payment a reorg took back, so its QR
- * code is payable again. The paying settlement links to the explorer. Written as plain ES2017 for any phone browser.
+ * code is payable again (a refund's page names its awaiting status in data-awaiting). The paying settlement links to the explorer. Written as plain ES2017 for any phone browser.
  */
 export const pageScript = `
 (function () {
@@ -13,7 +13,8 @@ export const pageScript = `
   var explorer = root.getAttribute('data-explorer');
   var deadline = Date.parse(root.getAttribute('data-deadline'));
   var tokenExpires = Date.parse(root.getAttribute('data-token-expires') || '');
-  var awaiting = function () { return root.getAttribute('data-status') === 'awaiting-payment'; };
+  var awaitingStatus = root.getAttribute('data-awaiting') || 'awaiting-payment';
+  var awaiting = function () { return root.getAttribute('data-status') === awaitingStatus; };
   var showSettlement = function (txHash) {
     settlement.textContent = txHash ? '' : 'none yet';
     if (!txHash) return;
@@ -32,7 +33,7 @@ export const pageScript = `
   var events = new EventSource(location.pathname.replace(/\\/+$/, '') + '/events');
   events.addEventListener('status', function (event) {
     var next = JSON.parse(event.data);
-    if (!awaiting() && next.status === 'awaiting-payment') return location.reload();
+    if (!awaiting() && next.status === awaitingStatus) return location.reload();
     root.setAttribute('data-status', next.status);
     status.setAttribute('data-status', next.status);
     status.textContent = next.label;

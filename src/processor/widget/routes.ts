@@ -5,6 +5,7 @@
  * `/health` (`/ready` and `/metrics` are added by start-widget.ts). Charges are read from PostgreSQL through the db layer on every request: any number of widget
  * replicas serve the same pages.
  */
+import type { ServerResponse } from 'node:http'
 import QRCode from 'qrcode'
 import type { Hex } from 'viem'
 import { issueEphemeralToken } from '../checkout/index.js'
@@ -91,29 +92,40 @@ async function showPaymentPage(context: WidgetContext, { req, res, params: [id] 
 async function issuePaymentLink(context: WidgetContext, charge: ChargeRow): Promise<PaymentPageView['payment']> {
   const issued = issueEphemeralToken(charge.deadline)
   if (!(await showPaymentLink(context.db.pool, charge.id, issued.hash, issued.expiresAt, context.linkIntervalSeconds * 1000))) return undefined
-  const link = `${widgetUrlOf(context.publicUrl(), charge.id)}?t=${issued.token}`
+  return paymentLinkView(`${widgetUrlOf(context.publicUrl(), charge.id)}?t=${issued.token}`, issued.expiresAt)
+}
+
+/** A payment link with its QR code, as a page shows it (charges and refunds alike). */
+export async function paymentLinkView(link: string, tokenExpiresAt: Date): Promise<NonNullable<PaymentPageView['payment']>> {
   const modules = QRCode.create(link, QR).modules.size
-  return { link, qrDataUrl: await QRCode.toDataURL(link, QR), qrSize: (modules + 2 * QR.margin) * QR.scale, tokenExpiresAt: issued.expiresAt }
+  return { link, qrDataUrl: await QRCode.toDataURL(link, QR), qrSize: (modules + 2 * QR.margin) * QR.scale, tokenExpiresAt }
 }
 
 /** The charge's status now and after every change, each change once and in order. */
 async function streamStatus(context: WidgetContext, { res, params: [id] }: RouteRequest): Promise<void> {
   if (!(await findChargeById(context.db.pool, id!))) return sendProblem(res, 404, `no charge ${id}`)
+  streamLiveStatus(context, res, id!, async () => {
+    const charge = await findChargeById(context.db.pool, id!)
+    return charge && liveStatus(charge)
+  })
+}
+
+/** What `read` says of a charge or refund now and after every change announced for `id`, each change once and in order. */
+export function streamLiveStatus(context: WidgetContext, res: ServerResponse, id: string, read: () => Promise<object | undefined>): void {
   const stream = openEventStream(res)
   let sent = ''
   let queue = Promise.resolve()
   const push = () => {
     queue = queue
       .then(async () => {
-        const charge = await findChargeById(context.db.pool, id!)
-        const status = charge && liveStatus(charge)
+        const status = await read()
         if (!status || JSON.stringify(status) === sent) return
         sent = JSON.stringify(status)
         stream.send('status', status)
       })
-      .catch((error: Error) => context.log.warn('live status read failed', { chargeId: id, error: error.message }))
+      .catch((error: Error) => context.log.warn('live status read failed', { id, error: error.message }))
   }
   // Watch first, then read: a change between the two is sent, never missed.
-  stream.onClose(context.charges.watch(id!, push))
+  stream.onClose(context.charges.watch(id, push))
   push()
 }

@@ -12,7 +12,8 @@ import { serviceMetrics } from '../../platform/observability/index.js'
 import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
 import { linkRoutes } from './link-routes.js'
-import { widgetNotFound, widgetRoutes } from './routes.js'
+import { refundRoutes } from './refund-routes.js'
+import { widgetNotFound, widgetRoutes, type WidgetContext } from './routes.js'
 
 export type WidgetServices = ProcessorServices
 
@@ -32,7 +33,7 @@ export async function startWidget(options: WidgetOptions, { db, log, metrics = s
     throw error
   })
   let publicUrl = options.publicUrl ?? ''
-  const routes = widgetRoutes({
+  const context: WidgetContext = {
     db,
     log,
     charges,
@@ -41,12 +42,13 @@ export async function startWidget(options: WidgetOptions, { db, log, metrics = s
     explorerUrl: options.explorerUrl,
     publicUrl: () => publicUrl,
     linkIntervalSeconds: options.linkIntervalSeconds,
-  })
+  }
+  const routes = widgetRoutes(context)
   const ready = async () => {
     const chainError = terms.lastError()
     return (await databaseUnavailable(db.pool)) ?? (chainError && `the node at RPC_URL fails (${chainError.message.split('\n')[0]})`)
   }
-  routes.push(...linkRoutes({ db, terms, limits: options.paymentLinks }), ...operatorRoutes({ ready, metrics }))
+  routes.push(...refundRoutes(context), ...linkRoutes({ db, terms, limits: options.paymentLinks }), ...operatorRoutes({ ready, metrics }))
   const server = await serveRoutes({ host: options.host, port: options.port, portSetting: 'WIDGET_PORT', routes, notFound: widgetNotFound, metrics, log }).catch(async (error: unknown) => {
     terms.stop()
     await charges.close()
