@@ -9,10 +9,11 @@
  *   nothing. An address is its recipient buckets plus a walk of what it paid to others (payers pay
  *   rarely: there are no payer buckets).
  * - A payer, amount bounds, or two or more field filters: the matching settlements are walked, driven
- *   by the most selective index (exact counts from ordinals say which). The walk is bounded: a request
+ *   by the most selective index (exact counts from ordinals say which; with a token and amount bounds,
+ *   the token's amount index when its count for the bounds is smaller). The walk is bounded: a request
  *   whose walks would pass `STATS_MAX_WALK` candidates is refused before it starts (`statsWalkSize`).
  */
-import { decodeRecord, fieldHex, HOUR_SECONDS, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store } from '../store/index.js'
+import { amountRangePks, countAmountRange, decodeRecord, fieldHex, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, type StoredSettlement } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
@@ -105,14 +106,41 @@ function plan(store: Store, f: StatsFilter): Plan | undefined {
 }
 
 /** A walk's key range and the index that drives it (the most selective), with its exact candidate count. */
-function walkDriver(store: Store, w: Walk): { range: KeyRange; driver?: FieldFilter; rest: FieldFilter[]; candidates: number } | undefined {
+/** A walk's driver: a field index, the token's amount index (`byAmount`), or neither (every settlement in the range). */
+interface Driver {
+  range: KeyRange
+  driver?: FieldFilter
+  /** The token's settlements inside the amount bounds, in amount order (store/amounts.ts); its count covers all time. */
+  byAmount?: { token: Buffer; min: bigint; max: bigint }
+  rest: FieldFilter[]
+  candidates: number
+}
+
+function walkDriver(store: Store, w: Walk): Driver | undefined {
   const range = keyRange(store, w as EventsQuery)
   if (!range) return undefined
-  const counted = fieldFilters(w as EventsQuery).map((filter) => ({ filter, count: indexCount(store, filter, range) }))
+  const filters = fieldFilters(w as EventsQuery)
+  const counted = filters.map((filter) => ({ filter, count: indexCount(store, filter, range) }))
   counted.sort((a, b) => a.count - b.count)
   const [driver, ...rest] = counted
-  if (!driver) return { range, rest: [], candidates: settlementsIn(store, range) }
-  return { range, driver: driver.filter, rest: rest.map((r) => r.filter), candidates: driver.count }
+  const byField: Driver = driver ? { range, driver: driver.filter, rest: rest.map((r) => r.filter), candidates: driver.count } : { range, rest: [], candidates: settlementsIn(store, range) }
+  if (w.token === undefined || (w.minAmount === undefined && w.maxAmount === undefined)) return byField
+  const byAmount = { token: encodeHexKey(w.token), min: BigInt(w.minAmount ?? '0'), max: w.maxAmount === undefined ? MAX_AMOUNT : BigInt(w.maxAmount) }
+  const candidates = countAmountRange(store, byAmount.token, byAmount.min, byAmount.max)
+  if (candidates >= byField.candidates) return byField
+  return { range, byAmount, rest: filters.filter((f) => f.field !== 'token'), candidates }
+}
+
+/** The driver's settlements inside its key range. */
+function* walkSettlements(store: Store, d: Driver): Generator<StoredSettlement> {
+  if (d.driver) {
+    for (const value of indexWalk(store, d.driver, d.range, 'asc')) yield load(store, value)
+  } else if (d.byAmount) {
+    const { token, min, max } = d.byAmount
+    for (const pk of amountRangePks(store, token, min, max)) {
+      if (Buffer.compare(pk, d.range.low) >= 0 && Buffer.compare(pk, d.range.high) < 0) yield decodeRecord(pk, store.events.getBinaryFast(pk)!)
+    }
+  } else yield* primaryWalk(store, d.range, 'asc')
 }
 
 /** Settlements inside a key range, from the ordinals of the first and the last (two seeks). */
@@ -140,16 +168,11 @@ export function sumStats(store: Store, f: StatsFilter, sink: FiguresSink): void 
 function sumWalk(store: Store, w: Walk, sink: FiguresSink): void {
   const d = walkDriver(store, w)
   if (!d) return
-  const settlements = d.driver ? mapWalk(indexWalk(store, d.driver, d.range, 'asc'), (value) => load(store, value)) : primaryWalk(store, d.range, 'asc')
-  for (const s of settlements) {
+  for (const s of walkSettlements(store, d)) {
     if (!matchesAll(s, d.rest) || !amountInRange(s.amount, w)) continue
     if (w.notRecipient !== undefined && fieldHex(s, 'recipient') === w.notRecipient) continue
     sink(hourOf(s.timestamp), fieldHex(s, 'token'), 1, BigInt(s.amount), BigInt(s.fee))
   }
-}
-
-function* mapWalk<T, U>(items: Iterable<T>, map: (item: T) => U): Generator<U> {
-  for (const item of items) yield map(item)
 }
 
 /** Buckets of hours from..to of the request's family (`asBucketed`: no address here), one token or all. */
