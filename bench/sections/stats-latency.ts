@@ -50,6 +50,8 @@ function cases(chain: SyntheticChain, head: number): Case[] {
     stats('merchant + minAmount (walk)', { recipient: merchant, minAmount: '500000000', ...month }),
     stats('merchant + payer (walk)', { recipient: merchant, payer }),
     stats('merchant + acquirerId (walk)', { recipient: merchant, acquirerId: syntheticAcquirer(3) }),
+    // Amounts are uniform in 1..10^9 (bench/sections/amount-ranges.ts): 1 % of one token's settlements.
+    stats('token + amount range of 1 % (amount index walk)', { token: syntheticToken(0), minAmount: '500000000', maxAmount: '510000000' }),
     series('merchant, day series over a month', { interval: 'day', recipient: merchant, ...month }),
     series('merchant, hour series over a month (720 buckets)', { interval: 'hour', recipient: merchant, ...month }),
     series('no filter, hour series of 2,000 buckets', { interval: 'hour', fromTimestamp: month.fromTimestamp, toTimestamp: month.fromTimestamp + 2000 * HOUR - 1 }),
