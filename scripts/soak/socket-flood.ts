@@ -65,7 +65,9 @@ export function startSocketFlood(opts: SocketFloodOptions): { gateway: FloodStat
       response.resume()
       socket.terminate()
     })
+    let opened = false
     socket.on('open', () => {
+      opened = true
       stats.opened++
       onOpen(socket)
     })
@@ -82,8 +84,8 @@ export function startSocketFlood(opts: SocketFloodOptions): { gateway: FloodStat
     })
     socket.on('close', (code) => {
       sockets.delete(socket)
-      // The flood's own ending (terminate, 1006) is not counted.
-      if (!refused && !opts.signal.aborted) bump(stats.closes, String(code))
+      // Only connections that opened count (a refused connect is an error), and not the flood's own ending.
+      if (opened && !opts.signal.aborted) bump(stats.closes, String(code))
       setTimeout(() => hold(url, stats, onOpen), REOPEN_MS).unref()
     })
   }
