@@ -28,6 +28,7 @@ import { purchase } from './sections/purchase.js'
 import { queryLatency } from './sections/query-latency.js'
 import { amountRanges } from './sections/amount-ranges.js'
 import { statsLatency } from './sections/stats-latency.js'
+import { reports } from './sections/reports.js'
 
 const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Promise<SectionResult> }> = {
   ingest: { title: 'Ingest', run: ingest },
@@ -39,6 +40,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   purchase: { title: 'Purchase end to end (store → paid)', run: purchase },
   amounts: { title: 'Amount ranges and exports', run: amountRanges },
   stats: { title: 'Filtered statistics and time series', run: statsLatency },
+  reports: { title: 'Merchant CSV reports', run: reports },
 }
 
 const { values } = parseArgs({

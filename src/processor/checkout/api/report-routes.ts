@@ -3,8 +3,9 @@
  * `GET /reports/charges.csv` streams every charge the filters of `GET /api/v1/charges` match, newest
  * first, as CSV; `GET /reports/refunds.csv` every refund (filters: `refundStatus`, `from`, `to` on the
  * refund's creation, and the charge's `beneficiary`, `chargeId`, `orderId`). Memory stays constant whatever the count: the rows are read in keyset pages of
- * `REPORT_PAGE_ROWS` (the listing's own query, so the CSV is the API's pages laid end to end) and each page
- * is read only when the client has taken the previous one (a pull stream with a one-chunk buffer).
+ * `REPORT_PAGE_ROWS` (the listing's own query, so the CSV is the API's pages laid end to end), the next
+ * page while the current one is written, and no further until the client has taken it (a pull stream
+ * with a one-chunk buffer).
  * Bad filters are refused with a problem before anything is sent, and so is a database that fails on the
  * first page; a failure after the first page cuts the response short (no final chunk), which a client
  * sees as an incomplete transfer, never as a complete report.
@@ -123,13 +124,20 @@ export const reportRoutes: FastifyPluginAsync<ReportRoutesOptions> = async (api,
   })
 }
 
-/** The pages of a filtered listing, the first already read (so that its failure is still a problem answer). */
+/**
+ * The pages of a filtered listing, the first already read (so that its failure is still a problem
+ * answer). The next page is read while the current one is written: two pages in memory at most.
+ */
 async function keysetPages<T extends { seq: string }>(read: (beforeSeq?: string) => Promise<T[]>): Promise<AsyncGenerator<T[]>> {
   const first = await read()
   return (async function* () {
-    for (let page = first; ; page = await read(page.at(-1)!.seq)) {
+    for (let page = first; ; ) {
+      const next = page.length < REPORT_PAGE_ROWS ? undefined : read(page.at(-1)!.seq)
+      // A client that goes away stops the generator while `next` may still fail: that failure is nobody's to report.
+      next?.catch(() => {})
       if (page.length > 0) yield page
-      if (page.length < REPORT_PAGE_ROWS) return
+      if (!next) return
+      page = await next
     }
   })()
 }
