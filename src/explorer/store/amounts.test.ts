@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { syntheticSteps } from '../../../test/helpers/synthetic-settlements.js'
-import { amountBucket, amountRangePks, bucketStart, countAmountRange, MAX_AMOUNT } from './amounts.js'
+import { amountBucket, amountRangePks, amountsDb, bucketStart, countAmountRange, MAX_AMOUNT } from './amounts.js'
 import { commitBatch, type IndexingStep } from './commit-batch.js'
 import { decodePk, encodeHexKey } from './keys.js'
 import { openStore } from './open-store.js'
@@ -41,7 +41,9 @@ test('amount range totals and listings equal a count over the settlements, after
     const tokens = [...new Set(records.map((r) => r.token))]
     const bounds = [0n, 1n, 4n, 5n, 6n, 4096n, 10n ** 6n, 123_456_789n, 10n ** 9n, 2n * 10n ** 9n, 10n ** 18n, MAX_AMOUNT]
     for (const r of records.slice(0, 40)) bounds.push(r.amount, r.amount + 1n)
+    const classEntries = () => amountsDb(store).getCount({ start: Buffer.from([0x04]), end: Buffer.from([0x05]) })
     const check = () => {
+      assert.equal(classEntries(), records.length, 'one class entry per settlement')
       for (const token of tokens) {
         for (const min of bounds) {
           for (const max of bounds) {

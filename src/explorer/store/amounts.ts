@@ -22,6 +22,7 @@ import {
   decodeAmountCount,
   encodeAmountCount,
   encodeAmountCountKey,
+  encodeAmountClassKey,
   encodeAmountEntryKey,
   encodeBareHexKey,
   encodePk,
@@ -95,10 +96,17 @@ export function writeAmounts(store: Store, settlements: readonly StoredSettlemen
       tokens.set(hex, (token = { bytes, latin1: bytes.toString('latin1') }))
     }
     const amount = BigInt(s.amount)
-    const entry = encodeAmountEntryKey(token.bytes, amount, encodePk(s.blockNumber, s.logIndex))
-    if (sign > 0) db.putSync(entry, EMPTY)
-    else db.removeSync(entry)
+    const pk = encodePk(s.blockNumber, s.logIndex)
+    const entry = encodeAmountEntryKey(token.bytes, amount, pk)
     const bucket = amountBucket(amount)
+    const classEntry = encodeAmountClassKey(token.bytes, bucket >>> CLASS_SHIFT, pk)
+    if (sign > 0) {
+      db.putSync(entry, EMPTY)
+      db.putSync(classEntry, EMPTY)
+    } else {
+      db.removeSync(entry)
+      db.removeSync(classEntry)
+    }
     for (const level of LEVELS) {
       const key = amountCountKeyString(level, token.latin1, bucket >>> AMOUNT_LEVEL_SHIFTS[level])
       deltas.set(key, (deltas.get(key) ?? 0) + sign)
@@ -142,3 +150,48 @@ function sumBuckets(db: Database<Buffer, Buffer>, token: Uint8Array, from: numbe
 export function* amountRangePks(store: Store, token: Uint8Array, min: bigint, max: bigint): Generator<Buffer> {
   for (const key of amountsDb(store).getKeys({ start: amountEntryBound(token, min), end: amountEntryBound(token, max, true) })) yield amountEntryPk(key)
 }
+
+/** Amount classes are level-2 buckets: 64 per power of two. */
+const CLASS_SHIFT = AMOUNT_LEVEL_SHIFTS[2]
+
+export interface AmountClass {
+  amountClass: number
+  /** Settlements in it (all of the token's, block bounds aside). */
+  count: number
+  /** Whether every amount of the class lies inside the range (no candidate of it needs its amount checked). */
+  inside: boolean
+}
+
+/** The populated classes an amount range touches, at most `limit` of them (more: `undefined`). */
+export function amountClasses(store: Store, token: Uint8Array, min: bigint, max: bigint, limit: number): AmountClass[] | undefined {
+  const low = amountBucket(min) >>> CLASS_SHIFT
+  const high = amountBucket(max) >>> CLASS_SHIFT
+  const found: AmountClass[] = []
+  const range = { start: encodeAmountCountKey(2, token, low), end: encodeAmountCountKey(2, token, high + 1), limit: limit + 1 }
+  for (const { key, value } of amountsDb(store).getRange(range)) {
+    const amountClass = key.readUInt32BE(key.length - 4)
+    const first = bucketStart(amountClass << CLASS_SHIFT)
+    const last = bucketStart((amountClass + 1) << CLASS_SHIFT) - 1n
+    found.push({ amountClass, count: decodeAmountCount(value), inside: first >= min && last <= max })
+  }
+  return found.length > limit ? undefined : found
+}
+
+/** Primary keys of one class's settlements inside [low, high) of primary keys, in chain order. */
+export function* amountClassWalk(store: Store, token: Uint8Array, amountClass: number, low: Buffer, high: Buffer, order: 'asc' | 'desc'): Generator<Buffer> {
+  const db = amountsDb(store)
+  const from = encodeAmountClassKey(token, amountClass, low)
+  const to = encodeAmountClassKey(token, amountClass, high)
+  const pkAt = 1 + 20 + 4
+  // Copied out: a walk is merged with others, so its key outlives the next read.
+  if (order === 'asc') {
+    for (const key of db.getKeys({ start: from, end: to })) yield Buffer.from(key.subarray(pkAt))
+    return
+  }
+  // Reverse ranges start inclusive and `high` is exclusive: a key equal to it is skipped.
+  for (const key of db.getKeys({ start: to, reverse: true })) {
+    if (Buffer.compare(key, from) < 0) return
+    if (!key.equals(to)) yield Buffer.from(key.subarray(pkAt))
+  }
+}
+

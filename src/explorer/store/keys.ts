@@ -233,6 +233,10 @@ export function decodeBucketKey(key: Buffer): { hour: number; token: string } {
 //   bytes (1) then its big-endian bytes without leading zeros (zero: length 0), which sorts like the number
 //   and takes 5 bytes for amounts below 2^32 where a fixed 32 would take 32 (116 → ~90 B per settlement
 //   at 1M). A token's settlements in amount order: the settlements of an amount range are one range of keys.
+// - Class entry: 0x04 ‖ token (20) ‖ class (4, the level-2 bucket: bit length and 6 bits) ‖ primary
+//   key (10), empty value: a token's settlements of one amount class in chain order. A narrow range
+//   covers a few classes, whose merge gives its page in chain order after a few dozen candidates
+//   (store/amounts.ts `amountClassWalk`), where walking the token's index would read 21 / selectivity.
 // - Count: level (0x01..0x03) ‖ token (20) ‖ bucket >> shift (4, big-endian), value a count (6 bytes).
 //   A leaf bucket (level 3) is the amount's bit length (0..256) and the 12 bits after its leading one:
 //   4,096 buckets per power of two, each under 1/4,096 of its amounts apart. Levels 2 and 1 group 64
@@ -285,6 +289,18 @@ export function amountEntryBound(token: Uint8Array, amount: bigint, after = fals
 /** The primary key inside an entry key (a view). */
 export function amountEntryPk(key: Buffer): Buffer {
   return key.subarray(key.length - PK_BYTES)
+}
+
+export const AMOUNT_CLASS_TAG = 0x04
+
+/** Class entry key of a settlement, or with a bound's primary key a bound between them. */
+export function encodeAmountClassKey(token: Uint8Array, amountClass: number, pk: Uint8Array): Buffer {
+  const key = Buffer.allocUnsafe(1 + ADDRESS_BYTES + 4 + PK_BYTES)
+  key[0] = AMOUNT_CLASS_TAG
+  key.set(token, 1)
+  key.writeUInt32BE(amountClass, 1 + ADDRESS_BYTES)
+  key.set(pk, 1 + ADDRESS_BYTES + 4)
+  return key
 }
 
 /** Count key of a bucket at a level; `bucket` is the leaf bucket number shifted for that level. */

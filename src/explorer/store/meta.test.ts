@@ -44,5 +44,7 @@ test('settlements written with an older layout are refused, naming the directory
     assert.throws(() => claimLayout(store, dir), (error: Error) => /layout 2\b.*statistics buckets/.test(error.message) && !error.message.includes('self-payment'))
     await store.meta.put('layout', 3)
     assert.throws(() => claimLayout(store, dir), (error: Error) => /layout 3\b.*amount index/.test(error.message) && !error.message.includes('statistics buckets'))
+    await store.meta.put('layout', 4)
+    assert.throws(() => claimLayout(store, dir), (error: Error) => /layout 4\b.*amount classes/.test(error.message) && !error.message.includes('amount index'))
   })
 })
