@@ -8,6 +8,8 @@
  *   npm run bench -- --only=http,footprint     a subset of sections
  *   npm run bench -- --sizes=1000000           other store sizes (query and footprint run at each, HTTP at the first)
  *   npm run bench -- --append                  add this run's report to the end of the output file
+ *   npm run bench -- --only=peers              Ponder beside the explorer on the same data (installs Ponder into bench/peers/ponder on first use)
+ *   npm run bench -- --only=peers --peer-settlements=200000    the peers section on more settlements (default 100k)
  *
  * Generated stores are cached under .data/bench/ by size and seed; delete the folder to rebuild.
  */
@@ -27,6 +29,7 @@ import { ingest } from './sections/ingest.js'
 import { purchase } from './sections/purchase.js'
 import { queryLatency } from './sections/query-latency.js'
 import { amountRanges } from './sections/amount-ranges.js'
+import { peers } from './sections/peers.js'
 import { statsLatency } from './sections/stats-latency.js'
 import { reports } from './sections/reports.js'
 
@@ -39,6 +42,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   gateway: { title: 'Wallet gateway and submitter', run: gateway },
   purchase: { title: 'Purchase end to end (store → paid)', run: purchase },
   amounts: { title: 'Amount ranges and exports', run: amountRanges },
+  peers: { title: 'Side by side with Ponder', run: peers },
   stats: { title: 'Filtered statistics and time series', run: statsLatency },
   reports: { title: 'Merchant CSV reports', run: reports },
 }
@@ -51,6 +55,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     sizes: { type: 'string' },
     append: { type: 'boolean', default: false },
+    'peer-settlements': { type: 'string' },
   },
 })
 const quick = values.quick
@@ -67,6 +72,7 @@ const ctx: BenchContext = {
   chain: new SyntheticChain({ ...DEFAULT_SHAPE, seed: Number(values.seed) }),
   sizes: values.sizes ? values.sizes.split(',').map(Number) : quick ? [30_000] : [1_000_000, 10_000_000],
   profileDir,
+  peerSettlements: values['peer-settlements'] ? Number(values['peer-settlements']) : undefined,
   log: (line) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`),
 }
 

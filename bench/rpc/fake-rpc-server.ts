@@ -1,7 +1,10 @@
 /**
  * A JSON-RPC node on 127.0.0.1 serving a synthetic chain, so the real indexer can be measured
  * without anvil being the bottleneck. It answers what the explorer asks (eth_chainId,
- * eth_blockNumber, eth_getLogs, eth_getBlockByNumber, eth_call for symbol()/decimals()) and, like
+ * eth_blockNumber, eth_getLogs, eth_getBlockByNumber, eth_call for symbol()/decimals()) and what Ponder (the
+ * peers section) asks besides: blocks by hash, with their transactions (one per settlement, as Ponder
+ * checks each log against its block's transactions) and a zero logsBloom (which Ponder reads as "ask for
+ * the logs"), and eth_getLogs by blockHash. Like
  * public nodes, refuses an eth_getLogs range with more than `logCap` results, which exercises the
  * indexer's adaptive range. `bench_grow [blocksPerSecond]` makes the chain grow from now on (0 stops it)
  * and answers `{ head, at }`: block head + k appears at `at` + k / rate seconds (wall clock, ms).
@@ -11,6 +14,7 @@ import type { AddressInfo } from 'node:net'
 import { PERMITTED_TRANSFER_TOPIC } from '../../src/explorer/indexer/decode-settlement-log.js'
 import type { Hex } from '../../src/wire/settlement.js'
 import { SyntheticChain, tokenInfoOf } from '../data/synthetic-chain.js'
+import { logsBloom } from './logs-bloom.js'
 import { syntheticToken } from '../../test/helpers/synthetic-settlements.js'
 
 export interface FakeRpcOptions {
@@ -50,6 +54,10 @@ const hex = (n: number | bigint) => `0x${n.toString(16)}`
 const word = (value: string) => value.padStart(64, '0')
 const SYMBOL = '0x95d89b41'
 const DECIMALS = '0x313ce567'
+const ZERO_BLOOM = `0x${'0'.repeat(512)}`
+const ZERO_HASH = `0x${'0'.repeat(64)}`
+/** The inverse of blockHashOf (bench/data/synthetic-chain.ts); -1 for a hash it did not make. */
+const blockOfHash = (hash: unknown) => (typeof hash === 'string' && /^0xb1[0-9a-f]{62}$/i.test(hash) ? Number.parseInt(hash.slice(4), 16) : -1)
 
 export async function startFakeRpc(options: FakeRpcOptions): Promise<FakeRpc> {
   const { chain, contract, chainId, logCap = 10_000, logTimestamps = true } = options
@@ -82,6 +90,31 @@ export async function startFakeRpc(options: FakeRpcOptions): Promise<FakeRpc> {
     return `[${parts.join(',')}]`
   }
 
+  /**
+   * A block header; with `full` (only Ponder asks so), one legacy transaction per settlement (hash and index
+   * as its log carries them) and the block's real logsBloom, else a zero bloom (the explorer never reads it).
+   */
+  function blockJson(n: number, full: boolean): string {
+    const h = chain.header(n)
+    const records = full ? chain.records(n) : []
+    const transactions = records.map((r) => ({
+      hash: r.txHash,
+      transactionIndex: hex(r.logIndex),
+      blockNumber: hex(n),
+      blockHash: r.blockHash,
+      from: r.payer,
+      to: contract,
+      type: '0x0',
+      gas: '0x3d090',
+      gasPrice: '0x3b9aca00',
+      nonce: '0x0',
+      value: '0x0',
+      input: '0x',
+    }))
+    const bloom = full ? logsBloom(records.map((r) => ({ address: contract, topics: [PERMITTED_TRANSFER_TOPIC, r.domainSeparator, `0x${word(r.token.slice(2))}`, `0x${word(r.payer.slice(2))}`] }))) : ZERO_BLOOM
+    return JSON.stringify({ number: hex(n), hash: h.blockHash, parentHash: h.parentHash, timestamp: hex(h.timestamp), logsBloom: bloom, receiptsRoot: ZERO_HASH, transactions })
+  }
+
   function answer(req: Request): string {
     calls[req.method] = (calls[req.method] ?? 0) + 1
     const params = req.params ?? []
@@ -90,15 +123,22 @@ export async function startFakeRpc(options: FakeRpcOptions): Promise<FakeRpc> {
         return `"${hex(chainId)}"`
       case 'eth_blockNumber':
         return `"${hex(head())}"`
-      case 'eth_getBlockByNumber': {
-        const n = blockParam(params[0])
-        if (n > head()) return 'null'
-        const h = chain.header(n)
-        return JSON.stringify({ number: hex(n), hash: h.blockHash, parentHash: h.parentHash, timestamp: hex(h.timestamp), transactions: [] })
+      case 'eth_getBlockByNumber':
+      case 'eth_getBlockByHash': {
+        const n = req.method === 'eth_getBlockByHash' ? blockOfHash(params[0]) : blockParam(params[0])
+        return n < 0 || n > head() ? 'null' : blockJson(n, params[1] === true)
       }
       case 'eth_getLogs': {
-        const filter = (params[0] ?? {}) as { address?: string; topics?: (string | null)[]; fromBlock?: string; toBlock?: string }
-        if (filter.address?.toLowerCase() !== contract || filter.topics?.[0]?.toLowerCase() !== PERMITTED_TRANSFER_TOPIC) return '[]'
+        const filter = (params[0] ?? {}) as { address?: string | string[]; topics?: (string | string[] | null)[]; fromBlock?: string; toBlock?: string; blockHash?: string }
+        if (filter.blockHash !== undefined) {
+          const n = blockOfHash(filter.blockHash)
+          if (n < 0 || n > head()) throw new RpcError(-32000, `unknown block ${filter.blockHash}`)
+          filter.fromBlock = filter.toBlock = hex(n)
+        }
+        // An absent address or topic matches any (Ponder asks a block's logs by its hash alone); all logs here are the contract's.
+        const addresses = [filter.address ?? contract].flat().map((a) => a.toLowerCase())
+        const topic0 = [filter.topics?.[0] ?? PERMITTED_TRANSFER_TOPIC].flat().map((t) => t.toLowerCase())
+        if (!addresses.includes(contract) || !topic0.includes(PERMITTED_TRANSFER_TOPIC)) return '[]'
         const from = blockParam(filter.fromBlock)
         const to = Math.min(blockParam(filter.toBlock), head())
         return from > to ? '[]' : logsJson(from, to)

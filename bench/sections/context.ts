@@ -7,6 +7,8 @@ export interface BenchContext {
   /** Settlement counts of the stores that query, HTTP and footprint sections run against. */
   sizes: number[]
   profileDir: string
+  /** Settlements the peers section indexes (`--peer-settlements`); its default when absent. */
+  peerSettlements?: number
   log(line: string): void
 }
 

@@ -6,7 +6,7 @@
  * them. Beside it, `commitBatch` alone on the same machine in the same run (encoding included), and
  * the commit of batches encoded beforehand: the main thread's own share of the bound.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { commitBatch, commitEncoded } from '../../src/explorer/store/commit-batch.js'
@@ -15,17 +15,12 @@ import { openStore } from '../../src/explorer/store/open-store.js'
 import { BENCH_DIR } from '../data/bench-store.js'
 import { fmt, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
+import { cpuSeconds } from '../lib/proc.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { profiled, rssOf, startExplorerChild, startRpc } from './services.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** User + system CPU seconds of a process so far (Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 async function backfill(ctx: BenchContext, settlements: number, profileDir?: string) {
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements })
