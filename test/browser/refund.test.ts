@@ -4,7 +4,7 @@
  * refund's payment link, the wallet gateway and the submitter; the open order page turns "Refunded"
  * without a reload once the store has verified `refund.settled`. And a refund made over the merchant API
  * is paid from its page's payment link by the wallet command (`--merchant 0`), as a charge link is, the
- * refund page following it live.
+ * refund page following it live and the order turning "Partly refunded".
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -110,7 +110,8 @@ describe('refunds in the browser', () => {
     assert.equal(await page.$eval('#status', (e) => e.textContent), 'Refunded')
     assert.equal(await page.$eval('#settlement a', (a) => a.textContent), txHash)
     assert.equal(await wasReloaded(page), false)
-    await waitForStatus(orderPage, '#order-status', 'refunded')
+    await waitForStatus(orderPage, '#order-status', 'partly-refunded')
+    assert.equal(await orderPage.$eval('#order-status', (e) => e.textContent), 'Partly refunded')
     assert.equal(await wasReloaded(orderPage), false)
     const charge = await waitFor('the partial refund on the charge', async () => {
       const body = (await asMerchant('GET', `/api/v1/charges/${chargeId}`)).body as ChargeJson

@@ -34,6 +34,7 @@ function bookWithOrder(): { book: OrderBook; order: Order } {
     createdAt: new Date(),
     chargeCreationMs: 1,
     webhooks: [],
+    settledRefunds: new Map(),
   }
   book.add(order)
   return { book, order }
@@ -61,6 +62,29 @@ test('confirming, then settled: the order is paid with its settlement, each even
   assert.equal(order.settlementTx, txHash)
   assert.ok(order.paidAt)
   assert.deepEqual(order.webhooks.map((w) => w.type), ['charge.confirming', 'charge.settled'])
+})
+
+test('refunds: partly refunded, then refunded once settled refunds reach the amount; a reverted refund counts no more', () => {
+  const { book, order } = bookWithOrder()
+  const secrets = secretsOf(newMaster)
+  const refundEvent = (type: string, refundId: string, amount: string) => {
+    const settlement = type === 'refund.settled' || type === 'refund.confirming' ? { txHash: `0x${refundId.slice(-1).repeat(64)}` } : null
+    const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: { id: refundId, orderId: order.id, amount, status: type.slice(7), settlement } })
+    const headers = webhookHeaders({ id: `msg_${type}_${refundId}`, merchantId, body, secrets: [newMaster] }) as Record<string, string>
+    assert.equal(receiveWebhook(book, secrets, headers, Buffer.from(body), log).status, 204, `${type} ${refundId}`)
+    return order.status
+  }
+  order.status = 'paid'
+  order.settlementTx = txHash
+  assert.equal(refundEvent('refund.created', 're_1', '2000000'), 'paid')
+  assert.equal(refundEvent('refund.confirming', 're_1', '2000000'), 'refunding')
+  assert.equal(refundEvent('refund.settled', 're_1', '2000000'), 'partly-refunded')
+  assert.equal(order.refundTx, `0x${'1'.repeat(64)}`)
+  assert.equal(order.settlementTx, txHash, "a refund's settlement is not the order's")
+  assert.equal(refundEvent('refund.expired', 're_2', '10000000'), 'partly-refunded')
+  assert.equal(refundEvent('refund.settled', 're_3', '10000000'), 'refunded')
+  assert.equal(refundEvent('refund.reverted', 're_3', '10000000'), 'partly-refunded')
+  assert.equal(refundEvent('refund.reverted', 're_1', '2000000'), 'paid')
 })
 
 test('expired, canceled and reverted move the order; a late payment leaves it', () => {

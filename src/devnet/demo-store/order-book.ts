@@ -6,7 +6,7 @@ import { createWatchers } from '../../platform/html/index.js'
 import type { Product } from './catalog.js'
 import type { ChargeRequest } from './merchant-api.js'
 
-export type OrderStatus = 'awaiting-payment' | 'confirming' | 'paid' | 'refunding' | 'refunded' | 'expired' | 'canceled'
+export type OrderStatus = 'awaiting-payment' | 'confirming' | 'paid' | 'refunding' | 'partly-refunded' | 'refunded' | 'expired' | 'canceled'
 
 export interface ReceivedWebhook {
   /** `webhook-id`: the same on every retry of one event. */
@@ -43,8 +43,10 @@ export interface Order {
   demoWallet?: DemoWalletPayment
   /** The merchant's wallet paying the order's refund (the Refund button). */
   refund?: DemoWalletPayment
-  /** The refund's settlement. */
+  /** The latest refund's settlement. */
   refundTx?: string
+  /** Settled refunds by refund id, in token units: what the order's status counts. */
+  settledRefunds: Map<string, bigint>
 }
 
 export interface OrderBook {

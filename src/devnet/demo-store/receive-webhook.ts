@@ -7,7 +7,7 @@
 import type { ChargeJson, RefundJson } from '../../processor/charges/index.js'
 import { verifyWebhook, type WebhookRequestHeaders } from '../../processor/webhooks/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import type { OrderBook, OrderStatus } from './order-book.js'
+import type { Order, OrderBook, OrderStatus } from './order-book.js'
 
 export interface WebhookAnswer {
   status: number
@@ -25,12 +25,21 @@ const statusAfter: Record<string, OrderStatus | undefined> = {
   'charge.expired': 'expired',
   'charge.canceled': 'canceled',
   'charge.reverted': 'awaiting-payment',
-  // A refund's events (data: the refund, its orderId the charge's): the order follows its refund.
   'refund.confirming': 'refunding',
-  'refund.settled': 'refunded',
-  'refund.reverted': 'paid',
-  'refund.expired': 'paid',
-  'refund.canceled': 'paid',
+}
+
+/**
+ * After a refund's event (data: the refund; its orderId is the charge's): the order's settled refunds
+ * decide, refunded once they add up to the order's amount, partly refunded before (a reorg's
+ * `refund.reverted` takes one out again).
+ */
+function afterRefund(order: Order, event: ChargeEvent): OrderStatus {
+  const refund = event.data as RefundJson
+  if (event.type === 'refund.settled') order.settledRefunds.set(refund.id, BigInt(refund.amount))
+  if (event.type === 'refund.reverted') order.settledRefunds.delete(refund.id)
+  if (event.type === 'refund.confirming') return 'refunding'
+  const refunded = [...order.settledRefunds.values()].reduce((sum, amount) => sum + amount, 0n)
+  return refunded === 0n ? 'paid' : refunded >= BigInt(order.amount) ? 'refunded' : 'partly-refunded'
 }
 
 export function receiveWebhook(book: OrderBook, secrets: string[], headers: WebhookRequestHeaders & Record<string, string | string[] | undefined>, body: Buffer, log: Logger): WebhookAnswer {
@@ -47,7 +56,7 @@ export function receiveWebhook(book: OrderBook, secrets: string[], headers: Webh
   if (order.webhooks.some((received) => received.id === id)) return { status: 200, detail: 'already applied' }
   book.update(order.id, (o) => {
     o.webhooks.push({ id, type: event.type, receivedAt: new Date() })
-    o.status = statusAfter[event.type] ?? o.status
+    o.status = event.type.startsWith('refund.') ? afterRefund(o, event) : (statusAfter[event.type] ?? o.status)
     if (event.type.startsWith('refund.')) o.refundTx = event.type === 'refund.reverted' ? undefined : (event.data.settlement?.txHash ?? o.refundTx)
     else o.settlementTx = event.data.settlement?.txHash ?? o.settlementTx
     if (event.type === 'charge.settled') o.paidAt = new Date()

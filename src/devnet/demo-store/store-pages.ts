@@ -38,6 +38,7 @@ const labels: Record<OrderStatus, string> = {
   confirming: 'Payment received, confirming',
   paid: 'Paid',
   refunding: 'Refund sent, confirming',
+  'partly-refunded': 'Partly refunded',
   refunded: 'Refunded',
   expired: 'Expired',
   canceled: 'Canceled',

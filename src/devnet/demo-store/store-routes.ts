@@ -123,6 +123,7 @@ async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<v
     createdAt: new Date(),
     chargeCreationMs: performance.now() - started,
     webhooks: [],
+    settledRefunds: new Map(),
   })
   context.log.info('order placed', { orderId: id, chargeId: charge.id })
   redirect(res, charge.widgetUrl)
