@@ -125,4 +125,29 @@ describe('refunds in the browser', () => {
     await page.close()
     await orderPage.close()
   })
+
+  it('a refund page and session refuse as a charge’s: 401 without a usable token, 404 unknown, 410 once canceled', async () => {
+    const { page: orderPage, chargeId } = await paidOrder('Ceramic mug')
+    await orderPage.close()
+    const refund = (await asMerchant('POST', `/api/v1/charges/${chargeId}/refunds`, { amount: '500000' })).body as RefundJson
+    const session = (id: string, token?: string) => fetch(`${world.widget.publicUrl}/r/${id}/api/session`, token ? { headers: { authorization: `Bearer ${token}` } } : {})
+    const problem = async (response: Response) => [response.status, response.headers.get('content-type')?.split(';')[0], response.headers.get('access-control-allow-origin')]
+    assert.deepEqual(await problem(await session(refund.id)), [401, 'application/problem+json', '*'])
+    assert.deepEqual(await problem(await session(refund.id, 'et_nope')), [401, 'application/problem+json', '*'])
+    const used = await session(refund.id, refund.ephemeralToken!)
+    assert.equal(used.status, 200)
+    assert.deepEqual(
+      Object.fromEntries(Object.entries((await used.json()) as Record<string, unknown>).filter(([key]) => ['beneficiary', 'principal', 'orderReference', 'acquirerId'].includes(key))),
+      { beneficiary: refund.recipient, principal: '500000', orderReference: refund.orderReference, acquirerId: refund.acquirerId },
+    )
+    assert.equal((await session(refund.id, refund.ephemeralToken!)).status, 401, 'single use')
+    const unknown = `re_${'0'.repeat(24)}`
+    assert.deepEqual(await problem(await session(unknown, 'et_x')), [404, 'application/problem+json', '*'])
+    assert.equal((await fetch(`${world.widget.publicUrl}/r/${unknown}`)).status, 404)
+    assert.equal((await asMerchant('POST', `/api/v1/refunds/${refund.id}/cancel`)).status, 200)
+    const closed = await fetch(refund.widgetUrl)
+    assert.equal(closed.status, 410)
+    assert.match(await closed.text(), /This refund request is canceled: it can no longer be paid/)
+    assert.equal((await session(refund.id, 'et_x')).status, 410)
+  })
 })
