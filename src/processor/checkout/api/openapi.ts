@@ -181,7 +181,10 @@ export function checkoutOpenApi() {
             '413': responseRef('PayloadTooLarge'),
             '415': responseRef('UnsupportedMediaType'),
             '422': problem('This Idempotency-Key was used with another body (`param`: `Idempotency-Key`).'),
-            '503': problem('The chain node did not answer the fee lookup: nothing was stored; send the same request again later.'),
+            '503': {
+              ...problem('The chain node did not answer the fee lookup: nothing was stored; send the same request again after `Retry-After` seconds.'),
+              headers: { 'Retry-After': { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } } },
+            },
           },
         ),
         get: operation(
