@@ -5,7 +5,7 @@
  * `ensurePonder` installs it on first use (`npm ci` in that folder); after that the section runs offline.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { createWriteStream, existsSync, readFileSync } from 'node:fs'
+import { createWriteStream, existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { cpuSeconds } from '../lib/proc.js'
@@ -25,8 +25,9 @@ const installedVersion = () => (JSON.parse(readFileSync(`${PONDER_DIR}node_modul
 
 /** Installs the peer when its node_modules is missing or older than its lock file; answers the versions. */
 export function ensurePonder(log: (line: string) => void): PonderInstall {
+  // npm writes node_modules/.package-lock.json at each install: older than the lock file means the lock changed since.
   const marker = `${PONDER_DIR}node_modules/.package-lock.json`
-  const current = existsSync(marker) && existsSync(NODE22) && existsSync(PONDER_BIN) && readFileSync(marker, 'utf8').length > 0
+  const current = existsSync(marker) && existsSync(NODE22) && existsSync(PONDER_BIN) && statSync(marker).mtimeMs >= statSync(`${PONDER_DIR}package-lock.json`).mtimeMs
   let setupSeconds: number | undefined
   if (!current) {
     log('peers: installing Ponder into bench/peers/ponder (npm ci, first use only)')
