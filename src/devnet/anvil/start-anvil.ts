@@ -14,6 +14,8 @@ export interface StartAnvilOptions {
   chainId?: number
   /** Seconds between blocks; omitted = automine (a block per transaction). */
   blockTime?: number
+  /** Unix seconds of the genesis block; the chain's clock then runs on from it (default: now). */
+  timestamp?: number
   /** Block gas limit; the default leaves room for thousands of settlements per block. */
   gasLimit?: bigint
   /** Hide anvil's own output (default true); its last lines are still reported if it fails to start. */
@@ -38,6 +40,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
     '--gas-limit', String(opts.gasLimit ?? 1_000_000_000n),
   ]
   if (opts.blockTime !== undefined) args.push('--block-time', String(opts.blockTime))
+  if (opts.timestamp !== undefined) args.push('--timestamp', String(opts.timestamp))
 
   const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''

@@ -3,3 +3,4 @@
  */
 export * from './start-devnet.js'
 export * from './deployment-file.js'
+export * from './deploy-devnet.js'
