@@ -45,9 +45,9 @@ async function openFilters(hash: string): Promise<Page> {
   return page
 }
 
-/** The chart's bars: their bucket start and settlements, and whether each says its figures. */
+/** The chart's bars: their bucket start, settlements and the figures each says (its title). */
 const bars = (page: Page) =>
-  page.$$eval('.series-chart rect', (rects) => rects.map((r) => ({ start: Number(r.getAttribute('data-start')), settlements: Number(r.getAttribute('data-settlements')), titled: (r.querySelector('title')?.textContent ?? '').includes('UTC') })))
+  page.$$eval('.series-chart rect', (rects) => rects.map((r) => ({ start: Number(r.getAttribute('data-start')), settlements: Number(r.getAttribute('data-settlements')), title: r.querySelector('title')?.textContent ?? '' })))
 
 /** Settlements per token address as the totals table shows them. */
 const shownTotals = (page: Page) =>
@@ -61,7 +61,8 @@ function perToken(matching: Settlement[]): Record<string, number> {
 
 function checkBars(got: Awaited<ReturnType<typeof bars>>, matching: Settlement[], seconds: number): void {
   assert.ok(got.every((b, i) => b.start % seconds === 0 && (i === 0 || b.start === got[i - 1]!.start + seconds)), 'aligned, ascending, no gap')
-  assert.ok(got.every((b) => b.titled), 'every bar says its figures')
+  assert.ok(got.every((b) => b.title.includes('UTC')), 'every bar says its figures')
+  for (const b of got.filter((b) => b.settlements > 0)) assert.match(b.title, /\(\d[\d,]*\.\d{2,} [A-Z]+(, \d[\d,]*\.\d{2,} [A-Z]+)?\)$/, 'volumes in token units')
   for (const b of got) assert.equal(b.settlements, matching.filter((e) => Math.floor(e.timestamp / seconds) * seconds === b.start).length, `bucket ${b.start}`)
   assert.equal(got.reduce((n, b) => n + b.settlements, 0), matching.length)
 }

@@ -7,6 +7,7 @@
 import type { SeriesBucket, StatsSeries } from '../../../../wire/index.js'
 import { el } from './dom.js'
 import { filteredStats, statsSeries } from './explorer-api.js'
+import { amountText } from './format.js'
 import { totalsTable } from './token-totals.js'
 
 const SVG = 'http://www.w3.org/2000/svg'
@@ -42,14 +43,30 @@ const svg = <K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<st
   return element
 }
 
-function bucketText(b: SeriesBucket, interval: StatsSeries['interval']): string {
-  const when = new Date(b.start * 1000).toISOString().slice(0, interval === 'day' ? 10 : 13).replace('T', ' ')
-  const volume = Object.entries(b.volume).map(([symbol, units]) => `${units} ${symbol}`).join(', ')
-  return `${when}${interval === 'hour' ? ':00' : ''} UTC: ${b.settlements} settlement${b.settlements === 1 ? '' : 's'}${volume ? ` (${volume}, smallest units)` : ''}`
+/** Decimals per symbol, from the totals (the series names tokens by symbol only). */
+export type SymbolDecimals = Record<string, number>
+
+const bucketStart = (b: SeriesBucket, interval: StatsSeries['interval']) =>
+  `${new Date(b.start * 1000).toISOString().slice(0, interval === 'day' ? 10 : 13).replace('T', ' ')}${interval === 'hour' ? ':00' : ''}`
+
+function bucketText(b: SeriesBucket, interval: StatsSeries['interval'], decimals: SymbolDecimals): string {
+  const volume = Object.entries(b.volume)
+    .map(([symbol, units]) => (decimals[symbol] === undefined ? `${units} ${symbol} (smallest units)` : amountText(units, { tokenSymbol: symbol, tokenDecimals: decimals[symbol] })))
+    .join(', ')
+  return `${bucketStart(b, interval)} UTC: ${b.settlements} settlement${b.settlements === 1 ? '' : 's'}${volume ? ` (${volume})` : ''}`
+}
+
+/** What the chart shows, in words under it: the unit, the range and the tallest bar (the bars have no axis). */
+function chartCaption(series: StatsSeries): string {
+  const first = series.buckets[0]
+  const last = series.buckets.at(-1)
+  const most = Math.max(0, ...series.buckets.map((b) => b.settlements))
+  const range = first && last ? `, ${bucketStart(first, series.interval)} to ${bucketStart(last, series.interval)}` : ''
+  return `Settlements per UTC ${series.interval}${range} (${series.buckets.length} ${series.interval}s); the tallest bar is ${most.toLocaleString('en-US')}`
 }
 
 /** Bars of settlements per bucket, scaled to the largest; a bar per bucket, empty ones at zero height. */
-export function seriesChart(series: StatsSeries): SVGSVGElement {
+export function seriesChart(series: StatsSeries, decimals: SymbolDecimals = {}): SVGSVGElement {
   const width = 600
   const height = 120
   const most = Math.max(1, ...series.buckets.map((b) => b.settlements))
@@ -57,12 +74,12 @@ export function seriesChart(series: StatsSeries): SVGSVGElement {
   const first = series.buckets[0]
   const last = series.buckets.at(-1)
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'series-chart', role: 'img', preserveAspectRatio: 'none' })
-  chart.setAttribute('aria-label', `Settlements per ${series.interval}${first && last ? `, ${bucketText(first, series.interval).split(':')[0]} to ${bucketText(last, series.interval).split(':')[0]}` : ''}; most in one ${series.interval}: ${most}`)
+  chart.setAttribute('aria-label', `Settlements per ${series.interval}${first && last ? `, ${bucketStart(first, series.interval)} to ${bucketStart(last, series.interval)}` : ''}; most in one ${series.interval}: ${most}`)
   series.buckets.forEach((b, i) => {
     const h = (b.settlements / most) * (height - 4)
     const bar = svg('rect', { x: i * step + step * 0.1, y: height - h, width: Math.max(step * 0.8, 0.5), height: h, 'data-start': b.start, 'data-settlements': b.settlements })
     const title = svg('title', {})
-    title.textContent = bucketText(b, series.interval)
+    title.textContent = bucketText(b, series.interval, decimals)
     bar.append(title)
     chart.append(bar)
   })
@@ -75,15 +92,19 @@ export function filterStats(events: URLSearchParams, gone: () => boolean): HTMLE
   const chart = el('figure', { class: 'series' })
   const section = el('section', { class: 'filter-stats', 'aria-label': 'Totals for these filters' }, el('h2', {}, 'Totals for these filters'), totals, chart)
   const query = statsQuery(events)
-  filteredStats(query).then(
+  const figures = filteredStats(query)
+  figures.then(
     (figures) => !gone() && totals.replaceChildren(totalsTable(figures)),
     (error: Error) => !gone() && totals.replaceChildren(error.message),
   )
-  statsSeries(seriesQuery(query)).then(
-    (series) => {
+  const decimals = figures.then(
+    (figures) => Object.fromEntries(Object.values(figures.byToken).map((t) => [t.symbol, t.decimals])),
+    () => ({}),
+  )
+  Promise.all([statsSeries(seriesQuery(query)), decimals]).then(
+    ([series, decimals]) => {
       if (gone()) return
-      const caption = el('figcaption', {}, `Settlements per UTC ${series.interval}, ${series.buckets.length} ${series.interval}s`)
-      chart.replaceChildren(seriesChart(series), caption)
+      chart.replaceChildren(seriesChart(series, decimals), el('figcaption', {}, chartCaption(series)))
     },
     (error: Error) => !gone() && chart.replaceChildren(error.message),
   )
