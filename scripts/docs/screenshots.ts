@@ -110,10 +110,10 @@ async function overflow(page: Page): Promise<string | undefined> {
   return scrollWidth > innerWidth ? `scrollWidth ${scrollWidth} > ${innerWidth}` : undefined
 }
 
-/** The first screen (no more than the page's height), or the element to crop to with a margin around it. */
+/** The first screen (no lower than the end of `<main>`), or the element to crop to with a margin around it. */
 async function picture(page: Page, shot: Shot): Promise<Uint8Array> {
   if (!shot.crop) {
-    const { width, height } = await page.evaluate(() => ({ width: window.innerWidth, height: Math.min(window.innerHeight, document.documentElement.scrollHeight) }))
+    const { width, height } = await page.evaluate(() => ({ width: window.innerWidth, height: Math.min(window.innerHeight, Math.ceil(document.querySelector('main')!.getBoundingClientRect().bottom)) }))
     return page.screenshot({ type: 'png', clip: { x: 0, y: 0, width, height } })
   }
   const box = await page.$eval(shot.crop, (element) => {
