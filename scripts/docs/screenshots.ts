@@ -132,7 +132,10 @@ async function main(): Promise<void> {
   const chain: LocalChain = { rpcUrl: anvil.rpcUrl, deployment, stop: anvil.stop }
   const settled = await makeHistory(chain)
   const dataDir = mkdtempSync(join(tmpdir(), 'explorer-screenshots-'))
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true })
+  cleanups.push(async () => removeDataDir())
+  // puppeteer ends the process on Ctrl-C without waiting for the cleanups; anvil has its own exit hook.
+  process.once('exit', removeDataDir)
   const explorer = await startExplorer(
     explorerOptionsFromEnv({
       CHAIN_ID: String(deployment.chainId),
@@ -194,6 +197,7 @@ async function stopAll(): Promise<void> {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error: Error) => console.error(`stopping: ${error.message}`))
 }
 
+process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)))
 try {
   await main()
 } catch (error) {
