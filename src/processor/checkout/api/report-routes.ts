@@ -87,7 +87,7 @@ export const refundColumns: readonly CsvColumn<RefundLine>[] = [
   ['confirmations', (r) => r.settlement?.confirmations],
 ]
 
-interface RefundReportQuery {
+export interface RefundReportQuery {
   refundStatus?: RefundStatus
   from?: string
   to?: string
