@@ -228,6 +228,10 @@ describe('search', () => {
     const asPayer = (await explorer.get(`/events?payer=${address}&limit=1`)).body.total
     const asRecipient = (await explorer.get(`/events?recipient=${address}&limit=1`)).body.total
     await waitFor('the totals', () => page.$eval('#view .totals', (p, want: string) => p.textContent === want || undefined, `${body.total} settlement${body.total === 1 ? '' : 's'}: ${asPayer} as payer, ${asRecipient} as recipient`))
+    const { byToken } = (await explorer.get(`/stats?address=${address}`)).body as Stats
+    await page.waitForSelector('#view .filter-stats .series-chart')
+    const perToken = await page.$$eval('#view .filter-stats tr[data-token]', (rows) => rows.map((row) => [row.getAttribute('data-token'), (row as HTMLTableRowElement).cells[1]!.textContent, (row as HTMLTableRowElement).cells[2]!.textContent]))
+    assert.deepEqual(perToken, Object.entries(byToken).map(([token, t]) => [token, t.settlements.toLocaleString('en-US'), `${displayAmount(t.volume, t.decimals)} ${t.symbol}`]))
     await screenshot(page, 'explorer-3-address')
   })
 

@@ -1,9 +1,11 @@
 /**
  * An address's settlements as payer or recipient (the `address` filter), newest first with older pages
- * on demand, live while open (follow-newest.ts), and its totals: exact counts from the explorer's `total`.
+ * on demand, live while open (follow-newest.ts), and its totals: exact counts from the explorer's `total`,
+ * and below the table its figures per token and settlements per day (filter-stats.ts, `address` filter).
  */
 import { el } from './dom.js'
 import { eventsPage } from './explorer-api.js'
+import { filterStats } from './filter-stats.js'
 import { followNewest } from './follow-newest.js'
 import { LiveTable } from './live-table.js'
 import { settlementTable } from './settlement-row.js'
@@ -17,7 +19,8 @@ export function addressView(root: HTMLElement, address: string): () => void {
   const totals = el('p', { class: 'totals', 'aria-live': 'polite' }, 'Counting…')
   const older = el('button', { type: 'button', class: 'secondary', hidden: '' }, 'Older settlements')
   const live = new LiveTable(body, KEPT_ROWS)
-  root.append(el('h1', {}, 'Address ', el('span', { class: 'mono heading-hex' }, address)), totals, el('div', { class: 'bar' }, status), el('div', { class: 'table-wrap' }, table), older)
+  let gone = false
+  root.append(el('h1', {}, 'Address ', el('span', { class: 'mono heading-hex' }, address)), totals, el('div', { class: 'bar' }, status), el('div', { class: 'table-wrap' }, table), older, filterStats(new URLSearchParams({ address }), () => gone, 'Totals of this address'))
 
   const fail = (error: Error) => (status.textContent = error.message)
   let cursor: string | null = null
@@ -53,6 +56,7 @@ export function addressView(root: HTMLElement, address: string): () => void {
     changed: recount,
   })
   return () => {
+    gone = true
     clearTimeout(recounting)
     stop()
   }

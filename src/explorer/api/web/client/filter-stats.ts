@@ -87,10 +87,10 @@ export function seriesChart(series: StatsSeries, decimals: SymbolDecimals = {}):
 }
 
 /** The section; `gone()` says the view was left, so late answers are dropped. */
-export function filterStats(events: URLSearchParams, gone: () => boolean): HTMLElement {
+export function filterStats(events: URLSearchParams, gone: () => boolean, heading = 'Totals for these filters'): HTMLElement {
   const totals = el('div', { class: 'table-wrap' }, 'Loading totals…')
   const chart = el('figure', { class: 'series' })
-  const section = el('section', { class: 'filter-stats', 'aria-label': 'Totals for these filters' }, el('h2', {}, 'Totals for these filters'), totals, chart)
+  const section = el('section', { class: 'filter-stats', 'aria-label': heading }, el('h2', {}, heading), totals, chart)
   const query = statsQuery(events)
   const figures = filteredStats(query)
   figures.then(
