@@ -167,7 +167,7 @@ async function main(): Promise<void> {
   const { address } = counted.sort((a, b) => b.total - a.total)[0]!
   const shots: Shot[] = [
     { name: 'feed', hash: '', ready: ['#view tbody tr', '#view .totals-table tr[data-token]'], act: (page) => reorgOne(chain, page) },
-    { name: 'address', hash: `#/address/${address}`, ready: ['#view[data-view="address"] tbody tr', '#view .totals'] },
+    { name: 'address', hash: `#/address/${address}`, ready: ['#view[data-view="address"] tbody tr', '#view .totals', '#view .filter-stats tr[data-token]', '#view .series-chart rect'] },
     { name: 'stats', hash: '#/events', ready: ['.filter-stats tr[data-token]', '.series-chart rect'], crop: '.filter-stats' },
   ]
 
