@@ -8,20 +8,20 @@
  */
 import { demoMerchantAccount, payAsDemoPayer } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import type { MerchantApi } from './merchant-api.js'
+import type { MerchantClient } from '../../processor/merchant-client/index.js'
 import type { OrderBook } from './order-book.js'
 
 /** Devnet recipient 0: the store's beneficiary on the devnet (config/demo-store-options.ts). */
 const STORE_MERCHANT_WALLET = 0
 
-export function demoRefunds(params: { api: MerchantApi; book: OrderBook; rpcUrl: string; dataServiceUrl: string; log: Logger }): (orderId: string) => void {
+export function demoRefunds(params: { api: MerchantClient; book: OrderBook; rpcUrl: string; dataServiceUrl: string; log: Logger }): (orderId: string) => void {
   const { api, book, log } = params
   let queue = Promise.resolve()
   const setState = (orderId: string, state: 'paying' | 'mined' | 'failed', detail: string) => book.update(orderId, (o) => (o.refund = { state, detail }))
 
   const refund = async (orderId: string) => {
     const order = book.get(orderId)!
-    const created = await api.createRefund(order.chargeId, { amount: order.amount, reason: 'refunded from the demo store' }, `demo-store-refund-${orderId}`)
+    const created = await api.createRefund(order.chargeId, { amount: order.amount, reason: 'refunded from the demo store' }, { idempotencyKey: `demo-store-refund-${orderId}` })
     if (!created.ephemeralToken) throw new Error(`the refund is ${created.status}`)
     const { final } = await payAsDemoPayer(`${created.widgetUrl}?t=${created.ephemeralToken}`, {
       index: STORE_MERCHANT_WALLET,

@@ -6,8 +6,8 @@
  */
 import { payAsDemoPayer } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
+import type { MerchantClient } from '../../processor/merchant-client/index.js'
 import { demoRefunds } from './demo-refunds.js'
-import type { MerchantApi } from './merchant-api.js'
 import type { OrderBook } from './order-book.js'
 
 export interface DemoWalletPayments {
@@ -19,14 +19,14 @@ export interface DemoWalletPayments {
 
 const STORE_DEMO_PAYER = 0
 
-export function demoWalletPayments(params: { api: MerchantApi; book: OrderBook; rpcUrl: string; dataServiceUrl: string; log: Logger }): DemoWalletPayments {
+export function demoWalletPayments(params: { api: MerchantClient; book: OrderBook; rpcUrl: string; dataServiceUrl: string; log: Logger }): DemoWalletPayments {
   const { api, book, log } = params
   let queue = Promise.resolve()
   const setState = (orderId: string, state: 'paying' | 'mined' | 'failed', detail: string) => book.update(orderId, (o) => (o.demoWallet = { state, detail }))
 
   const pay = async (orderId: string) => {
     const order = book.get(orderId)!
-    const charge = await api.createCharge(order.chargeRequest, order.idempotencyKey)
+    const charge = await api.createCharge(order.chargeRequest, { idempotencyKey: order.idempotencyKey })
     if (!charge.ephemeralToken) throw new Error(`the charge is ${charge.status}`)
     const { final } = await payAsDemoPayer(`${charge.widgetUrl}?t=${charge.ephemeralToken}`, {
       index: STORE_DEMO_PAYER,

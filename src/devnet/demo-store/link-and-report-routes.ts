@@ -7,17 +7,16 @@
  */
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { ReadableStream } from 'node:stream/web'
 import { parseUnits } from 'viem'
 import type { ListedToken } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
+import type { MerchantClient } from '../../processor/merchant-client/index.js'
 import { redirect, sendHtmlPage, type Route } from '../../platform/http/index.js'
 import { catalog, findProduct } from './catalog.js'
-import type { MerchantApi } from './merchant-api.js'
 import { storeMessagePage } from './store-pages.js'
 
 export interface LinkAndReportContext {
-  api: MerchantApi
+  api: MerchantClient
   token: ListedToken
   beneficiary: string
   log: Logger
@@ -56,20 +55,26 @@ export function linkAndReportRoutes({ api, token, beneficiary, log }: LinkAndRep
       method: 'GET',
       path: /^\/report\.csv$/,
       async handle({ res }) {
-        let report
+        // The first chunk tells whether the engine answered: until then the browser may still get an error page.
+        const report = api.downloadChargesReport()
+        let first
         try {
-          report = await api.chargesReport()
+          first = await report.next()
         } catch (error) {
           log.warn('the charges report failed', { error: (error as Error).message })
           return sendHtmlPage(res, 502, unavailable(error))
         }
         res.writeHead(200, {
-          'content-type': report.headers.get('content-type') ?? 'text/csv; charset=utf-8',
+          'content-type': 'text/csv; charset=utf-8; header=present',
           'content-disposition': 'attachment; filename="demo-store-charges.csv"',
           'cache-control': 'no-store',
         })
         // Cut short upstream: the browser's download is cut short too (no final chunk), never passed off as whole.
-        await pipeline(Readable.fromWeb(report.body as ReadableStream), res).catch((error: Error) => {
+        const chunks = async function* () {
+          if (!first.done) yield first.value
+          yield* report
+        }
+        await pipeline(Readable.from(chunks()), res).catch((error: Error) => {
           log.warn('the charges report was cut short', { error: error.message })
           res.destroy()
         })

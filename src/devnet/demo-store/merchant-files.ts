@@ -8,6 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { credentialFiles } from '../../processor/ca/index.js'
 import { ConfigError } from '../../config/index.js'
+import type { ClientCredentials } from '../../processor/merchant-client/index.js'
 
 export const merchantFiles = { ...credentialFiles, webhookSecret: 'webhook-secret', merchant: 'merchant.json' } as const
 
@@ -17,11 +18,6 @@ export interface MerchantRecord {
   certificateSerial: string
 }
 
-export interface ClientCredentials {
-  key: string
-  cert: string
-  ca: string
-}
 
 const missing = (dir: string, file: string, error: NodeJS.ErrnoException) =>
   new ConfigError(`DEMO_MERCHANT_DIR ${dir}: cannot read ${file} (${error.code ?? error.message}); npm start sets the demo merchant up there`)

@@ -4,7 +4,7 @@
  */
 import { createWatchers } from '../../platform/html/index.js'
 import type { Product } from './catalog.js'
-import type { ChargeRequest } from './merchant-api.js'
+import type { CreateChargeRequest } from '../../processor/merchant-client/index.js'
 
 export type OrderStatus = 'awaiting-payment' | 'confirming' | 'paid' | 'refunding' | 'partly-refunded' | 'refunded' | 'expired' | 'canceled'
 
@@ -31,7 +31,7 @@ export interface Order {
   chargeId: string
   widgetUrl: string
   /** Replayed with the same Idempotency-Key for a fresh payment link. */
-  chargeRequest: ChargeRequest
+  chargeRequest: CreateChargeRequest
   idempotencyKey: string
   createdAt: Date
   /** How long the merchant API took to create the charge. */

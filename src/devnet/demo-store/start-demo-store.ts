@@ -1,6 +1,6 @@
 /**
  * Composes the demo store (PROCESSOR.md §6): the token it sells in and the payment pages' origin from the
- * data service's `/config`, the merchant API client (the demo merchant's files are read when used, so the
+ * data service's `/config`, the typed merchant API client (the demo merchant's files are read when used, so the
  * store may start before `setUpDemoMerchant` writes them), the in-memory orders, the demo wallet on the
  * devnet, and the pages on node:http with the operator's `/ready` (the demo merchant's files are there
  * to pay and verify with) and `/metrics`.
@@ -12,8 +12,8 @@ import { serviceMetrics, type Logger, type Metrics } from '../../platform/observ
 import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { demoWalletPayments } from './demo-wallet-payments.js'
 import { linkAndReportRoutes } from './link-and-report-routes.js'
-import { merchantApi } from './merchant-api.js'
-import { merchantFilesMissing } from './merchant-files.js'
+import { MerchantClient } from '../../processor/merchant-client/index.js'
+import { merchantFilesMissing, readClientCredentials } from './merchant-files.js'
 import { createOrderBook, type Order } from './order-book.js'
 import { storeNotFound, storeRoutes } from './store-routes.js'
 
@@ -37,7 +37,8 @@ export async function startDemoStore(options: DemoStoreOptions, { log, metrics =
   })
   const token = config.supportedTokens.find((t) => t.symbol === options.currency)
   if (!token) throw new ConfigError(`STORE_CURRENCY ${options.currency} is not a supported token (${config.supportedTokens.map((t) => t.symbol).join(', ')})`)
-  const api = merchantApi({ checkoutUrl: options.checkoutUrl, merchantDir: options.merchantDir })
+  // The files are read before each request: a certificate setUpDemoMerchant renews is used at once.
+  const api = new MerchantClient({ baseUrl: options.checkoutUrl, credentials: () => readClientCredentials(options.merchantDir) })
   const book = createOrderBook()
   const routes = storeRoutes({
     api,

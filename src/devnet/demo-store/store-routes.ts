@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { parseUnits } from 'viem'
 import type { ListedToken } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
+import type { CreateChargeRequest, MerchantClient } from '../../processor/merchant-client/index.js'
 import { openEventStream } from '../../platform/http/index.js'
 import { BodyTooLarge, readBody } from '../../platform/http/index.js'
 import { redirect, sendJson, sendHtmlPage } from '../../platform/http/index.js'
@@ -14,14 +15,13 @@ import type { RouteRequest, Route } from '../../platform/http/index.js'
 import { findProduct } from './catalog.js'
 import type { DemoWalletPayments } from './demo-wallet-payments.js'
 import { readWebhookSecrets } from './merchant-files.js'
-import type { ChargeRequest, MerchantApi } from './merchant-api.js'
 import type { OrderBook } from './order-book.js'
 import { receiveWebhook } from './receive-webhook.js'
 import { isCrossSite } from './same-origin.js'
 import { homePage, orderPage, orderView, storeMessagePage, type StoreDisplay } from './store-pages.js'
 
 export interface StoreContext {
-  api: MerchantApi
+  api: MerchantClient
   book: OrderBook
   /** The token the store prices in. */
   token: ListedToken
@@ -95,7 +95,7 @@ async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<v
   const product = findProduct(form.get('product') ?? '')
   if (!product) return sendHtmlPage(res, 400, storeMessagePage('Unknown product', 'Pick a product on the store page.'))
   const id = `o_${randomBytes(5).toString('hex')}`
-  const chargeRequest: ChargeRequest = {
+  const chargeRequest: CreateChargeRequest = {
     amount: parseUnits(product.price, context.token.decimals).toString(),
     token: context.token.address,
     beneficiary: context.beneficiary,
@@ -106,7 +106,7 @@ async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<v
   const started = performance.now()
   let charge
   try {
-    charge = await context.api.createCharge(chargeRequest, idempotencyKey)
+    charge = await context.api.createCharge(chargeRequest, { idempotencyKey })
   } catch (error) {
     context.log.warn('charge creation failed', { orderId: id, error: (error as Error).message })
     return sendHtmlPage(res, 502, storeMessagePage('The checkout is not available', (error as Error).message.split('\n')[0]!))
