@@ -6,14 +6,18 @@
  * visits every charge once; a report arrives in chunks equal to the listing; credential files are read.
  */
 import assert from 'node:assert/strict'
+import { createServer as createHttpsServer } from 'node:https'
 import { createServer, type Server, type Socket } from 'node:net'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { createKeyAndCsr, credentialFiles, issueClientCertificate, openAuthority } from '../../src/processor/ca/index.js'
+import { createKeyAndCsr, credentialFiles, issueClientCertificate, issueServerCertificate, openAuthority } from '../../src/processor/ca/index.js'
 import { x509 } from '../../src/processor/ca/x509.js'
-import { MerchantApiError, MerchantClient, MerchantNetworkError, MerchantTimeoutError, type ChargeJson } from '../../src/processor/merchant-client/index.js'
+import { MerchantApiError, MerchantClient, MerchantNetworkError, MerchantTimeoutError, verifyWebhook, type ChargeJson } from '../../src/processor/merchant-client/index.js'
+import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { deriveMerchantSecret } from '../../src/processor/webhooks/index.js'
+import { webhookHeaders } from '../../src/processor/webhooks/sign-webhook.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { tempCaDir } from '../ca/fixture.js'
 import { mine, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
@@ -236,6 +240,31 @@ describe('connections', () => {
     assert.match(refused.message, /ECONNREFUSED/)
   })
 
+  test('a download whose body stalls after its first chunk ends in a MerchantTimeoutError, not a hang', async () => {
+    // An HTTPS server with a certificate from the engine's CA that sends the header line and then nothing.
+    const { keys, privateKeyPem } = await createKeyAndCsr()
+    const publicKey = new x509.PublicKey(await crypto.subtle.exportKey('spki', keys.publicKey))
+    const notBefore = new Date(Date.now() - 60_000)
+    const cert = await issueServerCertificate(await f.ca.authority(), ['localhost'], publicKey, { notBefore, notAfter: new Date(notBefore.getTime() + 86_400_000) })
+    const stalling = createHttpsServer({ key: privateKeyPem, cert: cert.toString('pem') }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/csv' })
+      res.write('id,status\r\n')
+    })
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve))
+    try {
+      const chunks: string[] = []
+      const download = connect(merchant.credentials, { baseUrl: `https://127.0.0.1:${(stalling.address() as { port: number }).port}`, timeoutMs: 300 }).downloadChargesReport()
+      const error = await rejection((async () => {
+        for await (const chunk of download) chunks.push(Buffer.from(chunk).toString())
+      })())
+      assert.deepEqual(chunks, ['id,status\r\n'])
+      assert.ok(error instanceof MerchantTimeoutError, String(error))
+    } finally {
+      stalling.closeAllConnections()
+      await new Promise((resolve) => stalling.close(resolve))
+    }
+  })
+
   test('fromCredentialFiles reads the files issue-certificate --out-dir writes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'merchant-client-'))
     writeFileSync(join(dir, credentialFiles.key), merchant.credentials.key)
@@ -248,4 +277,13 @@ describe('connections', () => {
     const missing = await rejection(MerchantClient.fromCredentialFiles(f.checkout.url, join(dir, 'nowhere')).listCharges())
     assert.match(missing.message, /cannot read .*nowhere\/[a-z.]+\.pem \(ENOENT\)/)
   })
+})
+
+test('verifyWebhook, imported with the client, verifies what the engine signs and refuses a changed body', async () => {
+  const master = generateWebhookSecret()
+  const body = JSON.stringify({ type: 'charge.settled', timestamp: new Date().toISOString(), data: { id: 'ch_1', orderId: 'o-1' } })
+  const headers = webhookHeaders({ id: 'msg_1', merchantId: merchant.id, body, secrets: [master] })
+  const secret = deriveMerchantSecret(master, merchant.id)
+  assert.deepEqual(verifyWebhook([secret], headers, body), JSON.parse(body))
+  assert.throws(() => verifyWebhook([secret], headers, body.replace('o-1', 'o-2')), /signature/i)
 })
