@@ -22,6 +22,8 @@ async function metric(name: string): Promise<string> {
 
 describe('backpressure', () => {
   test('a subscriber that stops reading is closed with 4008 while a fast one keeps receiving', async () => {
+    // The set-up settlement indexed first: otherwise, on a busy machine, it arrives live after the subscription.
+    await waitForHead(live.chain, live.explorer.url)
     const fast = await live.client()
     await subscribe(fast, { id: 'fast' })
     const slow = await live.client()
