@@ -14,6 +14,7 @@ import { readHead } from '../../src/explorer/store/meta.js'
 import { startExplorer } from '../../src/explorer/start-explorer.js'
 import { serveParent } from '../lib/child.js'
 import { rssAnonBytes } from '../lib/machine.js'
+import { threadCpuSeconds } from '../lib/proc.js'
 
 const options = explorerOptionsFromEnv()
 const pages = new Map<number, Buffer>()
@@ -61,7 +62,8 @@ serveParent(async (message) => {
     case 'memory':
       return { memory: process.memoryUsage(), maxRssBytes: process.resourceUsage().maxRSS * 1024, rssAnonBytes: rssAnonBytes() }
     case 'cpu':
-      return { cpu: process.cpuUsage() }
+      // The main thread apart: it runs uWS and the inline queries; the rest is the pools and LMDB.
+      return { cpu: process.cpuUsage(), mainThreadSeconds: threadCpuSeconds(process.pid) }
     case 'status':
       return { status: explorer.indexer.status() }
     case 'commitTimes':

@@ -3,7 +3,16 @@ import { readFileSync } from 'node:fs'
 
 /** User + system CPU seconds of a process so far, all its threads. */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return statCpuSeconds(`/proc/${pid}/stat`)
+}
+
+/** User + system CPU seconds of one thread of a process (its main thread: `tid` = `pid`), at the kernel's 10 ms tick. */
+export function threadCpuSeconds(pid: number, tid = pid): number {
+  return statCpuSeconds(`/proc/${pid}/task/${tid}/stat`)
+}
+
+function statCpuSeconds(path: string): number {
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 

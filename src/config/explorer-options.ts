@@ -5,7 +5,7 @@
 import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
-import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
+import { intSetting, logLevelSetting, oneOfSetting, stringSetting, type Env } from './parse-env.js'
 
 export interface LiveLimits {
   maxConnections: number
@@ -27,6 +27,9 @@ export interface LiveLimits {
   subscribeBurst: number
 }
 
+export const QUERY_INLINE = ['cheap', 'none'] as const
+export type QueryInline = (typeof QUERY_INLINE)[number]
+
 export interface ExplorerOptions extends ChainSettings {
   confirmations: number
   host: string
@@ -36,6 +39,13 @@ export interface ExplorerOptions extends ChainSettings {
   /** `/ready` answers 200 while the indexer is at most this many confirmed blocks behind. */
   readyMaxLag: number
   queryWorkers: number
+  /**
+   * Which queries the server thread answers itself: `cheap` ones (pages with at most one field filter,
+   * lookups, small statistics; the rest go to the pool), or `none` (every query the caches do not
+   * answer goes to the pool, so that query throughput grows with QUERY_WORKERS and the cores; uWS
+   * then closes a connection that pipelines a request behind one still pending).
+   */
+  queryInline: QueryInline
   /** Settlements a filtered statistic may read one by one (what its buckets cannot answer); past it, 400. */
   statsMaxWalk: number
   /** Threads of the indexing pool (backfill ranges fetched, decoded and encoded); 0 = on the main thread. */
@@ -59,6 +69,7 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     pollIntervalMs: pollIntervalSetting(env, chainId),
     readyMaxLag: intSetting(env, 'READY_MAX_LAG', 2),
     queryWorkers: intSetting(env, 'QUERY_WORKERS', 1, 0, 64),
+    queryInline: oneOfSetting(env, 'QUERY_INLINE', QUERY_INLINE, 'cheap'),
     statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 250_000, 1),
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),

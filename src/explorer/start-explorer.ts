@@ -54,7 +54,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   }
   const metrics = services.metrics ?? new Metrics()
   const tokens = new TokenCache(store)
-  const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers })
+  const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline })
 
   let stopped = false
   const app = guardRoutes(uWS.App(), () => stopped)

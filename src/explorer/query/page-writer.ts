@@ -41,6 +41,13 @@ const slab = {
   },
 }
 
+/** A copy of `bytes` carved from the slab like a page (a worker's answer, result-rings.ts). */
+export function slabCopy(bytes: Uint8Array): Buffer {
+  const page = slab.take(bytes.length)
+  page.set(bytes)
+  return slab.keep(page, bytes.length)
+}
+
 const caches = new WeakMap<Store, SettlementJsonCache>()
 
 /** This thread's arena of rendered settlements for `store`, emptied if a rollback happened since it was last used. */

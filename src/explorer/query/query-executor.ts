@@ -1,13 +1,16 @@
 /**
  * Where queries run: cheap ones on the calling thread, synchronously (see query-cost.ts); expensive
- * intersections in a Piscina pool, or inline too when `workers` is 0. Each worker takes many tasks in
+ * intersections in a Piscina pool, or inline too when `workers` is 0. With `inline: 'none'` every
+ * query goes to the pool, and the calling thread only sends tasks and takes pages back. Each worker takes many tasks in
  * flight, since a message round trip costs more than a typical query (DESIGN.md: ~7k tasks/s one at a
  * time, ~25k/s with 32 in flight).
  */
 import { Piscina } from 'piscina'
+import type { QueryInline } from '../../config/index.js'
 import type { Store } from '../store/index.js'
 import { isCheap } from './query-cost.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
+import { createResultRings, type RingAnswer, type ResultRingsData } from './result-rings.js'
 import { TokenCache } from './token-cache.js'
 
 /** JSON bytes, or `undefined` when a lookup found nothing. */
@@ -25,24 +28,33 @@ export interface QueryExecutorOptions {
   workers: number
   /** Intersections with more candidates than this go to the pool (default `INLINE_CANDIDATES`). */
   inlineCandidates?: number
+  /** `none`: every task goes to the pool (when there is one), cheap or not. */
+  inline?: QueryInline
 }
 
-export function createQueryExecutor({ store, dataDir, workers, inlineCandidates }: QueryExecutorOptions): QueryExecutor {
+export function createQueryExecutor({ store, dataDir, workers, inlineCandidates, inline: which = 'cheap' }: QueryExecutorOptions): QueryExecutor {
   const tokens = new TokenCache(store)
   const inline = (task: QueryTask) => runQueryTask(store, tokens, task)
   if (workers === 0) return { run: inline, close: async () => {} }
-  const pool = new Piscina({
+  const rings = createResultRings(workers)
+  const pool = startQueryPool(dataDir, workers, rings.data)
+  const pooled = async (task: QueryTask): Promise<QueryResult> => rings.take((await pool.run(task)) as RingAnswer)
+  return {
+    run: which === 'none' ? pooled : (task) => (isCheap(store, task, inlineCandidates) ? inline(task) : pooled(task)),
+    close: () => pool.destroy(),
+  }
+}
+
+/** Workers answer through `rings`. */
+function startQueryPool(dataDir: string, workers: number, rings: ResultRingsData): Piscina {
+  return new Piscina({
     filename: workerFile().href,
     minThreads: workers,
     maxThreads: workers,
     concurrentTasksPerWorker: 32,
     idleTimeout: Number.POSITIVE_INFINITY,
-    workerData: { dataDir },
+    workerData: { dataDir, rings },
   })
-  return {
-    run: (task) => (isCheap(store, task, inlineCandidates) ? inline(task) : (pool.run(task) as Promise<QueryResult>)),
-    close: () => pool.destroy(),
-  }
 }
 
 /**

@@ -210,6 +210,25 @@ describe('runEventsQuery against brute force', () => {
 })
 
 describe('createQueryExecutor', () => {
+  test("inline 'none': every task goes to the pool, cheap ones too, with the bytes the server thread would answer", async () => {
+    const executor = createQueryExecutor({ store, dataDir: dir, workers: 1, inline: 'none' })
+    try {
+      const page: EventsQuery = { order: 'desc', limit: 5, recipient: syntheticRecipient(2) }
+      const pooledPage = executor.run({ kind: 'events', query: page })
+      assert.ok(pooledPage instanceof Promise)
+      assert.deepEqual(Buffer.from((await pooledPage)!), runEventsQuery(store, tokens, page))
+
+      const r = records[1234]!
+      const lookup = executor.run({ kind: 'first', field: 'txHash', value: r.txHash })
+      assert.ok(lookup instanceof Promise)
+      assert.deepEqual(Buffer.from((await lookup)!), findFirstSettlement(store, tokens, 'txHash', r.txHash))
+      const missing = executor.run({ kind: 'first', field: 'txHash', value: `0x${'ab'.repeat(32)}` })
+      assert.equal(await missing, undefined)
+    } finally {
+      await executor.close()
+    }
+  })
+
   test('cheap queries answer synchronously; large intersections go to the worker pool with the same answer', async () => {
     const executor = createQueryExecutor({ store, dataDir: dir, workers: 1, inlineCandidates: 10 })
     try {

@@ -1,0 +1,11 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { explorerOptionsFromEnv } from './explorer-options.js'
+
+const env = { CHAIN_ID: '31337', RPC_URL: 'http://127.0.0.1:8545', SETTLEMENT_CONTRACT: `0x${'11'.repeat(20)}` }
+
+test('QUERY_INLINE: cheap by default, none on request, anything else refused by name', () => {
+  assert.equal(explorerOptionsFromEnv(env).queryInline, 'cheap')
+  assert.equal(explorerOptionsFromEnv({ ...env, QUERY_INLINE: 'none' }).queryInline, 'none')
+  assert.throws(() => explorerOptionsFromEnv({ ...env, QUERY_INLINE: 'all' }), /QUERY_INLINE/)
+})
