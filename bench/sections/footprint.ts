@@ -6,6 +6,7 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { syntheticRecipient } from '../../test/helpers/synthetic-settlements.js'
+import { amountsDb } from '../../src/explorer/store/amounts.js'
 import { openStore, type Store } from '../../src/explorer/store/open-store.js'
 import { ensureBenchStore } from '../data/bench-store.js'
 import { BENCH_CONTRACT } from '../data/synthetic-chain.js'
@@ -33,6 +34,8 @@ function dbBytes(store: Store) {
     ['hours', store.hours],
     ['tokens', store.tokens],
     ['meta', store.meta],
+    ['buckets (filtered statistics)', store.buckets],
+    ['amounts (amount index)', amountsDb(store)],
   ]
   return named.map(([name, db]) => {
     const s = db.getStats() as DbStats
