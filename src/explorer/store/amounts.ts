@@ -27,6 +27,9 @@ import {
   encodeBareHexKey,
   encodePk,
   indexKeyFromString,
+  MAX_AMOUNT_KEYS_BYTES,
+  writeAmountClassKey,
+  writeAmountEntryKey,
   type AmountLevel,
 } from './keys.js'
 import type { Store } from './open-store.js'
@@ -80,6 +83,62 @@ export function bucketStart(bucket: number): bigint {
 }
 
 /**
+ * A batch's amount-index writes, built where the batch is encoded (an indexing worker): its entry and
+ * class keys in one buffer, and its count changes by count key string. Plain data, so that it crosses
+ * threads; the commit only puts the keys and applies the counts (`writeAmountChanges`).
+ */
+export interface AmountChange {
+  keys: Uint8Array
+  /** Per settlement, where its entry key ends and where its class key ends (each starts where the one before ends). */
+  ends: Uint32Array
+  counts: Map<string, number>
+}
+
+/**
+ * Settlement `i` has amount `amounts[i]`, its token's 20 bytes at `bytes[tokenAt(i)]` (as a latin1
+ * string, `indexKeyString`: `tokenLatin1(i)`) and its primary key at `bytes[pkAt(i)]`.
+ */
+export function amountChange(bytes: Buffer, amounts: readonly bigint[], tokenAt: (i: number) => number, tokenLatin1: (i: number) => string, pkAt: (i: number) => number): AmountChange {
+  const count = amounts.length
+  const keys = Buffer.allocUnsafe(count * MAX_AMOUNT_KEYS_BYTES)
+  const ends = new Uint32Array(count * 2)
+  const counts = new Map<string, number>()
+  let p = 0
+  for (let i = 0; i < count; i++) {
+    const amount = amounts[i]!
+    const bucket = amountBucket(amount)
+    p = ends[2 * i] = writeAmountEntryKey(keys, p, bytes, tokenAt(i), amount, pkAt(i))
+    p = ends[2 * i + 1] = writeAmountClassKey(keys, p, bytes, tokenAt(i), bucket >>> CLASS_SHIFT, pkAt(i))
+    addCounts(counts, tokenLatin1(i), bucket, 1)
+  }
+  // A copy of exactly the bytes written: a view would cross threads with its whole allocation.
+  return { keys: new Uint8Array(keys.buffer, keys.byteOffset, p).slice(), ends, counts }
+}
+
+function addCounts(counts: Map<string, number>, tokenLatin1: string, bucket: number, sign: 1 | -1): void {
+  for (const level of LEVELS) {
+    const key = amountCountKeyString(level, tokenLatin1, bucket >>> AMOUNT_LEVEL_SHIFTS[level])
+    counts.set(key, (counts.get(key) ?? 0) + sign)
+  }
+}
+
+/** Puts the batches' entries and applies their counts, each count key once; inside the caller's write transaction. */
+export function writeAmountChanges(store: Store, changes: readonly AmountChange[]): void {
+  const db = amountsDb(store)
+  const counts = new Map<string, number>()
+  for (const { keys, ends, counts: batchCounts } of changes) {
+    const bytes = Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength)
+    let start = 0
+    for (let k = 0; k < ends.length; k++) {
+      db.putSync(bytes.subarray(start, ends[k]), EMPTY)
+      start = ends[k]!
+    }
+    for (const [key, delta] of batchCounts) counts.set(key, (counts.get(key) ?? 0) + delta)
+  }
+  writeCounts(db, counts)
+}
+
+/**
  * Adds (`sign` 1) or takes back (−1) the entries and counts of settlements; inside the caller's write
  * transaction. Counts change once per bucket touched, however many settlements share it.
  */
@@ -107,12 +166,14 @@ export function writeAmounts(store: Store, settlements: readonly StoredSettlemen
       db.removeSync(entry)
       db.removeSync(classEntry)
     }
-    for (const level of LEVELS) {
-      const key = amountCountKeyString(level, token.latin1, bucket >>> AMOUNT_LEVEL_SHIFTS[level])
-      deltas.set(key, (deltas.get(key) ?? 0) + sign)
-    }
+    addCounts(deltas, token.latin1, bucket, sign)
   }
+  writeCounts(db, deltas)
+}
+
+function writeCounts(db: Database<Buffer, Buffer>, deltas: Map<string, number>): void {
   for (const [keyString, delta] of deltas) {
+    if (delta === 0) continue
     const key = indexKeyFromString(keyString)
     const before = db.getBinaryFast(key)
     const count = (before ? decodeAmountCount(before) : 0) + delta

@@ -10,8 +10,8 @@ import { hasOrdinals, INDEXED_FIELDS, type IndexedField, type Store } from './op
 import { FIXED_BYTES, writeRecordHead, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
 import { encodeBatch, keyBytes, NO_KEY, tailStart, type BlockHeader, type EncodedBatch } from './encoded-batch.js'
 import { countedWrite } from './settlement-writes.js'
-import { writeStatsChange } from './stats.js'
-import { writeAmounts } from './amounts.js'
+import { mergeStatsChanges, writeStatsChange } from './stats.js'
+import { writeAmountChanges } from './amounts.js'
 
 export type { BlockHeader } from './encoded-batch.js'
 
@@ -79,11 +79,11 @@ export async function commitEncoded(store: Store, batches: EncodedBatch[], token
         writeBatch(store, batch, count)
         count += batch.count
       }
+      writeStatsChange(store, mergeStatsChanges(batches.map((batch) => batch.stats)))
+      writeAmountChanges(store, batches.map((batch) => batch.amounts))
       store.meta.putSync('count', count)
       store.meta.putSync('head', last.head)
-      const settled = storedSettlements(batches, before + 1)
-      writeAmounts(store, settled, 1)
-      return settled
+      return storedSettlements(batches, before + 1)
     }),
   )
 }
@@ -128,7 +128,6 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
     store.times.putSync(encodeTimeKey(header.timestamp, header.blockNumber), TIME_VALUE)
   }
   store.blocks.putSync(encodeBlockKey(batch.head.blockNumber), encodeHexKey(batch.head.blockHash))
-  writeStatsChange(store, batch.stats)
 }
 
 /** The committed settlements as listeners take them, read back from the batches' bytes. */

@@ -11,6 +11,7 @@ import { hasOrdinals, INDEXED_FIELDS, type IndexedField } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, RECORD_HEAD_ROOM, recordTailBytes, writeRecordTail, type SettlementRecord } from './record.js'
 import { addToStatsChange, emptyStatsChange, type StatsChange } from './stats.js'
 import { addToBuckets } from './buckets.js'
+import { amountChange, type AmountChange } from './amounts.js'
 import type { Hex } from '../../wire/index.js'
 
 export interface BlockHeader {
@@ -47,6 +48,8 @@ export interface EncodedBatch {
   /** The last block the batch covers; every block up to it is indexed once it commits. */
   head: IndexedHead
   stats: StatsChange
+  /** The amount index's keys and count changes (amounts.ts). */
+  amounts: AmountChange
 }
 
 export const COUNTED_FIELDS = INDEXED_FIELDS.filter(hasOrdinals)
@@ -128,7 +131,15 @@ export function encodeSettlements(source: SettlementSource, blocks: BlockHeader[
     const parties = { token: token(i), recipient: recipient(i), acquirerId: acquirerId(i) }
     addToBuckets(stats.buckets, parties, timestamps[i]!, amounts[i]!, fees[i]!, 1)
   }
-  return { count, bytes, starts, blockNumbers, logIndexes, timestamps, counted, blocks, head, stats }
+  const [tokenFrom] = keyBytes('token')
+  const amountWrites = amountChange(
+    bytes,
+    amounts,
+    (i) => starts[i + 1]! - FIXED_BYTES + tokenFrom,
+    (i) => tokens.keys[tokens.ids[i]!]!,
+    (i) => starts[i]!,
+  )
+  return { count, bytes, starts, blockNumbers, logIndexes, timestamps, counted, blocks, head, stats, amounts: amountWrites }
 }
 
 /** The keys of a counted index, read from the fixed runs just written, each distinct one given an id. */

@@ -35,6 +35,7 @@ import {
   writeIndexValue,
   writePk,
 } from './keys.js'
+import { encodeAmountClassKey, encodeAmountEntryKey, writeAmountClassKey, writeAmountEntryKey } from './keys.js'
 
 const POSITIONS = [
   [0, 0],
@@ -155,4 +156,17 @@ test('hour keys round-trip, and an hour’s start key sorts before each of its t
   assert.deepEqual(decodeHourKey(hourStartKey(472_222)), { hour: 472_222, token: '00'.repeat(20) })
   assert.ok(Buffer.compare(hourStartKey(472_222), key) < 0)
   assert.ok(Buffer.compare(encodeHourKey(472_221, Buffer.alloc(20, 0xff)), hourStartKey(472_222)) < 0)
+})
+
+test('amount keys written into a batch buffer are the bytes the encoders make (a rollback removes them by the encoders)', () => {
+  const from = Buffer.alloc(64)
+  from.fill(0xab, 3, 23) // token at 3
+  encodePk(19_000_001, 7).copy(from, 40) // primary key at 40
+  const out = Buffer.alloc(200, 0x5a)
+  for (const amount of [0n, 1n, 255n, 256n, 65_535n, 65_536n, 0xff_ffffn, 0x100_0000n, 0xffff_ffffn, 0x1_0000_0000n, 2n ** 255n + 12_345n]) {
+    const end = writeAmountEntryKey(out, 9, from, 3, amount, 40)
+    assert.deepEqual(out.subarray(9, end), encodeAmountEntryKey(from.subarray(3, 23), amount, from.subarray(40, 50)), `amount ${amount}`)
+  }
+  const end = writeAmountClassKey(out, 1, from, 3, 0x0102_0304, 40)
+  assert.deepEqual(out.subarray(1, end), encodeAmountClassKey(from.subarray(3, 23), 0x0102_0304, from.subarray(40, 50)))
 })

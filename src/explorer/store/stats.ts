@@ -65,6 +65,29 @@ function write(db: Store['stats'], deltas: Map<string, Delta>, withFees: boolean
   }
 }
 
+/** Several batches' changes as one, so that a commit of them writes each token, hour and bucket once. */
+export function mergeStatsChanges(changes: readonly StatsChange[]): StatsChange {
+  if (changes.length === 1) return changes[0]!
+  const merged = emptyStatsChange()
+  const add = <D extends { count: number; volume: bigint; fees: bigint }>(into: Map<string, D>, from: Map<string, D>) => {
+    for (const [id, delta] of from) {
+      const sum = into.get(id)
+      if (!sum) into.set(id, { ...delta })
+      else {
+        sum.count += delta.count
+        sum.volume += delta.volume
+        sum.fees += delta.fees
+      }
+    }
+  }
+  for (const change of changes) {
+    add(merged.perToken, change.perToken)
+    add(merged.perHour, change.perHour)
+    add(merged.buckets, change.buckets)
+  }
+  return merged
+}
+
 /** One write per token and hour; inside a write transaction. */
 export function writeStatsChange(store: Store, change: StatsChange): void {
   write(store.stats, change.perToken, true)
