@@ -5,19 +5,18 @@
  * the query engine's answer from the store at that moment, `total` and `nextCursor` included.
  */
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
-import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
 import { runEventsQuery } from '../../src/explorer/query/run-events-query.js'
 import { TokenCache } from '../../src/explorer/query/token-cache.js'
 import { parseEventsQuery } from '../../src/explorer/api/rest/parse-query.js'
-import { startExplorer, type RunningExplorer } from '../../src/explorer/start-explorer.js'
+import type { RunningExplorer } from '../../src/explorer/start-explorer.js'
 import { encodeCursor } from '../../src/explorer/store/cursor.js'
 import { readHead } from '../../src/explorer/store/meta.js'
 import { settlementWrites } from '../../src/explorer/store/settlement-writes.js'
 import type { Hex } from '../../src/wire/settlement.js'
-import { tempDataDir, waitFor } from '../helpers/explorer.js'
+import { waitFor } from '../helpers/explorer.js'
 import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
+import { startScriptedExplorer, type ScriptedExplorer } from '../helpers/scripted-explorer.js'
 
 const CONTRACT = '0x5e771e0000000000000000000000000000000002' as Hex
 const address = (prefix: number, i: number) => `0x${prefix.toString(16)}${i.toString(16).padStart(38, '0')}` as Hex
@@ -55,7 +54,7 @@ function settlement(): ScriptedSettlement {
 
 const chain = new ScriptedChain({ contract: CONTRACT })
 let explorer: RunningExplorer
-let dataDir: string
+let running: ScriptedExplorer | undefined
 let tokens: TokenCache
 
 /** Every kind of page: each filter, several together, block and time bounds below and past the head, cursors both ways. */
@@ -97,26 +96,14 @@ let pageQueries: string[]
 before(async () => {
   for (let b = 0; b < 12; b++) chain.mine(Array.from({ length: pick(4) }, settlement))
   pageQueries = queries()
-  dataDir = tempDataDir()
-  const options = explorerOptionsFromEnv({
-    CHAIN_ID: '31337',
-    RPC_URL: 'http://127.0.0.1:1',
-    SETTLEMENT_CONTRACT: CONTRACT,
-    START_BLOCK: '1',
-    EXPLORER_PORT: '0',
-    POLL_INTERVAL_MS: '10',
-    QUERY_WORKERS: '0',
-    LOG_LEVEL: 'error',
-    DATA_DIR: dataDir,
-  })
-  explorer = await startExplorer(options, { source: chain.source() })
+  running = await startScriptedExplorer(chain)
+  explorer = running.explorer
   tokens = new TokenCache(explorer.store)
   await indexed()
 })
 
 after(async () => {
-  await explorer?.stop()
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  await running?.stop()
 })
 
 /** Waits until the explorer holds exactly the scripted chain's head. */
