@@ -10,6 +10,7 @@
  *   npm run bench -- --append                  add this run's report to the end of the output file
  *   npm run bench -- --only=peers              Ponder beside the explorer on the same data (installs Ponder into bench/peers/ponder on first use)
  *   npm run bench -- --only=peers --peer-settlements=200000    the peers section on more settlements (default 100k)
+ *   npm run bench -- --only=replica            an empty explorer catching up with the largest chain, live, then its restart
  *
  * Generated stores are cached under .data/bench/ by size and seed; delete the folder to rebuild.
  */
@@ -32,6 +33,7 @@ import { amountRanges } from './sections/amount-ranges.js'
 import { peers } from './sections/peers.js'
 import { statsLatency } from './sections/stats-latency.js'
 import { reports } from './sections/reports.js'
+import { replica } from './sections/replica.js'
 
 const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Promise<SectionResult> }> = {
   ingest: { title: 'Ingest', run: ingest },
@@ -45,6 +47,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   peers: { title: 'Side by side with Ponder', run: peers },
   stats: { title: 'Filtered statistics and time series', run: statsLatency },
   reports: { title: 'Merchant CSV reports', run: reports },
+  replica: { title: 'A replica from nothing, and its restart', run: replica },
 }
 
 const { values } = parseArgs({

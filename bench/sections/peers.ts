@@ -21,7 +21,7 @@ import { requireWrk, runWrk, type WrkLoad, type WrkResult } from '../load/wrk.js
 import { ensurePonder, startPonder, type PonderPeer } from '../peers/ponder-peer.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { BlockSightings, liveLatency, readSse, type LiveLatency } from './peers-live.js'
-import { startExplorerChild, startRpc, type ExplorerChild, type RpcChild } from './services.js'
+import { growChain, startExplorerChild, startRpc, type ExplorerChild, type RpcChild } from './services.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Both indexers poll the node for new blocks this often (Ponder's default is 1 s, the explorer's 200 ms). */
@@ -34,11 +34,6 @@ interface Side {
   pid: number
   /** The path of recipient R's latest 20. */
   page(recipient: string): string
-}
-
-async function rpcCall(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-  return ((await response.json()) as { result: unknown }).result
 }
 
 interface Ingest {
@@ -147,9 +142,9 @@ async function measureLive(ctx: BenchContext, rpc: RpcChild, explorer: ExplorerC
   })
   try {
     await sleep(500)
-    const growth = { ...((await rpcCall(rpc.ready.url, 'bench_grow', [rate])) as { head: number; at: number }), perSecond: rate }
+    const growth = { ...(await growChain(rpc, rate)), perSecond: rate }
     await sleep(seconds * 1000)
-    const { head } = (await rpcCall(rpc.ready.url, 'bench_grow', [0])) as { head: number }
+    const { head } = await growChain(rpc, 0)
     // Both have until 5 s after the last block to show it; what they have not shown by then counts as unseen.
     const deadline = performance.now() + 5000
     const last = (() => {

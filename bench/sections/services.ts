@@ -27,6 +27,17 @@ export function startRpc(options: { seed: number; settlements: number; logCap?: 
   return startChild<RpcReady>('rpc/rpc-process.ts', { args: [JSON.stringify(options)] })
 }
 
+/** A JSON-RPC call to the fake node (its `bench_*` methods among them). */
+export async function rpcCall(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  return ((await response.json()) as { result: unknown }).result
+}
+
+/** Makes the fake node's chain grow from now on (0 stops it): block `head` + k appears at `at` + k / rate seconds (wall clock, ms). */
+export async function growChain(rpc: RpcChild, blocksPerSecond: number): Promise<{ head: number; at: number }> {
+  return (await rpcCall(rpc.ready.url, 'bench_grow', [blocksPerSecond])) as { head: number; at: number }
+}
+
 export function startExplorerChild(options: {
   dataDir: string
   rpcUrl: string

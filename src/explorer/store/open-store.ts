@@ -15,7 +15,9 @@ import { fieldHex, type StoredSettlement } from './record.js'
  */
 const rawBytes = {
   encode: (value: Buffer) => value,
-  decode(bytes: Uint8Array, size = bytes.byteLength) {
+  // lmdb-js's `get` passes its shared read buffer without a size: its `length` property (set by
+  // lmdb-js) is the value's, `byteLength` the whole buffer's (16 MB), which each get then copied.
+  decode(bytes: Uint8Array, size = bytes.length) {
     const copy = Buffer.allocUnsafe(size)
     for (let i = 0; i < size; i++) copy[i] = bytes[i]!
     return copy

@@ -1,0 +1,104 @@
+/**
+ * A replica from nothing: the real explorer, in its own process, starts on an empty data directory
+ * against the fake node holding the largest bench chain, which keeps growing meanwhile (a live chain),
+ * and is timed until `GET /ready` answers 200 (caught up within READY_MAX_LAG blocks). Its RSS is read
+ * every second (the peak is what a machine must hold during a backfill). Then it is stopped and started
+ * again on the same directory: process start to `/ready` 200 is restart to serving.
+ */
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { BENCH_DIR } from '../data/bench-store.js'
+import { fmt, table, verdict } from '../lib/format.js'
+import { load1 } from '../lib/machine.js'
+import { cpuSeconds, rssOfPid } from '../lib/proc.js'
+import type { BenchContext, SectionResult } from './context.js'
+import { growChain, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
+
+/** About 40 settlements a second on the bench chain's shape: a busy contract, live. */
+const LIVE_BLOCKS_PER_SECOND = 2
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `/ready` until 200; meanwhile `onTick` runs about once a second. */
+async function untilReady(explorer: ExplorerChild, onTick: () => void = () => {}): Promise<void> {
+  let lastTick = 0
+  for (;;) {
+    const response = await fetch(`${explorer.ready.url}/ready`).catch(() => undefined)
+    if (response?.status === 200) return
+    await response?.arrayBuffer()
+    if (performance.now() - lastTick >= 1000) {
+      onTick()
+      lastTick = performance.now()
+    }
+    await sleep(100)
+  }
+}
+
+export async function replica(ctx: BenchContext): Promise<SectionResult> {
+  const settlements = Math.max(...ctx.sizes)
+  const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements })
+  const dataDir = join(BENCH_DIR, `replica-${settlements}`)
+  rmSync(dataDir, { recursive: true, force: true })
+  const loadBefore = load1()
+  try {
+    await growChain(rpc, LIVE_BLOCKS_PER_SECOND)
+    ctx.log(`replica: an empty explorer catching up with a live chain of ${fmt(rpc.ready.count)} settlements`)
+    const started = performance.now()
+    const first = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, pollIntervalMs: 200 })
+    let peakRss = 0
+    let cpu = 0
+    try {
+      const pid = first.process.pid!
+      let logged = performance.now()
+      await untilReady(first, () => {
+        peakRss = Math.max(peakRss, rssOfPid(pid).rss)
+        if (performance.now() - logged > 30_000) {
+          ctx.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s, RSS ${fmt(rssOfPid(pid).rss / 1024 ** 2)} MB`)
+          logged = performance.now()
+        }
+      })
+      peakRss = Math.max(peakRss, rssOfPid(pid).maxRss)
+      cpu = cpuSeconds(pid)
+    } finally {
+      await first.stop()
+    }
+    const catchUpSeconds = (performance.now() - started) / 1000
+
+    ctx.log('replica: restart on the same directory')
+    const restartStarted = performance.now()
+    const second = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, pollIntervalMs: 200 })
+    const listeningMs = performance.now() - restartStarted
+    try {
+      await untilReady(second)
+    } finally {
+      await second.stop()
+    }
+    const restartMs = performance.now() - restartStarted
+    const rate = rpc.ready.count / catchUpSeconds
+
+    const headline = {
+      [`replica from nothing to /ready, live chain of ${fmt(rpc.ready.count)} settlements`]: `${catchUpSeconds.toFixed(0)} s (${fmt(rate)} settlements/s), peak RSS ${fmt(peakRss / 1024 ** 2)} MB`,
+      'replica restart to /ready (target < 1 s)': `${fmt(restartMs)} ms (listening after ${fmt(listeningMs)} ms, tsx) — ${verdict(restartMs < 1000)}`,
+    }
+    const markdown =
+      `An empty explorer (its own process, QUERY_WORKERS=1, INDEX_WORKERS=1, fsync on) against the fake node holding the chain of ${fmt(rpc.ready.count)} settlements, ` +
+      `which grows by ${LIVE_BLOCKS_PER_SECOND} blocks/s from the start; timed from spawning the process to the first \`GET /ready\` 200 (indexed within READY_MAX_LAG blocks of the moving head), ` +
+      'RSS read every second. Then the same directory is opened by a new process (started under tsx; the compiled restart is in the footprint section).\n\n' +
+      table(
+        ['what', 'figure'],
+        [
+          ['spawn → /ready 200, from an empty directory', `${catchUpSeconds.toFixed(1)} s`],
+          ['settlements/s over the catch-up (the chain at the start ÷ the time)', fmt(rate)],
+          ['explorer CPU over the catch-up (all threads)', `${cpu.toFixed(1)} s = ${fmt((cpu / rpc.ready.count) * 1e6, 1)} µs per settlement`],
+          ['explorer peak RSS', `${fmt(peakRss / 1024 ** 2)} MB`],
+          ['restart: spawn → listening', `${fmt(listeningMs)} ms`],
+          ['restart: spawn → /ready 200', `${fmt(restartMs)} ms`],
+          ['load before → after', `${loadBefore} → ${load1()}`],
+        ],
+      )
+    return { markdown, headline }
+  } finally {
+    await rpc.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
