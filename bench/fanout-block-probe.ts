@@ -11,12 +11,12 @@
  *
  *   npx tsx bench/fanout-block-probe.ts [--subscribers 2000] [--sizes 1,8,24,31,40,64] [--mode topic|cork]
  *
- * Needs perf (syscall tracepoints) for the send counts; without it they read as NaN.
+ * Needs perf (syscall tracepoints) for the send counts; without it they read 'no perf'.
  */
-import { spawn } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import uWS from 'uWebSockets.js'
 import { NativeSubscribers } from './load/ws-fanout-native.js'
+import { countSends } from './profile/count-sends.js'
 
 const PORT = 9431
 const BLOCKS = 20
@@ -45,25 +45,9 @@ const listening = await new Promise<uWS.us_listen_socket | false>((resolve) => a
 if (!listening) throw new Error(`port ${PORT} is taken`)
 const clients = await NativeSubscribers.connect({ host: '127.0.0.1', port: PORT, filters: Array.from({ length: subscribers }, () => ({})), sampleEvery: 1_000_000, maxSamples: 1 })
 
-/** Counts this thread's sendto calls until stopped (perf prints its counts on SIGINT). */
-function countSends(): () => Promise<number> {
-  const perf = spawn('perf', ['stat', '-x,', '-e', 'syscalls:sys_enter_sendto', '-t', String(process.pid)], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let text = ''
-  perf.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()))
-  const exited = new Promise((resolve) => {
-    perf.once('exit', resolve)
-    perf.once('error', resolve)
-  })
-  return async () => {
-    perf.kill('SIGINT')
-    await exited
-    return Number(text.split('\n').find((line) => line.includes('sendto'))?.split(',')[0])
-  }
-}
-
 let block = 0
 for (const k of values.sizes!.split(',').map(Number)) {
-  const stopCounting = countSends()
+  const stopCounting = countSends(process.pid, { thread: true })
   await sleep(500) // perf attaches
   const cpuBefore = process.cpuUsage()
   clients.start()
@@ -86,7 +70,7 @@ for (const k of values.sizes!.split(',').map(Number)) {
       subscribers,
       delivered: tally.deliveries,
       owed: socketBlocks * k,
-      sendsPerSocketBlock: Number((sends / socketBlocks).toFixed(2)),
+      sendsPerSocketBlock: sends === undefined ? 'no perf' : Number((sends / socketBlocks).toFixed(2)),
       cpuUsPerSocketBlock: Number((cpuUs / socketBlocks).toFixed(2)),
       cpuUsPerDelivery: Number((cpuUs / (socketBlocks * k)).toFixed(3)),
     }),

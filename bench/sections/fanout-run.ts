@@ -12,6 +12,7 @@ import type { SettlementFilter } from '../../src/explorer/query/events-query.js'
 import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
 import { BENCH_DIR } from '../data/bench-store.js'
 import { Histogram, type Percentiles } from '../lib/histogram.js'
+import { countSends } from '../profile/count-sends.js'
 import { perfThread } from '../profile/perf-thread.js'
 import { load1 } from '../lib/machine.js'
 import { NativeSubscribers, type FanoutTally } from '../load/ws-fanout-native.js'
@@ -35,6 +36,8 @@ export interface FanoutWindow {
   closes: Record<string, number>
   rssMb: number
   explorerCpu: number
+  /** Deliveries per send syscall of the explorer (perf's count; undefined without perf). */
+  deliveriesPerSend?: number
   clientCpu: number
   load: string
   /** With a profile: perf's summary of the explorer main thread (kernel included). */
@@ -148,6 +151,9 @@ async function measureWindow(w: WindowParts): Promise<FanoutWindow> {
   const nodeHead = () => growth.head + Math.floor(((performance.timeOrigin + performance.now() - growth.at) / 1000) * w.blocksPerSecond)
   const lagBefore = nodeHead() - fromBlock
   const window = async () => {
+    // perf takes a moment to attach: it counts from before the window to just after it (a few % wide).
+    const stopCounting = countSends(explorer.process.pid!)
+    await sleep(300)
     const cpuBefore = await cpuSeconds(explorer)
     subscribers.start()
     await sleep(w.seconds * 1000)
@@ -155,13 +161,14 @@ async function measureWindow(w: WindowParts): Promise<FanoutWindow> {
     const lagAfter = nodeHead() - toBlock
     const tally: FanoutTally = await subscribers.stop()
     const explorerCpu = ((await cpuSeconds(explorer)) - cpuBefore) / tally.seconds
-    return { toBlock, lagAfter, tally, explorerCpu }
+    const sends = await stopCounting()
+    return { toBlock, lagAfter, tally, explorerCpu, sends }
   }
   const profileDir = w.profileDir
   const { result: measured, markdown: perf } = profileDir
     ? await perfThread(explorer.process.pid!, profileDir, () => profiled(explorer, profileDir, window))
     : { result: await window(), markdown: undefined }
-  const { toBlock, lagAfter, tally, explorerCpu } = measured
+  const { toBlock, lagAfter, tally, explorerCpu, sends } = measured
   const chainHead = (await grow(rpc, 0)).head
   const { commitTimes } = await explorer.ask<{ commitTimes: [number, number][] }>({ type: 'commitTimes' })
   const at = new Map(commitTimes)
@@ -186,6 +193,7 @@ async function measureWindow(w: WindowParts): Promise<FanoutWindow> {
     closes: tally.closes,
     rssMb: (await rssOf(explorer)).rss / 1024 ** 2,
     explorerCpu,
+    deliveriesPerSend: sends ? tally.deliveries / sends : undefined,
     clientCpu: tally.cpuShare,
     load: `${loadBefore} → ${load1()}`,
     perf,

@@ -37,7 +37,7 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
       ctx.log(`fan-out: ${fmt(clients)} subscribers, offered ${fmt(offered)} deliveries/s (${blocks.toFixed(1)} blocks/s)${profile ? ', profiled' : ''}`)
       const w = await setup.measure(blocks, profile ? 6 : seconds, profile)
       if (!profile) rows.push({ offered, w })
-      ctx.log(`  received ${fmt(w.deliveriesPerSecond)}/s of ${fmt(w.expectedPerSecond)}/s owed, p50/p99 ${ms(w.latency.p50)}/${ms(w.latency.p99)} ms, lag growth ${w.lagGrowth} blocks, CPU explorer/client ${w.explorerCpu.toFixed(2)}/${w.clientCpu.toFixed(2)}`)
+      ctx.log(`  received ${fmt(w.deliveriesPerSecond)}/s of ${fmt(w.expectedPerSecond)}/s owed, p50/p99 ${ms(w.latency.p50)}/${ms(w.latency.p99)} ms, lag growth ${w.lagGrowth} blocks, CPU explorer/client ${w.explorerCpu.toFixed(2)}/${w.clientCpu.toFixed(2)}, ${((w.explorerCpu / w.deliveriesPerSecond) * 1e6).toFixed(2)} µs/delivery, ${w.deliveriesPerSend?.toFixed(1) ?? '—'} deliveries/send`)
       return w
     }
     let capacity = 0
@@ -70,9 +70,10 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
     `Subscribers: one C process (bench/load/ws-fanout-client.c, epoll, frame headers counted, every 7th connection reads each message's blockNumber); connecting took ${connectSeconds.toFixed(1)} s. ` +
     `Each row is a window of ${seconds} s on one set of connections; the ramp ran first (steps of ${fmt(step)}/s up to the first window the explorer could not keep up with, then half a step back), then the windows at a quarter and half of the capacity. ` +
     '"expected" = deliveries the settlements published in the window owed the subscribers; "lag growth" = blocks the explorer fell further behind the chain in the window (> 0: past capacity). ' +
+    '"explorer µs per delivery" = its CPU time over the deliveries, the figure that moves least with the machine\'s load; "deliveries per send" = deliveries over the explorer\'s send syscalls in the window (perf; a socket\'s share of a block costs one send up to uWS\'s 16 KB cork buffer). ' +
     'Latency: from the LMDB commit of the block (aftercommit in the explorer) to the sampled subscriber reading the message. "node→delivery" adds the indexer\'s polling and per-block RPC reads.\n\n' +
     table(
-      ['offered deliveries/s', 'share of capacity', 'kept up', 'blocks/s', 'settlements/s', 'deliveries/s', 'expected/s', 'bytes/message', 'commit→delivery p50 ms', 'p99 ms', 'p999 ms', 'max ms', 'node→delivery p50 / p99 ms', 'lag growth', 'closes', 'explorer RSS MB', 'CPU explorer / client (cores)', 'load'],
+      ['offered deliveries/s', 'share of capacity', 'kept up', 'blocks/s', 'settlements/s', 'deliveries/s', 'expected/s', 'bytes/message', 'commit→delivery p50 ms', 'p99 ms', 'p999 ms', 'max ms', 'node→delivery p50 / p99 ms', 'lag growth', 'closes', 'explorer RSS MB', 'CPU explorer / client (cores)', 'explorer µs per delivery', 'deliveries per send', 'load'],
       rows.map(({ offered, w }) => [
         fmt(offered),
         capacity > 0 ? `${fmt((100 * offered) / capacity)} %` : '—',
@@ -91,6 +92,8 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
         Object.entries(w.closes).map(([code, n]) => `${code}×${n}`).join(' ') || 'none',
         fmt(w.rssMb),
         `${w.explorerCpu.toFixed(2)} / ${w.clientCpu.toFixed(2)}`,
+        ((w.explorerCpu / w.deliveriesPerSecond) * 1e6).toFixed(2),
+        w.deliveriesPerSend === undefined ? '—' : w.deliveriesPerSend.toFixed(1),
         w.load,
       ]),
     )
