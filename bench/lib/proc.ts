@@ -1,5 +1,5 @@
 /** What /proc tells about a process this machine runs (Linux): CPU time and resident memory. */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /** User + system CPU seconds of a process so far, all its threads. */
 export function cpuSeconds(pid: number): number {
@@ -21,4 +21,22 @@ export function rssOfPid(pid: number): { rss: number; maxRss: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024
   return { rss: kb('VmRSS'), maxRss: kb('VmHWM') }
+}
+
+/** CPU seconds of each thread of a process, by thread id (threads that ended are not listed). */
+export function threadsCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(tid), threadCpuSeconds(pid, Number(tid)))
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out
+}
+
+/** Anonymous resident memory (RssAnon: heaps, LMDB's dirty pages; not the mapped store), in bytes. */
+export function rssAnonOfPid(pid: number): number {
+  return Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
 }

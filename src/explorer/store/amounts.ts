@@ -36,6 +36,8 @@ import type { Store } from './open-store.js'
 import { fieldHex, type StoredSettlement } from './record.js'
 
 const LEVELS = [1, 2, 3] as const satisfies readonly AmountLevel[]
+/** Above every leaf bucket (257 bit lengths × 4,096): level × LEVEL_ID + bucket numbers a count key in a small integer. */
+const LEVEL_ID = 2 ** 21
 const RADIX = 64
 const MANTISSA = 1n << BigInt(AMOUNT_MANTISSA_BITS)
 export const MAX_AMOUNT = (1n << 256n) - 1n
@@ -102,14 +104,25 @@ export function amountChange(bytes: Buffer, amounts: readonly bigint[], tokenAt:
   const count = amounts.length
   const keys = Buffer.allocUnsafe(count * MAX_AMOUNT_KEYS_BYTES)
   const ends = new Uint32Array(count * 2)
-  const counts = new Map<string, number>()
+  // Per token, counts by level and shifted bucket as one small integer: a count key string is made
+  // once per bucket touched rather than three times per settlement.
+  const perToken = new Map<string, Map<number, number>>()
   let p = 0
   for (let i = 0; i < count; i++) {
     const amount = amounts[i]!
     const bucket = amountBucket(amount)
     p = ends[2 * i] = writeAmountEntryKey(keys, p, bytes, tokenAt(i), amount, pkAt(i))
     p = ends[2 * i + 1] = writeAmountClassKey(keys, p, bytes, tokenAt(i), bucket >>> CLASS_SHIFT, pkAt(i))
-    addCounts(counts, tokenLatin1(i), bucket, 1)
+    let buckets = perToken.get(tokenLatin1(i))
+    if (!buckets) perToken.set(tokenLatin1(i), (buckets = new Map()))
+    for (const level of LEVELS) {
+      const id = level * LEVEL_ID + (bucket >>> AMOUNT_LEVEL_SHIFTS[level])
+      buckets.set(id, (buckets.get(id) ?? 0) + 1)
+    }
+  }
+  const counts = new Map<string, number>()
+  for (const [token, buckets] of perToken) {
+    for (const [id, delta] of buckets) counts.set(amountCountKeyString(Math.floor(id / LEVEL_ID) as AmountLevel, token, id % LEVEL_ID), delta)
   }
   // A copy of exactly the bytes written: a view would cross threads with its whole allocation.
   return { keys: new Uint8Array(keys.buffer, keys.byteOffset, p).slice(), ends, counts }
