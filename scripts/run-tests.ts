@@ -1,18 +1,19 @@
 /**
- * Runs every `*.test.ts` under `src/` and `test/` with node:test through tsx.
+ * Runs every `*.test.ts` under `src/` and `test/` with node:test, from the JavaScript copy test-build.ts
+ * makes of the repository (the transform tsx makes, done once rather than in every process).
  * Node 20's `--test` neither expands globs nor keeps the files' order, so the files are listed here and
- * handed to node:test's run(), which does.
+ * handed to node:test's run() (run-test-files.ts), which does.
  * Extra arguments are passed through (e.g. `npm test -- test/explorer`) and narrow the set.
- * Each file gets at most FILE_TIMEOUT_MS: a file that hangs fails by name instead of holding the whole
+ * Each file gets at most 10 minutes (run-test-files.ts): a file that hangs fails by name instead of holding the whole
  * run until CI's own limit. A file whose tests and after() hooks have all finished ends its process
  * (`forceExit`), so a socket a library keeps open for reuse cannot hold the run either. The longest
  * files start first (test-order.ts). The run ends with the ten slowest files (test-reporters/slowest-files.mjs).
  */
+import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { run } from 'node:test'
-import { spec } from 'node:test/reporters'
-import slowestFiles from './test-reporters/slowest-files.mjs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { buildTests, builtPath, removeTestBuild } from './test-build.js'
 import { orderTests } from './test-order.js'
 
 function findTests(dir: string): string[] {
@@ -25,12 +26,11 @@ function findTests(dir: string): string[] {
   return found
 }
 
-const FILE_TIMEOUT_MS = 600_000
-const CONCURRENCY = 2
-
+const root = fileURLToPath(new URL('..', import.meta.url))
 const filters = process.argv.slice(2)
 const found = ['src', 'test']
-  .flatMap(findTests)
+  .flatMap((dir) => findTests(join(root, dir)))
+  .map((file) => relative(root, file))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
 const files = orderTests(found)
 
@@ -39,13 +39,9 @@ if (files.length === 0) {
   process.exit(1)
 }
 
-// run() rather than `node --test <files>`, which sorts the files by name. Each file runs in a child
-// process with this process's flags, so through tsx as this runner does. Absolute paths, as `node --test`
-// gives them: the reporters know a file's own result by its name being its path.
-const stream = run({ files: files.map((file) => resolve(file)), concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_MS, forceExit: true })
-// As `node --test` does: any failed test (not a todo) fails the run.
-stream.on('test:fail', (data: { todo?: string | boolean }) => {
-  if (data.todo === undefined || data.todo === false) process.exitCode = 1
-})
-stream.compose(new spec()).pipe(process.stdout)
-stream.compose(slowestFiles).pipe(process.stdout)
+const out = await buildTests(root)
+// Plain Node on the JavaScript copy; source maps on, as tsx has them: stack traces and failure
+// locations name the TypeScript lines.
+const result = spawnSync(process.execPath, ['--enable-source-maps', builtPath(out, 'scripts/run-test-files.ts'), ...files.map((file) => builtPath(out, file))], { stdio: 'inherit' })
+removeTestBuild(out)
+process.exit(result.status ?? 1)

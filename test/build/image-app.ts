@@ -16,8 +16,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { repoRoot } from '../helpers/repo-root.js'
 
-export const root = new URL('../../', import.meta.url).pathname
+export const root = repoRoot
 const STEPS = 'scripts/image-steps.sh'
 
 export interface ImageSpec {

@@ -5,12 +5,12 @@
  * explorer compiles them on first use.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { buildPieces } from '../../scripts/build/build-pieces.js'
+import { promisify } from 'node:util'
 import { loadWebAssets } from '../../src/explorer/api/index.js'
 import { waitFor } from '../helpers/explorer.js'
 import { freePort, root } from './image-app.js'
@@ -33,7 +33,8 @@ async function rawGet(url: string, acceptEncoding: string): Promise<{ encoding: 
 }
 
 test('the built explorer serves the very assets tsx compiles', async () => {
-  await buildPieces(outdir)
+  // `npm run build` as a user runs it, on the repository's sources.
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outdir', outdir], { cwd: root })
   const port = await freePort()
   const child = spawn(process.execPath, [join(outdir, 'explorer.js')], {
     env: { ...process.env, RPC_URL: 'http://127.0.0.1:1', SETTLEMENT_CONTRACT: '0x5e771e0000000000000000000000000000000004', EXPLORER_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
