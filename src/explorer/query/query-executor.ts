@@ -1,9 +1,9 @@
 /**
  * Where queries run: cheap ones on the calling thread, synchronously (see query-cost.ts); expensive
  * intersections in a Piscina pool, or inline too when `workers` is 0. With `inline: 'none'` every
- * query goes to the pool, and the calling thread only sends tasks and takes pages back. Each worker takes many tasks in
- * flight, since a message round trip costs more than a typical query (DESIGN.md: ~7k tasks/s one at a
- * time, ~25k/s with 32 in flight).
+ * query goes to the pool, and the calling thread only sends tasks and takes pages back. Each worker
+ * takes many tasks in flight, since a message round trip costs more than a typical query (DESIGN.md:
+ * ~7k tasks/s one at a time, ~25k/s with 32 in flight).
  */
 import { Piscina } from 'piscina'
 import type { QueryInline } from '../../config/index.js'

@@ -37,3 +37,13 @@ test('each worker claims its own ring', () => {
   assert.deepEqual(rings.take(fromB), page(2))
   assert.deepEqual(rings.take(fromA), page(1))
 })
+
+test('two writers on one ring (a replacement worker) never write the same slot', () => {
+  const rings = createResultRings(1)
+  const [a, b] = [new RingWriter(rings.data), new RingWriter(rings.data)]
+  const answers = Array.from({ length: SLOTS }, (_, i) => [a.answer(page(2 * i)), b.answer(page(2 * i + 1))])
+  answers.forEach(([x, y], i) => {
+    assert.deepEqual(Buffer.from(rings.take(x)!), page(2 * i))
+    assert.deepEqual(Buffer.from(rings.take(y)!), page(2 * i + 1))
+  })
+})

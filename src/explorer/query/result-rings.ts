@@ -19,7 +19,7 @@ export interface ResultRingsData {
   /** One per worker: SLOTS × SLOT_BYTES of pages, and SLOTS flags (1 while a slot holds an unread page). */
   pages: SharedArrayBuffer[]
   held: SharedArrayBuffer[]
-  /** Workers take their ring in the order they start. */
+  /** Workers take their ring in the order they start (a replacement shares one: slots are claimed atomically). */
   claims: SharedArrayBuffer
 }
 
@@ -64,13 +64,13 @@ export class RingWriter {
   answer(result: Uint8Array | undefined): RingAnswer {
     if (result === undefined) return undefined
     const slot = this.#next
-    if (result.length > SLOT_BYTES || Atomics.load(this.#held, slot) !== 0) {
+    // Claimed before writing: a worker Piscina starts in place of a failed one may share this ring.
+    if (result.length > SLOT_BYTES || Atomics.compareExchange(this.#held, slot, 0, 1) !== 0) {
       // The page is a view of a larger slab (page-writer.ts), which posting would copy whole: its own
       // copy, which the worker moves rather than clones.
       return Uint8Array.prototype.slice.call(result)
     }
     this.#pages.set(result, slot * SLOT_BYTES)
-    Atomics.store(this.#held, slot, 1)
     this.#next = (slot + 1) % SLOTS
     return { ring: this.#ring, slot, length: result.length }
   }
