@@ -5,12 +5,18 @@
  *   committed settlement is rendered to JSON once, then published once per (topic, subscription id)
  *   group: WebSocket groups are uWS topics, so uWS copies the bytes to each socket in C++; SSE groups
  *   are sets of responses. No code walks the subscribers to test a filter.
+ * - One send per socket per block: uWS writes a socket's messages of a loop turn corked, but drains a
+ *   subscriber early at 32 messages (a send more); group-turns.ts holds a group's messages past 24 in a
+ *   turn for the next turn, so an unfiltered subscriber's 40-settlement block takes 2 sends, not 3.
  * - Gapless `since`: the hub remembers the end of what it published. A replay reads the store in
  *   chunks up to that end, never to the LMDB head (a settlement committed but not yet published would
  *   be sent twice), and the chunk that reaches it joins the live group in the same synchronous turn.
  * - A `since` past that end (a cursor from a replica further along the chain) waits, subscribed to
  *   nothing, until this replica's published end passes it, then replays from there: nothing at or before
  *   the cursor is sent again.
+ * - While group-turns.ts holds messages back, some groups have not had all that precedes the published
+ *   end: a replay that reaches the end, and a new subscription (which starts as a replay from the end),
+ *   waits until nothing is held, then reads on to the end and joins its group.
  * - Replays take turns: each turn of the event loop reads at most `replayScanPerTurn` candidates, chunk by
  *   chunk in queue order, then lets everyone else be served. A filter whose fields rarely meet costs many
  *   candidates per match; a flood of such replays delays its own sender, not the other clients.
@@ -30,6 +36,7 @@ import { amountInRange, matchingInRange, positionBefore, storedEnd, type Settlem
 import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
 import { BufferBudget, type BudgetedConnection, type SlowBound } from './buffer-budget.js'
+import { GroupTurns } from './group-turns.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
 import { ShapeCounts, amountTopic, fieldValues, filterTopic, topicsOf } from './topics.js'
 
@@ -81,6 +88,10 @@ export interface LiveHubOptions {
 
 /** Settlements per replay chunk, and per publish step between backpressure checks. */
 const CHUNK = 256
+/** Messages a WebSocket group gets per loop turn: about 15 KB of 624-byte settlements, under uWS's 16 KB cork buffer and its 32. */
+const GROUP_TURN_MESSAGES = 24
+/** Past this many held messages, all are published at once (bounds what the hub holds). */
+const MAX_HELD = 50_000
 const NO_ID = ''
 
 /** A subscription's key within its connection: its id, or its filter when it has none. */
@@ -105,6 +116,9 @@ export class LiveHub implements IndexerListener {
   /** Subscriptions whose `since` is past the published end. */
   #waiting = new Set<Subscription>()
   #subscriptionCount = 0
+  #turns: GroupTurns
+  /** Replays that reached the published end while messages were held: they go on when none are. */
+  #handoffs = new Set<Subscription>()
   #budget: BufferBudget
   #addresses: ConnectionsPerAddress
   #closed = false
@@ -117,6 +131,12 @@ export class LiveHub implements IndexerListener {
     // At start-up everything stored counts as published.
     this.#publishedEnd = storedEnd(options.store)
     this.#budget = new BufferBudget(options.limits.maxTotalBufferedBytes)
+    this.#turns = new GroupTurns({
+      app: options.app,
+      perTurn: GROUP_TURN_MESSAGES,
+      sent: (deliveries, kind) => deliveries > 0 && this.#sent(deliveries, { channel: 'websocket', type: kind }),
+      afterTurn: () => this.#afterHeldTurn(),
+    })
     this.#addresses = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress)
     const { metrics } = options
     this.#sent = metrics.counter('live_messages_sent_total', 'Settlement and removal messages sent to live subscribers, by channel')
@@ -175,9 +195,10 @@ export class LiveHub implements IndexerListener {
     const sub: Subscription = { conn, id, filter, shape, topic, fieldTopic, from: this.#publishedEnd, state: 'replaying' }
     conn.subscriptions.set(subscriptionKey(id, topic), sub)
     this.#subscriptionCount++
-    if (since === undefined) this.#goLive(sub)
+    if (since === undefined && this.#turns.pending === 0) this.#goLive(sub)
     else {
-      sub.from = keyAfter(since)
+      // With messages held back, even a subscription without `since` starts as a replay from the end.
+      if (since !== undefined) sub.from = keyAfter(since)
       this.#replaying.add(sub)
       this.#queueReplay(sub)
     }
@@ -201,6 +222,7 @@ export class LiveHub implements IndexerListener {
 
   committed(settlements: StoredSettlement[]): void {
     if (this.#closed) return
+    this.#turns.startTurn()
     for (let i = 0; i < settlements.length; i += CHUNK) {
       const end = Math.min(i + CHUNK, settlements.length)
       // With no subscription nothing is rendered, not even the cursor: ingest pays nothing for the hub.
@@ -211,11 +233,15 @@ export class LiveHub implements IndexerListener {
       this.#releaseWaiting()
       this.#checkBuffers()
     }
+    if (this.#turns.pending > MAX_HELD) this.#turns.flush()
   }
 
   /** Settlements taken back by a reorg, newest first. */
   removed(settlements: StoredSettlement[]): void {
     if (this.#closed) return
+    // Settlements before the removals go out first, all of them.
+    this.#turns.flush()
+    this.#turns.startTurn()
     for (const s of settlements) {
       const before = positionBefore(s)
       const cursor = encodeCursor(before.blockNumber, before.logIndex)
@@ -238,6 +264,7 @@ export class LiveHub implements IndexerListener {
     this.#closed = true
     clearInterval(this.#heartbeat)
     clearImmediate(this.#replayTurn)
+    this.#turns.close()
     for (const conn of [...this.#connections]) conn.end()
   }
 
@@ -246,16 +273,11 @@ export class LiveHub implements IndexerListener {
     const values = fieldValues(s)
     let json: string | undefined
     let frame: string | undefined
-    let delivered = 0
     const deliver = (topic: string) => {
         const ids = this.#wsGroups.get(topic)
         if (ids) {
           json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
-          for (const id of ids.keys()) {
-            const wsTopic = `${topic}#${id}`
-            delivered += this.#o.app.numSubscribers(wsTopic)
-            this.#o.app.publish(wsTopic, eventMessage(kind, json, cursor, id === NO_ID ? undefined : id))
-          }
+          for (const id of ids.keys()) this.#turns.publish(`${topic}#${id}`, kind, eventMessage(kind, json, cursor, id === NO_ID ? undefined : id))
         }
         const responses = this.#sseGroups.get(topic)
         if (responses) {
@@ -272,7 +294,6 @@ export class LiveHub implements IndexerListener {
         if (bounded) for (const [group, { filter }] of bounded) if (amountInRange(s.amount, filter)) deliver(group)
       }
     }
-    if (delivered > 0) this.#sent(delivered, { channel: 'websocket', type: kind })
   }
 
   #queueReplay(sub: Subscription): void {
@@ -321,7 +342,11 @@ export class LiveHub implements IndexerListener {
     const buffered = this.#budget.note(conn, Date.now())
     if (this.#budget.over) this.#enforceBudget()
     if (!conn.open || sub.state !== 'replaying') return scanned
-    if (!next) {
+    if (!next && this.#turns.pending > 0) {
+      // Read up to the end: it goes on from there once nothing is held.
+      sub.from = this.#publishedEnd
+      this.#handoffs.add(sub)
+    } else if (!next) {
       this.#replaying.delete(sub)
       this.#goLive(sub)
     } else if (buffered >= this.#o.limits.maxBufferedBytes / 2) {
@@ -330,6 +355,16 @@ export class LiveHub implements IndexerListener {
       this.#queueReplay(sub)
     }
     return scanned
+  }
+
+  /** Held messages went out: check the buffers, and once none are held, let parked replays go on to live. */
+  #afterHeldTurn(): void {
+    this.#checkBuffers()
+    if (this.#turns.pending > 0) return
+    for (const sub of this.#handoffs) {
+      this.#handoffs.delete(sub)
+      if (sub.state === 'replaying') this.#queueReplay(sub)
+    }
   }
 
   /** The published end moved on: waiting subscriptions it reached replay from their `since`. */
@@ -386,6 +421,7 @@ export class LiveHub implements IndexerListener {
     this.#subscriptionCount--
     this.#replaying.delete(sub)
     this.#replayQueue.delete(sub)
+    this.#handoffs.delete(sub)
     this.#waiting.delete(sub)
     if (!wasLive) return
     if (sub.conn.channel === 'websocket') {
