@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import chromium from '@sparticuz/chromium'
 import jsQRModule from 'jsqr'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { scriptArgs } from '../helpers/script.js'
 
 // jsqr is CommonJS whose module.exports is the function, while its types declare it as the default export.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default
@@ -57,7 +58,7 @@ export async function readQrCode(browser: Browser, png: Uint8Array): Promise<str
 
 /** `npx tsx scripts/wallet.ts pay <link>` in a child process; resolves with its exit code and output. */
 export function runWalletCommand(link: string, env: Record<string, string>, flags: string[] = []): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/wallet.ts', 'pay', link, ...flags], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...scriptArgs('scripts/wallet.ts'), 'pay', link, ...flags], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk))

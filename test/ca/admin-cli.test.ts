@@ -12,6 +12,7 @@ import { createKeyAndCsr } from '../../src/processor/ca/index.js'
 import { x509 } from '../../src/processor/ca/x509.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { startDatabaseAndCa, tempCaDir, type TestCa } from './fixture.js'
+import { scriptArgs } from '../helpers/script.js'
 
 let db: Database
 let ca: TestCa
@@ -25,7 +26,7 @@ function admin(args: string[], env: Record<string, string> = {}): Promise<{ code
   // No CA_ADMIN_TOKEN unless a case sets one: the token comes from the local CA's file.
   const childEnv: NodeJS.ProcessEnv = { ...process.env, CA_ADMIN_TOKEN: undefined, CA_URL: ca.url, CA_DATA_DIR: ca.dataDir, DEPLOYMENT_FILE: '/nonexistent/deployment.json', ...env }
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--deployment', '/nonexistent/deployment.json'], { env: childEnv }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...scriptArgs('scripts/admin.ts'), ...args, '--deployment', '/nonexistent/deployment.json'], { env: childEnv }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     )
   })

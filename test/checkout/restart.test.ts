@@ -14,6 +14,7 @@ import type { ChargeJson } from '../../src/processor/charges/index.js'
 import type { RunningCheckout } from '../../src/processor/checkout/index.js'
 import { waitFor } from '../helpers/explorer.js'
 import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { scriptArgs } from '../helpers/script.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -30,7 +31,7 @@ after(async () => {
 
 /** The engine as its own process (`scripts/checkout.ts`); resolves once it listens. */
 function spawnCheckout(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/checkout.ts'], {
+  const child = spawn(process.execPath, scriptArgs('scripts/checkout.ts'), {
     env: {
       ...process.env,
       DATABASE_URL: f.db.url,

@@ -15,6 +15,7 @@ import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
 import { ConfigError } from '../../src/config/parse-env.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { tempCaDir } from '../ca/fixture.js'
+import { scriptArgs } from '../helpers/script.js'
 
 const log = createLogger('silent')
 const CONTRACT = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
@@ -72,7 +73,7 @@ test("the operator's files: a server certificate and key that belong together, a
 })
 
 test('the script fails with one line naming the setting', () => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/checkout.ts'], { env: { ...process.env, ...OFF_LOCAL }, encoding: 'utf8' })
+  const result = spawnSync(process.execPath, scriptArgs('scripts/checkout.ts'), { env: { ...process.env, ...OFF_LOCAL }, encoding: 'utf8' })
   assert.equal(result.status, 1)
   assert.equal(result.stderr.trim(), 'checkout: CHECKOUT_TLS_CERT_PATH and CHECKOUT_TLS_KEY_PATH are required on chain 1: a server certificate is only issued at start on chain 31337')
 })

@@ -12,6 +12,7 @@ import { createSecretBox, deriveMerchantSecret, rotateWebhookSecret, startWebhoo
 import { seedWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
 import { waitFor } from '../helpers/explorer.js'
 import { delivered, enqueue, log, newChargeId, newMerchant, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, webhookWorld } from './webhooks-fixture.js'
+import { scriptArgs } from '../helpers/script.js'
 
 const world = webhookWorld()
 const NEW_KEY = 'the-new-webhook-encryption-key-0123456789'
@@ -22,7 +23,7 @@ const storedRows = async () => (await world.db.pool.query<{ id: number; secret: 
 function reencrypt(oldKey: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: world.db.url, WEBHOOK_ENCRYPTION_KEY: oldKey, NEW_WEBHOOK_ENCRYPTION_KEY: NEW_KEY }
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'reencrypt-webhook-secrets'], { env }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...scriptArgs('scripts/admin.ts'), 'reencrypt-webhook-secrets'], { env }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     )
   })

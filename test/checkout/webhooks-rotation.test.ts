@@ -16,6 +16,7 @@ import { liveWebhookSecrets } from '../../src/processor/db/webhook-secrets.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { capturingLogger, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, type Receiver } from './webhooks-fixture.js'
+import { scriptArgs } from '../helpers/script.js'
 
 let db: Database
 let receiver: Receiver
@@ -116,7 +117,7 @@ test('rotation while deliveries flow through two replicas: both secrets verify d
 function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, WEBHOOK_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...scriptArgs('scripts/admin.ts'), ...args], { env }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     )
   })

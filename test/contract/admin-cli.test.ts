@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import { anvilKeys } from '../../src/config/local-keys.js'
 import { startLocalChain, sendSettlements, type LocalChain } from '../helpers/local-chain.js'
+import { scriptArgs } from '../helpers/script.js'
 
 let chain: LocalChain
 const dir = mkdtempSync(join(tmpdir(), 'admin-cli-'))
@@ -27,7 +28,7 @@ after(async () => {
 })
 
 function runAdmin(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--deployment', deploymentPath], { encoding: 'utf8', env: { ...process.env, ...env } })
+  return spawnSync(process.execPath, [...scriptArgs('scripts/admin.ts'), ...args, '--deployment', deploymentPath], { encoding: 'utf8', env: { ...process.env, ...env } })
 }
 
 function admin(...args: string[]): string {

@@ -24,6 +24,7 @@ import { getJson, startTestExplorer, waitFor, type TestExplorer } from '../helpe
 import { deploySafe } from '../helpers/safe.js'
 import { checkTxBuilderBatch } from './tx-builder-shape.js'
 import { setupContractFixture, type ContractFixture, type TransferArgs } from './fixture.js'
+import { scriptArgs } from '../helpers/script.js'
 
 const run = promisify(execFile)
 const ownerKeys = [0, 1, 2].map((i) => deriveLocalKey('safe-owner', i))
@@ -48,7 +49,7 @@ describe('a 2-of-3 Safe as the contract owner', () => {
   /** `npm run admin` as a child process: its exit code, stdout and stderr. */
   async function admin(args: string[], env: Record<string, string> = {}) {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args, '--deployment', deploymentPath], {
+      const { stdout, stderr } = await run(process.execPath, [...scriptArgs('scripts/admin.ts'), ...args, '--deployment', deploymentPath], {
         env: { ...process.env, ...env },
       })
       return { code: 0, stdout, stderr }

@@ -24,6 +24,7 @@ import { waitFor } from '../helpers/explorer.js'
 import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
 import { startRpcProxy } from '../helpers/rpc-proxy.js'
+import { scriptArgs } from '../helpers/script.js'
 
 const silent = createLogger('silent')
 let chain: LocalChain
@@ -316,7 +317,7 @@ test('a node serving another chain than CHAIN_ID stops start-up with one line', 
 })
 
 test('npm run data-service serves until SIGTERM, then stops cleanly', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/data-service.ts'], {
+  const child = spawn(process.execPath, scriptArgs('scripts/data-service.ts'), {
     env: { ...process.env, ...serviceEnv({ LOG_LEVEL: 'info' }) },
     stdio: ['ignore', 'ignore', 'pipe'],
   })

@@ -7,6 +7,7 @@ import { ConfigError } from '../../src/config/parse-env.js'
 import { startDataService } from '../../src/processor/data-service/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { Deployment } from '../../src/wire/deployment.js'
+import { scriptArgs } from '../helpers/script.js'
 
 const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const deployment: Deployment = {
@@ -95,7 +96,7 @@ test('an unreachable node stops start-up with one line naming RPC_URL', async ()
 })
 
 test('npm run data-service with a bad setting prints one line and exits 1', () => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/data-service.ts'], {
+  const result = spawnSync(process.execPath, scriptArgs('scripts/data-service.ts'), {
     env: { ...process.env, SETTLEMENT_CONTRACT: contract, DATA_SERVICE_PORT: 'abc' },
     encoding: 'utf8',
   })

@@ -17,6 +17,7 @@ import type { RunningSubmitter } from '../../src/processor/submitter/start-submi
 import { getJson, waitFor } from '../helpers/explorer.js'
 import { startTestSubmitter, waitForFinal } from '../helpers/processor.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
+import { scriptArgs } from '../helpers/script.js'
 
 let fx: GatewayFixture
 let submitter: RunningSubmitter
@@ -92,7 +93,7 @@ test('an unfunded relayer: RELAYER_UNAVAILABLE to wallets and /health 503, a top
 })
 
 test('two gateway processes on one database: a payment through the second is submitted and its statuses reach it', { timeout: 60_000 }, async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/gateway.ts'], {
+  const child = spawn(process.execPath, scriptArgs('scripts/gateway.ts'), {
     env: {
       ...process.env,
       SUBMITTER: 'off',

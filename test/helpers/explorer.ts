@@ -14,6 +14,7 @@ import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
 import { startExplorer, type RunningExplorer } from '../../src/explorer/start-explorer.js'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import type { LocalChain } from './local-chain.js'
+import { scriptArgs } from './script.js'
 
 export interface TestExplorer extends RunningExplorer {
   dataDir: string
@@ -132,7 +133,7 @@ export async function pageThrough(baseUrl: string, query: Record<string, string>
 
 /** The explorer as its own process (`npm run explorer`), so a test can kill -9 it. */
 export function spawnExplorer(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'scripts/explorer.ts'], {
+  return spawn(process.execPath, scriptArgs('scripts/explorer.ts'), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })

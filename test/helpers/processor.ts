@@ -17,6 +17,7 @@ import { testDatabaseDir } from './database.js'
 import { waitFor } from './explorer.js'
 import { startLocalChain, type LocalChain } from './local-chain.js'
 import type { SignedRequest } from './payment-requests.js'
+import { scriptArgs } from './script.js'
 
 /**
  * A local chain and an embedded database for a test file, started together. If one fails, the other is
@@ -49,7 +50,7 @@ export function startTestSubmitter(chain: LocalChain, db: Database, overrides: R
 
 /** `npm run submitter` as a child process, to be killed with SIGKILL; `onActive` fires when it takes the lock. */
 export function spawnSubmitter(chain: LocalChain, db: Database, onActive: () => void, overrides: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/submitter.ts'], {
+  const child = spawn(process.execPath, scriptArgs('scripts/submitter.ts'), {
     env: { ...process.env, ...submitterEnv(chain, db, { LOG_LEVEL: 'info', ...overrides }) },
     stdio: ['ignore', 'ignore', 'pipe'],
   })

@@ -25,6 +25,7 @@ import { createLogger } from '../../src/platform/observability/logger.js'
 import { createRelayerGuard } from '../../src/processor/submitter/relayer-guard.js'
 import { startChainAndDatabase } from '../helpers/processor.js'
 import { sendSettlements, type LocalChain, type SentSettlement } from '../helpers/local-chain.js'
+import { scriptArgs } from '../helpers/script.js'
 
 const run = promisify(execFile)
 let chain: LocalChain
@@ -71,7 +72,7 @@ test('payments left = balance / (gas per payment × gas price), as npm run admin
   assert.equal(runway.costPerPayment, runway.gasPerPayment * gasPrice)
   assert.equal(runway.paymentsLeft, balance / (runway.gasPerPayment * gasPrice))
 
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'relayer', '--json', '--deployment', deploymentPath])
+  const { stdout } = await run(process.execPath, [...scriptArgs('scripts/admin.ts'), 'relayer', '--json', '--deployment', deploymentPath])
   const printed = JSON.parse(stdout) as Record<string, string | boolean | number>
   assert.equal(printed.relayer, relayer)
   assert.equal(printed.paymentsLeft, runway.paymentsLeft.toString())
@@ -79,7 +80,7 @@ test('payments left = balance / (gas per payment × gas price), as npm run admin
   assert.equal(printed.samples, 8)
   assert.equal(printed.warnBelow, '10000')
   assert.equal(printed.low, runway.paymentsLeft < 10_000n)
-  const text = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'relayer', '--deployment', deploymentPath], {
+  const text = await run(process.execPath, [...scriptArgs('scripts/admin.ts'), 'relayer', '--deployment', deploymentPath], {
     env: { ...process.env, RELAYER_RUNWAY_WARNING_PAYMENTS: String(runway.paymentsLeft + 1n) },
   })
   assert.match(text.stdout, new RegExp(`payments left +${runway.paymentsLeft}\\n`))

@@ -10,6 +10,7 @@ import { deriveLocalKey } from '../../src/config/local-keys.js'
 import { demoStoreOptionsFromEnv } from '../../src/config/demo-store-options.js'
 import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
 import { displayAmount } from '../../src/wire/index.js'
+import { scriptArgs } from '../helpers/script.js'
 
 const contract = `0x${'ab'.repeat(20)}`
 
@@ -58,7 +59,7 @@ test('amounts in display units: decimals applied, thousands grouped, two fractio
 })
 
 test('the wallet command refuses a link that is not a payment link, and a missing one, in one line', () => {
-  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/wallet.ts', ...args], { encoding: 'utf8' })
+  const run = (...args: string[]) => spawnSync(process.execPath, [...scriptArgs('scripts/wallet.ts'), ...args], { encoding: 'utf8' })
   const notALink = run('pay', 'http://127.0.0.1:4004/elsewhere')
   assert.equal(notALink.status, 1)
   assert.equal(notALink.stderr.trim(), 'wallet: not a payment link (expected <widget>/s/<charge id>?t=<token> or <widget>/r/<refund id>?t=<token>): http://127.0.0.1:4004/elsewhere')
