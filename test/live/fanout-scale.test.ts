@@ -6,7 +6,8 @@
  * subscription that replays from a `since` in history while the chain keeps growing.
  *
  * Blocks go up to 40 settlements, so one unfiltered subscriber's share of a block passes uWS's 16 KB cork
- * buffer and its 32 batched publishes per socket: the paths where uWS splits a block into several writes.
+ * buffer and the hub's 24 messages per group per loop turn: the hub holds the rest for the next turns
+ * (group-turns.ts), and replays reaching the end meanwhile wait before they join their group.
  * Every subscription must receive exactly the settlements that match it, each once, in chain order.
  */
 import assert from 'node:assert/strict'

@@ -360,7 +360,12 @@ export class LiveHub implements IndexerListener {
   /** Held messages went out: check the buffers, and once none are held, let parked replays go on to live. */
   #afterHeldTurn(): void {
     this.#checkBuffers()
-    if (this.#turns.pending > 0) return
+    if (this.#turns.pending > 0) {
+      // Someone waits to join: the rest goes out now, or a stream of large blocks could keep it waiting.
+      // (The flush comes back here with nothing held.)
+      if (this.#handoffs.size > 0) this.#turns.flush()
+      return
+    }
     for (const sub of this.#handoffs) {
       this.#handoffs.delete(sub)
       if (sub.state === 'replaying') this.#queueReplay(sub)
