@@ -2,8 +2,9 @@
  * Fan-out at a few thousand subscribers: 3,000 WebSocket connections on one real explorer (real uWS
  * sockets, the hub, the indexer following a scripted chain), with the bench's mix of filters and more:
  * unfiltered, by token, recipient, payer, address (a settlement reaches an address topic once per address
- * it involves) and token with an amount bound, some with ids, and 300 of them adding a second
- * subscription that replays from a `since` in history while the chain keeps growing.
+ * it involves) and token with an amount bound, some with ids; while the chain keeps growing, 300 of them
+ * add a subscription that replays from a `since` in history, and 200 others a live one without id or
+ * `since` while a burst of blocks is being published (it starts after the cursor its acknowledgement names).
  *
  * Blocks go up to 40 settlements, so one unfiltered subscriber's share of a block passes uWS's 16 KB cork
  * buffer and the hub's 24 messages per group per loop turn: the hub holds the rest for the next turns
@@ -14,7 +15,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import WebSocket from 'ws'
 import type { RunningExplorer } from '../../src/explorer/start-explorer.js'
-import { encodeCursor } from '../../src/explorer/store/cursor.js'
+import { decodeCursor, encodeCursor } from '../../src/explorer/store/cursor.js'
 import type { Hex } from '../../src/wire/settlement.js'
 import { waitFor } from '../helpers/explorer.js'
 import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
@@ -22,6 +23,8 @@ import { startScriptedExplorer, type ScriptedExplorer } from '../helpers/scripte
 
 const SUBSCRIBERS = 3000
 const REPLAYING = 300
+/** Subscribers that add a live subscription (no `since`) while blocks keep coming. */
+const LATE = 200
 const CONTRACT = '0x5e771e0000000000000000000000000000000020' as Hex
 const address = (prefix: number, i: number) => `0x${prefix.toString(16)}${i.toString(16).padStart(38, '0')}` as Hex
 const TOKENS = [0, 1, 2].map((i) => address(0x70, i))
@@ -30,6 +33,8 @@ const RECIPIENTS = Array.from({ length: 30 }, (_, i) => address(0x4e, i))
 /** Settlements per block: history, then the blocks mined while everyone listens (0, 1 and the sizes around 16 KB and 32 messages). */
 const HISTORY = [40, 5, 33]
 const LIVE = [40, 0, 26, 40, 1, 33, 40, 12, 25, 40, 32, 3]
+/** Mined at once after LIVE[6]: one commit of 400 settlements, which the hub publishes over many turns. */
+const BURST = Array<number>(10).fill(40)
 
 interface Mined extends ScriptedSettlement {
   blockNumber: number
@@ -118,6 +123,8 @@ interface Subscriber {
 
 let explorer: RunningExplorer
 let running: ScriptedExplorer | undefined
+/** The subscribers that add a late live subscription: after those that replay, among those whose first has an id. */
+const lateOnes = () => subscribers.filter((_, i) => i >= REPLAYING && i % 10 === 0).slice(0, LATE)
 const subscribers: Subscriber[] = []
 
 const indexed = () => waitFor(`block ${chain.head.blockNumber} indexed`, () => explorer.indexer.status().indexedBlock >= chain.head.blockNumber, 60_000)
@@ -126,9 +133,13 @@ async function connect(url: string): Promise<Subscriber> {
   const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/stream`)
   const sub: Subscriber = { socket, received: new Map(), acks: 0, errors: [] }
   socket.on('message', (data) => {
-    const m = JSON.parse(data.toString()) as { type: string; subscription?: string; data?: { blockNumber: number; logIndex: number } }
+    const m = JSON.parse(data.toString()) as { type: string; subscription?: string; id?: string; cursor?: string; data?: { blockNumber: number; logIndex: number } }
     if (m.type === 'SETTLEMENT') sub.received.get(m.subscription ?? '')!.keys.push(`${m.data!.blockNumber}:${m.data!.logIndex}`)
-    else if (m.type === 'SUBSCRIBED') sub.acks++
+    else if (m.type === 'SUBSCRIBED') {
+      sub.acks++
+      // A subscription starts after the position its acknowledgement names (its `since`, or the live end).
+      sub.received.get(m.id ?? '')!.after = decodeCursor(m.cursor!)!
+    }
     else sub.errors.push(m)
   })
   socket.on('close', (code) => (sub.closed = code))
@@ -178,13 +189,21 @@ describe(`fan-out to ${SUBSCRIBERS} subscribers`, () => {
       // Midway, replays from history join while blocks keep coming: their hand-over to live must not
       // lose or repeat a settlement.
       if (n === 3) subscribers.slice(0, REPLAYING).forEach((sub, i) => subscribe(sub, filterOf(i), 'replay', mined[7 + (i % 60)]))
+      if (n === 6) {
+        // While the burst's messages are held for later turns, late subscriptions without an id join the
+        // groups that hold them (half unfiltered): each must start after the cursor of its acknowledgement.
+        await indexed()
+        for (const size of BURST) mine(size)
+        await indexed()
+        lateOnes().forEach((sub, i) => subscribe(sub, i % 2 ? filterOf(i) : {}, ''))
+      }
       await indexed()
     }
 
-    await waitFor('every replay acknowledged', () => subscribers.every((s, i) => s.acks === (i < REPLAYING ? 2 : 1)), 60_000)
+    await waitFor('every replay and late subscription acknowledged', () => subscribers.every((s) => s.acks === s.received.size), 60_000)
 
     const primary = subscribers.map((sub, i) => sub.received.get(i % 10 === 0 ? `s${i}` : '')!)
-    const all = [...primary, ...subscribers.slice(0, REPLAYING).map((sub) => sub.received.get('replay')!)]
+    const all = [...primary, ...subscribers.slice(0, REPLAYING).map((sub) => sub.received.get('replay')!), ...lateOnes().map((sub) => sub.received.get('')!)]
     const expected = all.map(expectedFor)
     await waitFor('every subscription to receive what it is owed', () => all.every((r, i) => r.keys.length >= expected[i]!.length), 120_000).catch(() => undefined)
     for (const [i, r] of all.entries()) assert.deepEqual(r.keys, expected[i], `subscription ${i} with filter ${JSON.stringify(r.filter)}`)
@@ -192,8 +211,10 @@ describe(`fan-out to ${SUBSCRIBERS} subscribers`, () => {
     assert.deepEqual(subscribers.filter((s) => s.closed !== undefined).map((s) => s.closed), [])
     // Not empty-handed: every kind of group received settlements, an unfiltered subscriber every live one,
     // and a replay everything after its `since`, history included.
-    assert.equal(primary[0]!.keys.length, LIVE.reduce((a, b) => a + b, 0))
+    assert.equal(primary[0]!.keys.length, [...LIVE, ...BURST].reduce((a, b) => a + b, 0))
     for (let kind = 0; kind < 6; kind++) assert.ok(primary.filter((_, i) => i % 6 === kind).every((r) => r.keys.length > 0), `filter kind ${kind} received settlements`)
     assert.ok(all[SUBSCRIBERS]!.keys.length > primary[0]!.keys.length)
+    const lateUnfiltered = all[SUBSCRIBERS + REPLAYING]!
+    assert.ok(lateUnfiltered.keys.length > 0 && lateUnfiltered.keys.length < primary[0]!.keys.length)
   })
 })
