@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
-import { settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { chainRpc, payerAddress, paymentsBetweenPayers, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { expectedSeries, expectedStats, type StatsQuery } from '../helpers/expected-stats.js'
 
@@ -152,6 +152,10 @@ describe('a reorg', () => {
   async function sendAndCheck(rounds: [number, number][], expectedCount: number): Promise<void> {
     await sendRounds(rounds)
     await waitForHead(chain, explorer.url)
+    // After the revert the explorer's head may still be the abandoned, longer branch's, which waitForHead
+    // (block numbers) takes for caught up: wait until it is the chain's head block itself.
+    const head = await rpc<{ hash: Hex }>('eth_getBlockByNumber', ['latest', false])
+    await waitFor('the explorer on the chain\'s head block', async () => (await explorer.get('/')).body.indexedHead?.blockHash === head.hash)
     onChain = await settlementsOnChain(chain)
     assert.equal(onChain.length, expectedCount)
     for (const q of queries()) {
