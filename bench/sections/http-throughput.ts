@@ -324,7 +324,8 @@ function coresProjection(measured: Measured[], dispatches: Map<number, DispatchC
     const asServed = (cores: number) => Math.min(1e6 / main, pooled ? ((cores - 1) * 1e6) / others : Infinity)
     const inPool = (cores: number) => Math.min(1e6 / uws, ((cores - 1) * 1e6) / worker)
     if (m.name.includes('any of')) {
-      headline[`different pages, any recipient @${fmt(m.size)}: explorer CPU µs per answer (target ≤ 60): uWS thread / other threads`] =
+      const how = m.name.includes('QUERY_INLINE=none') ? 'QUERY_INLINE=none' : 'as served'
+      headline[`different pages, any recipient @${fmt(m.size)}, ${how}: explorer CPU µs per answer (target ≤ 60): uWS thread / other threads`] =
         `${fmt(main, 1)} / ${fmt(others, 1)} — ${verdict(main + others <= 60)}; projected req/s with the query in the pool, 8 / 32 cores: ${fmt(inPool(8))} / ${fmt(inPool(32))}`
     }
     if (m.name.startsWith('/events/:txHash') || m.name.startsWith('/events/order/')) {
