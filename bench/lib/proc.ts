@@ -16,11 +16,14 @@ function statCpuSeconds(path: string): number {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-/** Resident memory now and at its peak (VmRSS, VmHWM), in bytes. */
-export function rssOfPid(pid: number): { rss: number; maxRss: number } {
+/**
+ * Resident memory now and at its peak (VmRSS, VmHWM), and the anonymous part now (RssAnon: the heap and
+ * buffers; the rest are pages of mapped files, such as the LMDB map, which the kernel reclaims), in bytes.
+ */
+export function rssOfPid(pid: number): { rss: number; maxRss: number; anon: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024
-  return { rss: kb('VmRSS'), maxRss: kb('VmHWM') }
+  return { rss: kb('VmRSS'), maxRss: kb('VmHWM'), anon: kb('RssAnon') }
 }
 
 /** CPU seconds of each thread of a process, by thread id (threads that ended are not listed). */
