@@ -3,7 +3,6 @@
  * answers query tasks with JSON text, handed back through its ring of shared slots (result-rings.ts).
  */
 import { workerData } from 'node:worker_threads'
-import { move } from 'piscina'
 import { openStore } from '../store/index.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
 import { RingWriter, type RingAnswer, type ResultRingsData } from './result-rings.js'
@@ -21,8 +20,7 @@ store.env.resetReadTxn()
 
 export default function answerTask(task: QueryTask): RingAnswer {
   try {
-    const answer = ring.answer(runQueryTask(store, tokens, task))
-    return answer instanceof Uint8Array ? (move(answer) as Uint8Array) : answer
+    return ring.answer(runQueryTask(store, tokens, task))
   } finally {
     store.env.resetReadTxn()
   }

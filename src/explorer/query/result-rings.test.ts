@@ -15,7 +15,7 @@ test('pages go through the ring slots and come back equal; nothing stays undefin
   assert.equal(rings.take(writer.answer(undefined)), undefined)
 })
 
-test('a slot still held is never overwritten: the page is moved instead; a page larger than a slot too', () => {
+test('a slot still held is never overwritten: the page is posted instead; a page larger than a slot too', () => {
   const rings = createResultRings(1)
   const writer = new RingWriter(rings.data)
   const held = Array.from({ length: SLOTS }, (_, i) => writer.answer(page(i)))

@@ -6,13 +6,13 @@
  *
  * Instead each worker owns a ring of fixed slots in shared memory: it writes the page into a free slot
  * and answers with the slot's number; the server thread copies the page out (into its slab of pages,
- * page-writer.ts) and frees the slot. A slot still held, or a page larger than a slot, falls back to a
- * moved buffer: nothing is ever overwritten before it is read.
+ * page-writer.ts) and frees the slot. A slot still held, or a page larger than a slot, falls back to
+ * posting the page: nothing is ever overwritten before it is read.
  */
 import { slabCopy } from './page-writer.js'
 
 export const SLOTS = 128
-/** A page of 100 settlements is about 60 KB; larger answers (long series) are moved instead. */
+/** A page of 100 settlements is about 60 KB; larger answers (long series) are posted instead. */
 export const SLOT_BYTES = 128 * 1024
 
 export interface ResultRingsData {
@@ -66,8 +66,7 @@ export class RingWriter {
     const slot = this.#next
     // Claimed before writing: a worker Piscina starts in place of a failed one may share this ring.
     if (result.length > SLOT_BYTES || Atomics.compareExchange(this.#held, slot, 0, 1) !== 0) {
-      // The page is a view of a larger slab (page-writer.ts), which posting would copy whole: its own
-      // copy, which the worker moves rather than clones.
+      // The page is a view of a larger slab (page-writer.ts), which posting would copy whole: its own copy.
       return Uint8Array.prototype.slice.call(result)
     }
     this.#pages.set(result, slot * SLOT_BYTES)
