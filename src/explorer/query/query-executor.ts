@@ -41,17 +41,9 @@ export function createQueryExecutor({ store, dataDir, workers, inlineCandidates,
   const pooled = async (task: QueryTask): Promise<QueryResult> => rings.take((await pool.run(task)) as RingAnswer)
   return {
     run: which === 'none' ? pooled : (task) => (isCheap(store, task, inlineCandidates) ? inline(task) : pooled(task)),
-    close: async () => {
-      // A worker ended while it is still opening the store aborts the whole process (lmdb-js throws
-      // into a terminating thread): a stop soon after start waits for an answer first, a few seconds at most.
-      await Promise.race([pooled(STARTED_PROBE).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())])
-      await pool.destroy()
-    },
+    close: () => pool.destroy(),
   }
 }
-
-/** A lookup that finds nothing, answered once a worker has loaded. */
-const STARTED_PROBE: QueryTask = { kind: 'first', field: 'txHash', value: `0x${'00'.repeat(32)}` }
 
 /** Workers answer through `rings`. */
 function startQueryPool(dataDir: string, workers: number, rings: ResultRingsData): Piscina {

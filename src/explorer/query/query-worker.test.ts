@@ -25,29 +25,22 @@ function readers(store: Store): string[] {
 const heldSnapshots = (store: Store) => readers(store).filter((txn) => txn !== '-').map(Number)
 
 const lastTxnId = (store: Store) => (store.env.getStats() as { lastTxnId: number }).lastTxnId
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-test('the worker holds no snapshot once started, nor after a task, while commits go on', async () => {
+test('the worker holds no snapshot after a task while commits go on', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'query-worker-'))
   const store = openStore({ path: dir, noSync: true })
   const steps = [...syntheticSteps(2000, { payers: 20, recipients: 10 })]
   await commitBatch(store, steps[0]!)
-  for (const _ of store.events.getKeys({ limit: 1 })) break
-  const before = readers(store).length
   const executor = createQueryExecutor({ store, dataDir: dir, workers: 1, inline: 'none' })
   try {
-    // The worker reads the token list as it starts, which gives it a reader slot of its own.
-    for (let waited = 0; readers(store).length === before && waited < 20_000; waited += 50) await sleep(50)
-    assert.ok(readers(store).length > before, 'the worker has read the store')
-    for (const step of steps.slice(1, steps.length / 2)) await commitBatch(store, step)
-    store.env.resetReadTxn()
-    assert.deepEqual(heldSnapshots(store), [], 'no reader holds a snapshot after the worker started')
-
-    const page = await executor.run({ kind: 'events', query: { order: 'desc', limit: 5, recipient: syntheticRecipient(1) } })
-    assert.ok(page && page.length > 0)
-    for (const step of steps.slice(steps.length / 2)) await commitBatch(store, step)
-    store.env.resetReadTxn()
-    assert.deepEqual(heldSnapshots(store), [], `no reader holds a snapshot after a task (last transaction ${lastTxnId(store)})`)
+    for (const round of [1, 2]) {
+      const page = await executor.run({ kind: 'events', query: { order: 'desc', limit: 5, recipient: syntheticRecipient(round) } })
+      assert.ok(page && page.length > 0)
+      for (const step of steps.slice(round === 1 ? 1 : steps.length / 2, round === 1 ? steps.length / 2 : steps.length)) await commitBatch(store, step)
+      store.env.resetReadTxn()
+      assert.ok(readers(store).length >= 2, 'the worker has a reader slot of its own')
+      assert.deepEqual(heldSnapshots(store), [], `no reader holds a snapshot after task ${round} (last transaction ${lastTxnId(store)})`)
+    }
   } finally {
     await executor.close()
     await store.close()
