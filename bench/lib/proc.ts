@@ -38,8 +38,3 @@ export function threadsCpuSeconds(pid: number): Map<number, number> {
   }
   return out
 }
-
-/** Anonymous resident memory (RssAnon: heaps, LMDB's dirty pages; not the mapped store), in bytes. */
-export function rssAnonOfPid(pid: number): number {
-  return Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-}

@@ -17,7 +17,7 @@ import { perfThread } from '../profile/perf-thread.js'
 import { load1 } from '../lib/machine.js'
 import { NativeSubscribers, type FanoutTally } from '../load/ws-fanout-native.js'
 import type { BenchContext } from './context.js'
-import { profiled, rssOf, startExplorerChild, startRpc, type ExplorerChild, type RpcChild } from './services.js'
+import { growChain, profiled, rssOf, startExplorerChild, startRpc, type ExplorerChild, type RpcChild } from './services.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -86,13 +86,7 @@ function expectedDeliveries(ctx: BenchContext, filters: SettlementFilter[], from
   return { settlements, deliveries }
 }
 
-async function rpcCall(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-  return ((await response.json()) as { result: unknown }).result
-}
-
 const indexedBlock = async (explorer: ExplorerChild) => (await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })).status.indexedBlock
-const grow = async (rpc: RpcChild, blocksPerSecond: number) => (await rpcCall(rpc.ready.url, 'bench_grow', [blocksPerSecond])) as { head: number; at: number }
 const cpuSeconds = async (explorer: ExplorerChild) => {
   const { cpu } = await explorer.ask<{ cpu: NodeJS.CpuUsage }>({ type: 'cpu' })
   return (cpu.user + cpu.system) / 1e6
@@ -144,7 +138,7 @@ interface WindowParts {
 async function measureWindow(w: WindowParts): Promise<FanoutWindow> {
   const { rpc, explorer, subscribers } = w
   const loadBefore = load1()
-  const growth = await grow(rpc, w.blocksPerSecond)
+  const growth = await growChain(rpc, w.blocksPerSecond)
   await sleep(1500)
   const fromBlock = await indexedBlock(explorer)
   // The node's head at a moment, from its growth schedule: read beside the indexed block, not later.
@@ -169,7 +163,7 @@ async function measureWindow(w: WindowParts): Promise<FanoutWindow> {
     ? await perfThread(explorer.process.pid!, profileDir, () => profiled(explorer, profileDir, window))
     : { result: await window(), markdown: undefined }
   const { toBlock, lagAfter, tally, explorerCpu, sends } = measured
-  const chainHead = (await grow(rpc, 0)).head
+  const chainHead = (await growChain(rpc, 0)).head
   const { commitTimes } = await explorer.ask<{ commitTimes: [number, number][] }>({ type: 'commitTimes' })
   const at = new Map(commitTimes)
   const latency = new Histogram()

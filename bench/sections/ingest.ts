@@ -15,7 +15,7 @@ import { openStore } from '../../src/explorer/store/open-store.js'
 import { BENCH_DIR } from '../data/bench-store.js'
 import { fmt, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
-import { cpuSeconds, rssAnonOfPid, threadsCpuSeconds } from '../lib/proc.js'
+import { cpuSeconds, rssOfPid, threadsCpuSeconds } from '../lib/proc.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { profiled, rssOf, startExplorerChild, startRpc } from './services.js'
@@ -38,7 +38,7 @@ async function backfill(ctx: BenchContext, settlements: number, profileDir?: str
       for (;;) {
         const { status } = await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })
         const quarter = Math.min(3, Math.floor((4 * Math.max(0, status.indexedBlock)) / rpc.ready.head))
-        anonByQuarter[quarter] = Math.max(anonByQuarter[quarter]!, rssAnonOfPid(pid))
+        anonByQuarter[quarter] = Math.max(anonByQuarter[quarter]!, rssOfPid(pid).anon)
         if (status.indexedBlock >= rpc.ready.head) return
         await sleep(20)
       }
