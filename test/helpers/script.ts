@@ -6,10 +6,12 @@
  * The child's working directory stays the caller's, as with `npm run`.
  */
 import { fileURLToPath } from 'node:url'
+import { repoRoot } from './repo-root.js'
 
-const copy = /\/\.test-build\/run-\d+\/$/.exec(fileURLToPath(new URL('../..', import.meta.url)))
+/** Whether this file runs from the copy: its tree is not the repository's. */
+const inCopy = fileURLToPath(new URL('../..', import.meta.url)) !== repoRoot
 
 export function scriptArgs(script: string): string[] {
-  if (copy === null) return ['--import', 'tsx', script]
+  if (!inCopy) return ['--import', 'tsx', script]
   return ['--enable-source-maps', fileURLToPath(new URL(`../../${script.replace(/\.ts$/, '.js')}`, import.meta.url))]
 }

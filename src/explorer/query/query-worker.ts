@@ -1,6 +1,7 @@
 /**
- * A Piscina worker: opens the store once (lmdb-js shares the environment with the main thread) and
- * answers query tasks with JSON text, handed back through its ring of shared slots (result-rings.ts).
+ * A Piscina worker: opens the store once, on its first task (lmdb-js shares the environment with the
+ * main thread), and answers query tasks with JSON text, handed back through its ring of shared slots
+ * (result-rings.ts).
  */
 import { workerData } from 'node:worker_threads'
 import { openStore, type Store } from '../store/index.js'
