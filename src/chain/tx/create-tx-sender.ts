@@ -35,8 +35,14 @@ export interface CreateTxSenderParams {
 
 /** Gas prices are re-read at most this often; payments in between reuse them. */
 const FEE_REFRESH_MS = 2_000
-/** How long a transaction waits for its predecessor's hand-over before going anyway. */
-const ORDER_WAIT_MS = 5_000
+/**
+ * A transaction goes without its predecessor's hand-over only once no hand-over at all has happened for
+ * this long: the predecessor's nonce was reserved and never sent. A long queue that is still moving is
+ * waited out, however long it takes; going early put a transaction in the pool ahead of its
+ * predecessors, where an automining node left it (seen: 40 payments on a loaded machine, the last ones
+ * never mined).
+ */
+const STALLED_MS = 5_000
 
 export async function createTxSender({ publicClient, privateKey, chainId }: CreateTxSenderParams): Promise<TxSender> {
   const account = privateKeyToAccount(privateKey)
@@ -54,6 +60,7 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
    * for a block that never comes.
    */
   const handedOver = new Map<number, { done: Promise<void>; settle: () => void }>()
+  let lastHandOverAt = 0
   const reserve = (): number => {
     const nonce = nextNonce++
     let settle = () => {}
@@ -90,9 +97,7 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
           gas,
           ...gasPrice,
         })
-        const predecessor = handedOver.get(nonce - 1)
-        if (predecessor) await Promise.race([predecessor.done, sleep(ORDER_WAIT_MS, undefined, { ref: false })])
-        handedOver.delete(nonce - 1)
+        await afterPredecessor(nonce)
         return await publicClient.sendRawTransaction({ serializedTransaction: serialized })
       } catch (error) {
         // A nonce that never reached the node would stall every later transaction: fill the gap.
@@ -100,9 +105,21 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
         await resync().catch(() => {})
         throw error
       } finally {
+        lastHandOverAt = Date.now()
         handedOver.get(nonce)?.settle()
       }
     },
+  }
+
+  async function afterPredecessor(nonce: number): Promise<void> {
+    const predecessor = handedOver.get(nonce - 1)
+    const since = Date.now()
+    let settled = false
+    predecessor?.done.then(() => (settled = true))
+    while (predecessor && !settled && Date.now() - Math.max(since, lastHandOverAt) < STALLED_MS) {
+      await Promise.race([predecessor.done, sleep(STALLED_MS, undefined, { ref: false })])
+    }
+    handedOver.delete(nonce - 1)
   }
 }
 
