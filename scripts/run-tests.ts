@@ -8,13 +8,17 @@
  * run until CI's own limit. A file whose tests and after() hooks have all finished ends its process
  * (`forceExit`), so a socket a library keeps open for reuse cannot hold the run either. The longest
  * files start first (test-order.ts). The run ends with the ten slowest files (test-reporters/slowest-files.mjs).
+ * One PostgreSQL data directory is initialised for the run, and copied for each test database.
  */
 import { spawnSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildTests, builtPath, removeTestBuild } from './test-build.js'
 import { orderTests } from './test-order.js'
+import { initialiseEmbeddedPostgres } from '../src/processor/db/index.js'
+import { TEST_PG_TEMPLATE } from '../test/helpers/database.js'
 
 function findTests(dir: string): string[] {
   const found: string[] = []
@@ -40,8 +44,15 @@ if (files.length === 0) {
 }
 
 const out = await buildTests(root)
+// One initdb for the run; each test database starts as a copy of it (test/helpers/database.ts).
+const pgTemplate = join(tmpdir(), `processor-pg-template-${process.pid}`)
+await initialiseEmbeddedPostgres(pgTemplate)
 // Plain Node on the JavaScript copy; source maps on, as tsx has them: stack traces and failure
 // locations name the TypeScript lines.
-const result = spawnSync(process.execPath, ['--enable-source-maps', builtPath(out, 'scripts/run-test-files.ts'), ...files.map((file) => builtPath(out, file))], { stdio: 'inherit' })
+const result = spawnSync(process.execPath, ['--enable-source-maps', builtPath(out, 'scripts/run-test-files.ts'), ...files.map((file) => builtPath(out, file))], {
+  stdio: 'inherit',
+  env: { ...process.env, [TEST_PG_TEMPLATE]: pgTemplate },
+})
 removeTestBuild(out)
+rmSync(pgTemplate, { recursive: true, force: true })
 process.exit(result.status ?? 1)
