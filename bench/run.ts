@@ -11,6 +11,7 @@
  *   npm run bench -- --only=peers              Ponder beside the explorer on the same data (installs Ponder into bench/peers/ponder on first use)
  *   npm run bench -- --only=peers --peer-settlements=200000    the peers section on more settlements (default 100k)
  *   npm run bench -- --only=replica            an empty explorer catching up with the largest chain, live, then its restart
+ *   npm run bench -- --only=idle               as many idle subscribers as the open-file limit allows: memory each, a block's delivery to all
  *
  * Generated stores are cached under .data/bench/ by size and seed; delete the folder to rebuild.
  */
@@ -23,6 +24,7 @@ import { fmt } from './lib/format.js'
 import { describeMachine, load1 } from './lib/machine.js'
 import type { BenchContext, SectionResult } from './sections/context.js'
 import { fanout } from './sections/fanout.js'
+import { idleSubscribers } from './sections/idle-subscribers.js'
 import { footprint } from './sections/footprint.js'
 import { gateway } from './sections/gateway.js'
 import { httpThroughput } from './sections/http-throughput.js'
@@ -40,6 +42,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   query: { title: 'Query latency (tinybench)', run: queryLatency },
   http: { title: 'HTTP throughput and latency', run: httpThroughput },
   fanout: { title: 'WebSocket fan-out', run: fanout },
+  idle: { title: 'Idle WebSocket subscribers', run: idleSubscribers },
   footprint: { title: 'Footprint and restart', run: footprint },
   gateway: { title: 'Wallet gateway and submitter', run: gateway },
   purchase: { title: 'Purchase end to end (store → paid)', run: purchase },

@@ -68,6 +68,9 @@ serveParent(async (message) => {
       return { status: explorer.indexer.status() }
     case 'commitTimes':
       return { commitTimes: [...commitTimes] }
+    case 'gc':
+      await inspector.post('HeapProfiler.collectGarbage')
+      return {}
     case 'profileStart':
       await inspector.post('Profiler.enable')
       await inspector.post('Profiler.start')

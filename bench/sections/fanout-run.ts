@@ -12,6 +12,7 @@ import type { SettlementFilter } from '../../src/explorer/query/events-query.js'
 import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
 import { BENCH_DIR } from '../data/bench-store.js'
 import { Histogram, type Percentiles } from '../lib/histogram.js'
+import { ms } from '../lib/format.js'
 import { countSends } from '../profile/count-sends.js'
 import { perfThread } from '../profile/perf-thread.js'
 import { load1 } from '../lib/machine.js'
@@ -44,9 +45,15 @@ export interface FanoutWindow {
   perf?: string
 }
 
+/** A window's commit → delivery p50, p99, p999 and max (ms), as table cells. */
+export const latencyCells = (w: FanoutWindow) => [ms(w.latency.p50), ms(w.latency.p99), ms(w.latency.p999), ms(w.latency.max)]
+export const closesCell = (w: FanoutWindow) => Object.entries(w.closes).map(([code, n]) => `${code}×${n}`).join(' ') || 'none'
+export const cpuPerDelivery = (w: FanoutWindow) => ((w.explorerCpu / w.deliveriesPerSecond) * 1e6).toFixed(2)
+
 export interface FanoutSetup {
   clients: number
   connectSeconds: number
+  explorer: ExplorerChild
   /** The chain's growth rate (blocks/s) that owes the subscribers `deliveriesPerSecond`, on average. */
   blocksFor(deliveriesPerSecond: number): number
   measure(blocksPerSecond: number, seconds: number, profileDir?: string): Promise<FanoutWindow>
@@ -93,7 +100,7 @@ const cpuSeconds = async (explorer: ExplorerChild) => {
 }
 
 /** Starts the processes, connects `clients` subscribers, hands the set-up to `work`, and stops everything after. */
-export async function withFanout<T>(ctx: BenchContext, clients: number, work: (setup: FanoutSetup) => Promise<T>): Promise<T> {
+export async function withFanout<T>(ctx: BenchContext, clients: number, work: (setup: FanoutSetup) => Promise<T>, beforeConnect?: (explorer: ExplorerChild) => Promise<void>): Promise<T> {
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: 2000 })
   const dataDir = join(BENCH_DIR, `fanout-${clients}`)
   rmSync(dataDir, { recursive: true, force: true })
@@ -108,6 +115,7 @@ export async function withFanout<T>(ctx: BenchContext, clients: number, work: (s
     while ((await indexedBlock(explorer)) < rpc.ready.head) await sleep(20)
     const { hostname, port } = new URL(explorer.ready.url)
     const filters = filterMix(clients, ctx)
+    await beforeConnect?.(explorer)
     const connectStarted = performance.now()
     subscribers = await NativeSubscribers.connect({ host: hostname, port: Number(port), filters, sampleEvery: 7, maxSamples: 2_000_000 })
     const connectSeconds = (performance.now() - connectStarted) / 1000
@@ -115,7 +123,7 @@ export async function withFanout<T>(ctx: BenchContext, clients: number, work: (s
     const measure = (blocksPerSecond: number, seconds: number, profileDir?: string) =>
       measureWindow({ ctx, rpc, explorer, subscribers: subscribers!, filters, blocksPerSecond, seconds, profileDir })
     const blocksFor = (deliveriesPerSecond: number) => (deliveriesPerSecond / sample.deliveries) * 2000
-    return await work({ clients, connectSeconds, blocksFor, measure })
+    return await work({ clients, connectSeconds, explorer, blocksFor, measure })
   } finally {
     await subscribers?.close()
     await explorer.stop()

@@ -13,7 +13,7 @@
 import { fmt, ms, table, verdict } from '../lib/format.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
-import { withFanout, type FanoutWindow } from './fanout-run.js'
+import { closesCell, cpuPerDelivery, latencyCells, withFanout, type FanoutWindow } from './fanout-run.js'
 
 const TARGET = 2_000_000
 const STEP = 500_000
@@ -37,7 +37,7 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
       ctx.log(`fan-out: ${fmt(clients)} subscribers, offered ${fmt(offered)} deliveries/s (${blocks.toFixed(1)} blocks/s)${profile ? ', profiled' : ''}`)
       const w = await setup.measure(blocks, profile ? 6 : seconds, profile)
       if (!profile) rows.push({ offered, w })
-      ctx.log(`  received ${fmt(w.deliveriesPerSecond)}/s of ${fmt(w.expectedPerSecond)}/s owed, p50/p99 ${ms(w.latency.p50)}/${ms(w.latency.p99)} ms, lag growth ${w.lagGrowth} blocks, CPU explorer/client ${w.explorerCpu.toFixed(2)}/${w.clientCpu.toFixed(2)}, ${((w.explorerCpu / w.deliveriesPerSecond) * 1e6).toFixed(2)} µs/delivery, ${w.deliveriesPerSend?.toFixed(1) ?? '—'} deliveries/send`)
+      ctx.log(`  received ${fmt(w.deliveriesPerSecond)}/s of ${fmt(w.expectedPerSecond)}/s owed, p50/p99 ${ms(w.latency.p50)}/${ms(w.latency.p99)} ms, lag growth ${w.lagGrowth} blocks, CPU explorer/client ${w.explorerCpu.toFixed(2)}/${w.clientCpu.toFixed(2)}, ${cpuPerDelivery(w)} µs/delivery, ${w.deliveriesPerSend?.toFixed(1) ?? '—'} deliveries/send`)
       return w
     }
     let capacity = 0
@@ -83,16 +83,13 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
         fmt(w.deliveriesPerSecond),
         fmt(w.expectedPerSecond),
         fmt(w.messageBytes),
-        ms(w.latency.p50),
-        ms(w.latency.p99),
-        ms(w.latency.p999),
-        ms(w.latency.max),
+        ...latencyCells(w),
         `${ms(w.fromChain.p50)} / ${ms(w.fromChain.p99)}`,
         w.lagGrowth,
-        Object.entries(w.closes).map(([code, n]) => `${code}×${n}`).join(' ') || 'none',
+        closesCell(w),
         fmt(w.rssMb),
         `${w.explorerCpu.toFixed(2)} / ${w.clientCpu.toFixed(2)}`,
-        ((w.explorerCpu / w.deliveriesPerSecond) * 1e6).toFixed(2),
+        cpuPerDelivery(w),
         w.deliveriesPerSend === undefined ? '—' : w.deliveriesPerSend.toFixed(1),
         w.load,
       ]),
