@@ -55,7 +55,7 @@ export function reply(res: HttpResponse, r: Reply): void {
   res.writeStatus(STATUS_LINES[r.status] ?? `${r.status} Status`)
   res.writeHeader('content-type', r.contentType ?? JSON_TYPE)
   res.writeHeader('access-control-allow-origin', '*')
-  for (const [name, value] of Object.entries(r.headers ?? {})) res.writeHeader(name, value)
+  if (r.headers) for (const name in r.headers) res.writeHeader(name, r.headers[name]!)
   // No Content-Length on these (RFC 9110 §8.6): a 204 has no content, a 304's would describe the cached body.
   if (r.status === 204 || r.status === 304) res.endWithoutBody()
   else res.end(r.body)

@@ -70,31 +70,36 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   /**
    * A route answered by the query executor: at once when it runs here, when the worker answers
    * otherwise. With `pages`, pages come from the page cache when it holds them and are offered to it.
+   * Nothing is allocated per request beyond the answer on the synchronous path (no closures: under tsx
+   * each one created also pays a `name` definition).
    */
-  const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string, pages?: PageCache) => (res: HttpResponse, req: HttpRequest) => {
+  const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string, pages?: PageCache) => {
     const count = (r: Reply) => {
       requests(1, { route, status: String(r.status) })
       return r
     }
-    const key = req.getQuery() ?? ''
-    const cached = pages?.get(key)
-    if (cached) return reply(res, count(json(cached)))
-    const readAt = pages?.version ?? 0
-    let task: QueryTask
-    const answer = (body: Uint8Array | undefined) => {
+    const answer = (task: QueryTask, key: string, readAt: number, body: Uint8Array | undefined) => {
       if (pages && body && task.kind === 'events') pages.offer(key, task.query, body, readAt)
       return count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
     }
-    let result: ReturnType<QueryExecutor['run']>
-    try {
-      checkTargetLength(req)
-      task = parse(req)
-      result = (task.kind === 'events' ? ctx.views.page(task.query) : undefined) ?? ctx.executor.run(task)
-    } catch (error) {
-      return reply(res, count(errorReply(error, logger)))
+    return (res: HttpResponse, req: HttpRequest) => {
+      const key = req.getQuery() ?? ''
+      const cached = pages?.get(key)
+      if (cached) return reply(res, count(json(cached)))
+      const readAt = pages?.version ?? 0
+      let task: QueryTask
+      let result: ReturnType<QueryExecutor['run']>
+      try {
+        checkTargetLength(req)
+        task = parse(req)
+        result = (task.kind === 'events' ? ctx.views.page(task.query) : undefined) ?? ctx.executor.run(task)
+      } catch (error) {
+        return reply(res, count(errorReply(error, logger)))
+      }
+      if (!(result instanceof Promise)) return reply(res, answer(task, key, readAt, result))
+      const pending = result
+      replyLater(res, logger, async () => answer(task, key, readAt, await pending))
     }
-    if (!(result instanceof Promise)) return reply(res, answer(result))
-    replyLater(res, logger, async () => answer(await result))
   }
 
   // One address, two audiences: the same URL answers the page or the JSON root, so caches must key on Accept.
