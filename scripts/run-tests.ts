@@ -15,7 +15,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildTests, builtPath, removeTestBuild } from './test-build.js'
+import { buildTests, builtPath, removeAbandoned, removeTestBuild } from './test-build.js'
 import { orderTests } from './test-order.js'
 import { initialiseEmbeddedPostgres } from '../src/processor/db/index.js'
 import { TEST_PG_TEMPLATE } from '../test/helpers/database.js'
@@ -45,7 +45,9 @@ if (files.length === 0) {
 
 const out = await buildTests(root)
 // One initdb for the run; each test database starts as a copy of it (test/helpers/database.ts).
-const pgTemplate = join(tmpdir(), `processor-pg-template-${process.pid}`)
+const PG_TEMPLATE_PREFIX = 'processor-pg-template-'
+removeAbandoned(tmpdir(), PG_TEMPLATE_PREFIX)
+const pgTemplate = join(tmpdir(), `${PG_TEMPLATE_PREFIX}${process.pid}`)
 await initialiseEmbeddedPostgres(pgTemplate)
 // Plain Node on the JavaScript copy; source maps on, as tsx has them: stack traces and failure
 // locations name the TypeScript lines.

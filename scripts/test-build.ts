@@ -28,7 +28,7 @@ const LINKED = ['bench/peers', 'src/explorer/api/web/client']
 /** Builds this run's copy of `root` and returns its path. */
 export async function buildTests(root: string): Promise<string> {
   const parent = join(root, TEST_BUILD_DIR)
-  removeAbandoned(parent)
+  removeAbandoned(parent, 'run-')
   const out = join(parent, `run-${process.pid}`)
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
@@ -66,11 +66,12 @@ export const removeTestBuild = (out: string) => rmSync(out, { recursive: true, f
 /** Where `file` (relative to the repository) runs from in the copy `out`. */
 export const builtPath = (out: string, file: string) => join(out, file.replace(/\.ts$/, '.js'))
 
-/** Copies left by runs that were killed before removing theirs: their process is gone. */
-function removeAbandoned(parent: string): void {
+/** What runs killed before removing theirs left in `parent`, named `<prefix><pid>`: their process is gone. */
+export function removeAbandoned(parent: string, prefix: string): void {
   if (!existsSync(parent)) return
   for (const name of readdirSync(parent)) {
-    const pid = Number(/^run-(\d+)$/.exec(name)?.[1])
+    if (!name.startsWith(prefix)) continue
+    const pid = Number(name.slice(prefix.length))
     if (!Number.isInteger(pid) || !isAlive(pid)) rmSync(join(parent, name), { recursive: true, force: true })
   }
 }
