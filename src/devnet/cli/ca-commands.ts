@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CaClient, credentialFiles, generateMerchantCredentials, localTokenPath, readLocalAdminToken, writeMerchantCredentials } from '../../processor/ca/index.js'
+import type { CaClient } from '../../processor/ca/index.js'
 import { DEFAULT_CA_DATA_DIR } from '../../config/index.js'
 import { ConfigError, stringSetting, urlSetting, type Env } from '../../config/index.js'
 import type { RevocationReason } from '../../processor/db/index.js'
@@ -32,8 +32,8 @@ export const caCommandUsage = `Certificate authority (talk to the CA's admin API
   issue-certificate <merchantId> --csr <file> [--out <file>] [--validity-days <n>]
                                 sign the merchant's PEM CSR (certificate to --out, else stdout)
   issue-certificate <merchantId> --generate --out-dir <dir> [--validity-days <n>]
-                                make a key and CSR here and get them signed: writes ${credentialFiles.key}
-                                (mode 0600), ${credentialFiles.certificate} and ${credentialFiles.caCertificate}
+                                make a key and CSR here and get them signed: writes client.key.pem
+                                (mode 0600), client.crt.pem and ca.crt.pem
   revoke-certificate <serial> [--reason <r>]
                                 r: unspecified, keyCompromise, affiliationChanged, superseded,
                                 cessationOfOperation, privilegeWithdrawn
@@ -47,7 +47,8 @@ export const isCaCommand = (command: string | undefined): command is CaCommand =
 
 export async function runCaCommand(command: CaCommand, args: string[], values: Values, env: Env = process.env): Promise<void> {
   const url = urlSetting(env, 'CA_URL', 'http://127.0.0.1:4005')
-  const client = () => new CaClient({ url, token: adminToken(env) })
+  const ca = await loadCa()
+  const client = () => new ca.CaClient({ url, token: adminToken(ca, env) })
   const print = (value: unknown) => console.log(JSON.stringify(value, null, 2))
   switch (command) {
     case 'create-merchant':
@@ -55,22 +56,29 @@ export async function runCaCommand(command: CaCommand, args: string[], values: V
     case 'show-merchant':
       return print(await client().getMerchant(required(args[0], '<merchantId>')))
     case 'issue-certificate':
-      return issueCertificate(client(), required(args[0], '<merchantId>'), values)
+      return issueCertificate(ca, client(), required(args[0], '<merchantId>'), values)
     case 'revoke-certificate':
       return print(await client().revokeCertificate(required(args[0], '<serial>'), values.reason as RevocationReason | undefined))
     case 'crl':
-      process.stdout.write(await new CaClient({ url }).crl())
+      process.stdout.write(await new ca.CaClient({ url }).crl())
   }
 }
 
-async function issueCertificate(client: CaClient, merchantId: string, values: Values): Promise<void> {
+/**
+ * The CA client, loaded when a CA command runs: with x509 and its crypto it costs about 0.5 CPU-s to
+ * load, which `npm run admin -- info` and the other contract commands need not pay.
+ */
+const loadCa = () => import('../../processor/ca/index.js')
+type Ca = Awaited<ReturnType<typeof loadCa>>
+
+async function issueCertificate(ca: Ca, client: CaClient, merchantId: string, values: Values): Promise<void> {
   const validityDays = values['validity-days'] === undefined ? undefined : numberFlag(values['validity-days'], 'validity-days', 90, 1)
   if (Boolean(values.generate) === Boolean(values.csr)) throw new ConfigError('issue-certificate takes either --csr <file> or --generate --out-dir <dir>')
   if (values.generate) {
     const dir = required(values['out-dir'], '--out-dir')
-    const credentials = await generateMerchantCredentials(client, merchantId, validityDays)
-    await writeMerchantCredentials(dir, credentials)
-    const files = Object.values(credentialFiles).map((file) => join(dir, file))
+    const credentials = await ca.generateMerchantCredentials(client, merchantId, validityDays)
+    await ca.writeMerchantCredentials(dir, credentials)
+    const files = Object.values(ca.credentialFiles).map((file) => join(dir, file))
     console.log(`issued ${credentials.serial} for ${merchantId} (${credentials.subject}) until ${credentials.notAfter}; wrote ${files.join(', ')}`)
     return
   }
@@ -83,10 +91,10 @@ async function issueCertificate(client: CaClient, merchantId: string, values: Va
   console.log(`issued ${issued.serial} for ${merchantId} (${issued.subject}) until ${issued.notAfter}; wrote ${values.out}`)
 }
 
-function adminToken(env: Env): string {
+function adminToken(ca: Ca, env: Env): string {
   const dataDir = stringSetting(env, 'CA_DATA_DIR', DEFAULT_CA_DATA_DIR)
-  const token = env.CA_ADMIN_TOKEN?.trim() || readLocalAdminToken(dataDir)
-  if (!token) throw new ConfigError(`CA_ADMIN_TOKEN is required (on chain 31337 the local CA writes it to ${localTokenPath(dataDir)})`)
+  const token = env.CA_ADMIN_TOKEN?.trim() || ca.readLocalAdminToken(dataDir)
+  if (!token) throw new ConfigError(`CA_ADMIN_TOKEN is required (on chain 31337 the local CA writes it to ${ca.localTokenPath(dataDir)})`)
   return token
 }
 
