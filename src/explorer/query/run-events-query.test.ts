@@ -207,6 +207,25 @@ describe('runEventsQuery against brute force', () => {
     assert.equal((JSON.parse(findFirstSettlement(store, tokens, 'orderReference', ref16(r))!.toString()) as Settlement).txHash, r.txHash)
     assert.equal(findFirstSettlement(store, tokens, 'txHash', `0x${'ab'.repeat(32)}`), undefined)
   })
+
+  test('a transaction hash or order reference several settlements share finds the one of the lowest log index', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'explorer-lookup-'))
+    const lookupStore = openStore({ path: own, noSync: true })
+    try {
+      const template = records[0]!
+      const shared = [2, 5, 7].map((logIndex, i): SettlementRecord => ({ ...template, blockNumber: 50, blockHash: `0x${'b5'.repeat(32)}`, logIndex, amount: BigInt(i + 1) }))
+      const tokenInfo = { address: template.token, symbol: 'TK', decimals: 6 }
+      await commitBatch(lookupStore, { records: shared, blocks: [{ blockNumber: 50, blockHash: shared[0]!.blockHash, timestamp: template.timestamp }], head: { blockNumber: 50, blockHash: shared[0]!.blockHash }, tokens: [tokenInfo] })
+      const lookupTokens = new TokenCache(lookupStore)
+      for (const [field, value] of [['txHash', template.txHash], ['orderReference', ref16(template)]] as const) {
+        const found = JSON.parse(findFirstSettlement(lookupStore, lookupTokens, field, value)!.toString()) as Settlement
+        assert.deepEqual([found.logIndex, found.amount], [2, '1'], field)
+      }
+    } finally {
+      await lookupStore.close()
+      rmSync(own, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('createQueryExecutor', () => {
