@@ -2,17 +2,16 @@
  * Test harness for the certificate authority: a real embedded PostgreSQL per test file, CAs started
  * in-process on free ports with their own data directories, and raw HTTP requests to the admin API.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { CaClient, loadAuthority, localAuthorityPaths, readLocalAdminToken, startCa, type CertificateAuthority, type RunningCa } from '../../src/processor/ca/index.js'
 import { caOptionsFromEnv } from '../../src/config/ca-options.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { testDatabaseDir } from '../helpers/database.js'
+import { tempDir } from '../helpers/temp-dir.js'
 
 export const log = createLogger('silent')
-export const tempCaDir = () => mkdtempSync(join(tmpdir(), 'ca-test-'))
+export const tempCaDir = () => tempDir('ca-test-')
 
 export interface TestCa extends RunningCa {
   dataDir: string

@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict'
 import { createServer as createHttpsServer } from 'node:https'
 import { createServer, type Server, type Socket } from 'node:net'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { createKeyAndCsr, credentialFiles, issueClientCertificate, issueServerCertificate, openAuthority } from '../../src/processor/ca/index.js'
@@ -21,6 +20,7 @@ import { webhookHeaders } from '../../src/processor/webhooks/sign-webhook.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { tempCaDir } from '../ca/fixture.js'
 import { mine, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { tempDir } from '../helpers/temp-dir.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -266,7 +266,7 @@ describe('connections', () => {
   })
 
   test('fromCredentialFiles reads the files issue-certificate --out-dir writes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'merchant-client-'))
+    const dir = tempDir('merchant-client-')
     writeFileSync(join(dir, credentialFiles.key), merchant.credentials.key)
     writeFileSync(join(dir, credentialFiles.certificate), merchant.credentials.cert)
     writeFileSync(join(dir, credentialFiles.caCertificate), f.checkout.caCertificatePem)

@@ -4,8 +4,7 @@
  * verifying receiver helper accepting any of several secrets.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { WebhookVerificationError } from 'standardwebhooks'
@@ -16,6 +15,7 @@ import { secretKeyBytes } from '../../src/config/webhook-secret.js'
 import { webhookHeaders } from '../../src/processor/webhooks/sign-webhook.js'
 import { webhookKeyOptionsFromEnv, webhookOptionsFromEnv } from '../../src/config/webhook-options.js'
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { tempDir } from '../helpers/temp-dir.js'
 
 test('settings: defaults, WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY required off chain 31337 and checked', () => {
   const local = webhookOptionsFromEnv({})
@@ -52,7 +52,7 @@ test('settings: defaults, WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY required
 })
 
 test('on chain 31337 without WEBHOOK_SECRET_KEY / WEBHOOK_ENCRYPTION_KEY local ones are created once (mode 0600) and reused', async () => {
-  const dataDir = join(mkdtempSync(join(tmpdir(), 'webhooks-')), 'nested')
+  const dataDir = join(tempDir('webhooks-'), 'nested')
   const first = await resolveWebhookSecretKey({ dataDir })
   assert.equal(secretKeyBytes(first).length, 32)
   assert.equal(statSync(localSecretKeyPath(dataDir)).mode & 0o777, 0o600)

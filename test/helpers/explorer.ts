@@ -5,9 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { createPublicClient, http } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
@@ -15,6 +13,7 @@ import { startExplorer, type RunningExplorer } from '../../src/explorer/start-ex
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import type { LocalChain } from './local-chain.js'
 import { scriptArgs } from './script.js'
+import { tempDir } from './temp-dir.js'
 
 export interface TestExplorer extends RunningExplorer {
   dataDir: string
@@ -33,7 +32,7 @@ export function explorerEnv(chain: LocalChain, overrides: Record<string, string>
   }
 }
 
-export const tempDataDir = () => mkdtempSync(join(tmpdir(), 'explorer-test-'))
+export const tempDataDir = () => tempDir('explorer-test-')
 
 export async function startTestExplorer(chain: LocalChain, overrides: Record<string, string> = {}): Promise<TestExplorer> {
   const dataDir = overrides.DATA_DIR ?? tempDataDir()
