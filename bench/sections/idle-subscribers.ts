@@ -12,7 +12,6 @@
  * client, and neither may raise its hard limit here (RLIMIT_NOFILE 20,000, setrlimit refused).
  */
 import { readFileSync } from 'node:fs'
-import { rssOfPid } from '../lib/proc.js'
 import { fmt, ms, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
 import type { BenchContext, SectionResult } from './context.js'
@@ -90,8 +89,8 @@ export async function idleSubscribers(ctx: BenchContext): Promise<SectionResult>
 
 async function memory(explorer: ExplorerChild): Promise<Memory> {
   await explorer.ask({ type: 'gc' })
-  const { memory } = await explorer.ask<{ memory: NodeJS.MemoryUsage }>({ type: 'memory' })
-  return { anon: rssOfPid(explorer.process.pid!).anon, heapUsed: memory.heapUsed, kernelTcp: kernelTcpBytes() }
+  const { memory, rssAnonBytes } = await explorer.ask<{ memory: NodeJS.MemoryUsage; rssAnonBytes: number }>({ type: 'memory' })
+  return { anon: rssAnonBytes, heapUsed: memory.heapUsed, kernelTcp: kernelTcpBytes() }
 }
 
 /** The kernel's TCP buffer memory, all sockets (pages in /proc/net/sockstat). */
