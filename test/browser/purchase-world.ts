@@ -5,11 +5,10 @@
  * delivery worker, and the demo store with its demo merchant set up as `npm start` does; plus a headless
  * Chromium from npm. Pieces that announce each other's URLs start in dependency order.
  */
-import chromium from '@sparticuz/chromium'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import puppeteer, { type Browser } from 'puppeteer-core'
+import type { Browser } from 'puppeteer-core'
 import { startCheckout, type RunningCheckout } from '../../src/processor/checkout/index.js'
 import { openSecretBox, startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
@@ -26,6 +25,7 @@ import { createLogger, type Logger } from '../../src/platform/observability/logg
 import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
 import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
 import { startTestCa, type TestCa } from '../ca/fixture.js'
+import { launchChromium } from './browser-helpers.js'
 import { testDatabaseDir } from '../helpers/database.js'
 import { startTestExplorer, type TestExplorer } from '../helpers/explorer.js'
 import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
@@ -117,11 +117,7 @@ export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promi
     stops.push(store.stop)
     await setUpDemoMerchant({ db, sealer: await openSecretBox(webhookOptions), ca: ca.client, dir: merchantDir, webhookUrl: `${store.url}/webhooks` })
 
-    const browser = await puppeteer.launch({
-      executablePath: await chromium.executablePath(),
-      args: [...chromium.args, '--no-sandbox', '--disable-background-networking'],
-      headless: true,
-    })
+    const browser = await launchChromium()
     stops.push(() => browser.close())
     return { chain, db, explorer, gateway, widget, dataService, ca, checkout, store, merchantDir, browser, warnings, stop: stopAll }
   } catch (error) {
