@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Hex, PublicClient } from 'viem'
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { addressOfKey, createTransactionSigner } from './sign-transaction.js'
 
 export interface TxRequest {
   /** Omitted for a contract creation. */
@@ -19,7 +19,7 @@ export interface TxRequest {
 }
 
 export interface TxSender {
-  account: PrivateKeyAccount
+  /** Lower case. */
   address: Hex
   chainId: number
   /** Takes the next nonce synchronously, so callers can pair it with other ordered state (permit nonces). */
@@ -45,11 +45,11 @@ const FEE_REFRESH_MS = 2_000
 const STALLED_MS = 5_000
 
 export async function createTxSender({ publicClient, privateKey, chainId }: CreateTxSenderParams): Promise<TxSender> {
-  const account = privateKeyToAccount(privateKey)
-  const address = account.address.toLowerCase() as Hex
+  const address = addressOfKey(privateKey)
+  const signTransaction = createTransactionSigner(privateKey)
   const [resolvedChainId, pendingCount] = await Promise.all([
     chainId ?? publicClient.getChainId(),
-    publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    publicClient.getTransactionCount({ address, blockTag: 'pending' }),
   ])
   let nextNonce = pendingCount
   const fees = createFeeCache(publicClient)
@@ -71,12 +71,11 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
   async function resync(): Promise<void> {
     nextNonce = Math.max(
       nextNonce,
-      await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+      await publicClient.getTransactionCount({ address, blockTag: 'pending' }),
     )
   }
 
   return {
-    account,
     address,
     chainId: resolvedChainId,
     reserveNonce: reserve,
@@ -85,9 +84,9 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
       try {
         const [gasPrice, gas] = await Promise.all([
           fees.get(),
-          tx.gas ?? publicClient.estimateGas({ account: account.address, to: tx.to, data: tx.data, value: tx.value }),
+          tx.gas ?? publicClient.estimateGas({ account: address, to: tx.to, data: tx.data, value: tx.value }),
         ])
-        const serialized = await account.signTransaction({
+        const serialized = signTransaction({
           type: 'eip1559',
           chainId: resolvedChainId,
           nonce,

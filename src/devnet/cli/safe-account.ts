@@ -63,7 +63,7 @@ export async function executeThroughSafe(params: {
   })
   const sender = await createTxSender({ publicClient, privateKey: params.privateKey, chainId: params.chainId })
   // A simulation first: a refusal (a wrong signature, an inner revert) reads as the Safe's reason, not as a spent transaction.
-  await publicClient.call({ account: sender.account, to: safe.address, data })
+  await publicClient.call({ account: sender.address, to: safe.address, data })
   const txHash = await sender.send({ to: safe.address, data })
   const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash })
   const executed = receipt.logs.some((log) => log.address.toLowerCase() === safe.address && log.topics[0] === safeExecutionSuccessTopic)

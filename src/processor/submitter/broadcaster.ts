@@ -5,10 +5,9 @@
  * them can ever be mined — the submitter's "at most once", whatever crashes in between.
  */
 import { createPublicClient, http, keccak256, parseTransaction, type Hex } from 'viem'
-import type { FeeCache } from '../../chain/index.js'
+import { createTransactionSigner, type FeeCache } from '../../chain/index.js'
 import type { RecordedTransaction } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { createTransactionSigner } from './sign-transaction.js'
 
 export interface SignedTx extends Omit<RecordedTransaction, 'sentAt'> {}
 

@@ -1,10 +1,10 @@
-/** The relayer's native transaction signing gives viem's bytes exactly, for random keys and transactions. */
+/** Native transaction signing gives viem's bytes exactly, and the key's address viem's, for random keys and transactions. */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { bytesToHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { createTransactionSigner } from '../../src/processor/submitter/sign-transaction.js'
+import { addressOfKey, createTransactionSigner } from './sign-transaction.js'
 
 test('native signatures equal viem signTransaction byte for byte', async () => {
   for (let i = 0; i < 30; i++) {
@@ -21,9 +21,11 @@ test('native signatures equal viem signTransaction byte for byte', async () => {
       maxPriorityFeePerGas: BigInt(i),
     } as const
     assert.equal(createTransactionSigner(key)(tx), await privateKeyToAccount(key).signTransaction(tx))
+    assert.equal(addressOfKey(key), privateKeyToAccount(key).address.toLowerCase())
   }
 })
 
-test('an invalid key is refused when the signer is made', () => {
+test('an invalid key is refused when the signer is made, and has no address', () => {
   assert.throws(() => createTransactionSigner(`0x${'00'.repeat(32)}`), /not a valid/)
+  assert.throws(() => addressOfKey(`0x${'ff'.repeat(32)}`), /not a valid/)
 })
