@@ -30,7 +30,7 @@ import { createLogger } from '../../src/platform/observability/logger.js'
 import { runTraffic } from '../../src/devnet/traffic/run-traffic.js'
 import { runWalletTraffic } from '../../src/devnet/traffic/run-wallet-traffic.js'
 import { fmt, table, verdict } from '../lib/format.js'
-import { checkNativeAccount, nativeAccount } from '../lib/native-account.js'
+import { nativeAccount } from '../../src/chain/index.js'
 import { load1 } from '../lib/machine.js'
 import type { BenchContext, SectionResult } from './context.js'
 
@@ -45,7 +45,6 @@ export async function gateway(ctx: BenchContext): Promise<SectionResult> {
     const publicClient = createChainClient({ rpcUrl: anvil.rpcUrl })
     const loadBefore = load1()
 
-    await checkNativeAccount(deployment.payerKeys[0]!)
     ctx.log(`  direct: ${payments} payments straight to the contract`)
     let cpu = cpuByRole()
     const direct = await runTraffic({ publicClient, deployment, relayerKey: deployment.relayerKey!, accountOf: nativeAccount, rate: 0, count: payments })
@@ -73,7 +72,7 @@ export async function gateway(ctx: BenchContext): Promise<SectionResult> {
         'GET_FEES and GET_NONCE, then SUBMIT_PAYMENT — three signed envelopes and two payment signatures per payment. ' +
         'The gateway checks each envelope, then the submission (signatures, permit nonce), and queues it; the submitter validates a batch (a simulation), ' +
         'records it and sends it as one JSON-RPC batch, so anvil mines several per block — why this path can beat the direct one.',
-      '- Both load generators run in this process and sign with the same account (`bench/lib/native-account.ts`: viem\'s signatures, checked before the run, made with libsecp256k1), ' +
+      '- Both load generators run in this process and sign with the same account (`src/chain/tx/native-signer.ts`: viem\'s signatures, checked against viem by its unit test, made with libsecp256k1), ' +
         'so that simulating 64 wallets — 5 signatures per payment — takes less of the 2 cores the gateway is measured on; the direct path\'s relayer signs with viem, the submitter with libsecp256k1.',
       '- CPU per payment below is each process\'s CPU time over the phase divided by the payments: their sum against the 2 cores (less what other work on the machine takes) is what bounds both rates.',
       '',

@@ -3,7 +3,6 @@
  * with `deployDevnet` applied, and a helper that sends real, varied settlements through it.
  */
 import { createTestClient, http, type Hex, type TransactionReceipt } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil } from '../../src/devnet/anvil/start-anvil.js'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
 import { deployDevnet } from '../../src/devnet/local-devnet/deploy-devnet.js'
@@ -12,6 +11,7 @@ import { randomBytes16 } from '../../src/wire/order-reference.js'
 import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
 import { sendPayment, type SentPayment } from '../../src/chain/payments/send-payment.js'
 import { createTxSender } from '../../src/chain/tx/create-tx-sender.js'
+import { addressOfKey, nativeAccount } from '../../src/chain/tx/native-signer.js'
 import { localRelayerKey } from '../../src/config/local-keys.js'
 
 export interface LocalChain {
@@ -69,7 +69,7 @@ export async function sendSettlements(
   const acquirerEvery = opts.acquirerEvery ?? 3
   const sent = await Promise.all(
     Array.from({ length: n }, (_, i) => {
-      const payer = privateKeyToAccount(pick(deployment.payerKeys, i))
+      const payer = nativeAccount(pick(deployment.payerKeys, i))
       return sendPayment({
         publicClient,
         relayer,
@@ -90,7 +90,7 @@ export async function sendSettlements(
 }
 
 /** The address of the deployment's k-th payer, lowercase. */
-export const payerAddress = (chain: LocalChain, k: number) => privateKeyToAccount(chain.deployment.payerKeys[k]!).address.toLowerCase() as Hex
+export const payerAddress = (chain: LocalChain, k: number) => addressOfKey(chain.deployment.payerKeys[k]!)
 
 /**
  * Recipients for `sendSettlements` that exercise the `address` filter: every sixth payment a

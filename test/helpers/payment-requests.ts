@@ -5,13 +5,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { bindingDigest, intentOfPayment, transferRequestOf, type TransferRequest } from '../../src/wire/payment-request.js'
 import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
+import { nativeAccount } from '../../src/chain/tx/native-signer.js'
 import { signPayment } from '../../src/wire/sign-payment.js'
 import type { LocalChain } from './local-chain.js'
 
@@ -46,7 +46,7 @@ export async function signTransferRequests(chain: LocalChain, count: number, opt
   const nextNonce = new Map<Hex, bigint>()
   const signed: SignedRequest[] = []
   for (let i = 0; i < count; i++) {
-    const payer = privateKeyToAccount(payerKeys[i % payerKeys.length]!)
+    const payer = nativeAccount(payerKeys[i % payerKeys.length]!)
     const nonce =
       nextNonce.get(payer.address) ??
       (await publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [payer.address] })) + (opts.nonceOffset ?? 0n)

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Hex, PublicClient } from 'viem'
-import { addressOfKey, createTransactionSigner } from './sign-transaction.js'
+import { addressOfKey, createTransactionSigner } from './native-signer.js'
 
 export interface TxRequest {
   /** Omitted for a contract creation. */
