@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'
-import { readDeployment } from '../src/devnet/local-devnet/index.js'
+import { readDeployment } from '../src/devnet/deployment/index.js'
 import { explorerOptionsFromEnv } from '../src/config/index.js'
 import { ConfigError } from '../src/config/index.js'
 import { startExplorer } from '../src/explorer/index.js'

@@ -106,31 +106,32 @@ async function bundleEntries(out: string): Promise<void> {
     external: UNBUNDLED,
     // CommonJS packages in an ES module bundle still call require() for Node's own modules.
     banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
-    define: { 'import.meta.url': '__moduleUrl', 'import.meta.dirname': '__moduleDirname' },
+    define: { 'import.meta.url': '__moduleUrl', 'import.meta.dirname': '__moduleDirname', 'import.meta.filename': '__moduleFilename' },
     plugins: [ownImportMeta],
   })
 }
 
 /**
- * Each bundled module keeps its own `import.meta.url` (the file it was read from): code that finds its
- * workers, migrations or contracts beside itself finds them in the copy as before. `define` renames the
- * expression wherever it is code (never inside a string); each module that has it imports the name from a
- * module of its own path. The import goes on a line of its own at the end (imports are hoisted), so that
- * the module's own lines, and its source map, stay as they are.
+ * Each bundled module keeps its own `import.meta.url`, `dirname` and `filename` (the file it was read
+ * from): code that finds its workers, migrations or contracts beside itself finds them in the copy as
+ * before. `define` renames the expressions wherever they are code (never inside a string); each module
+ * that has them imports the names from a module of its own path. The import goes on a line of its own at
+ * the end (imports are hoisted), so that the module's own lines, and its source map, stay as they are.
  */
 const ownImportMeta: Plugin = {
   name: 'own-import-meta',
   setup(build) {
     build.onLoad({ filter: /\.m?js$/, namespace: 'file' }, ({ path }) => {
       const text = readFileSync(path, 'utf8')
-      if (!text.includes('import.meta')) return undefined
-      const own = `import { url as __moduleUrl, dirname as __moduleDirname } from ${JSON.stringify(`${OWN}${path}`)};`
+      // A package's CommonJS file that only mentions it is left alone: an import would make it a module.
+      if (!text.includes('import.meta') || (path.includes('/node_modules/') && !/^\s*(import|export)\b/m.test(text))) return undefined
+      const own = `import { url as __moduleUrl, dirname as __moduleDirname, filename as __moduleFilename } from ${JSON.stringify(`${OWN}${path}`)};`
       const map = text.lastIndexOf('\n//# sourceMappingURL=')
       return { contents: map === -1 ? `${text}\n${own}\n` : `${text.slice(0, map)}\n${own}${text.slice(map)}`, loader: 'js' }
     })
     build.onResolve({ filter: new RegExp(`^${OWN}`) }, ({ path }) => ({ path: path.slice(OWN.length), namespace: OWN }))
     build.onLoad({ filter: /.*/, namespace: OWN }, ({ path }) => ({
-      contents: `export const url = ${JSON.stringify(pathToFileURL(path).href)}, dirname = ${JSON.stringify(dirname(path))}`,
+      contents: `export const url = ${JSON.stringify(pathToFileURL(path).href)}, dirname = ${JSON.stringify(dirname(path))}, filename = ${JSON.stringify(path)}`,
       loader: 'js',
     }))
   },

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { type Deployment } from '../../wire/index.js'
 import { DEFAULT_DEPLOYMENT_PATH } from '../flags/index.js'
-import { readDeployment } from '../local-devnet/index.js'
+import { readDeployment } from '../deployment/index.js'
 import type { Env } from '../../config/index.js'
 
 export async function localDeploymentFromEnv(env: Env = process.env): Promise<Deployment | undefined> {

@@ -1,6 +1,5 @@
 /**
- * anvil with the contracts deployed and funded accounts, and the deployment file describing it.
+ * anvil with the contracts deployed and funded accounts (the file describing them: ../deployment/).
  */
 export * from './start-devnet.js'
-export * from './deployment-file.js'
 export * from './deploy-devnet.js'

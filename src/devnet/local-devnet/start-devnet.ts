@@ -9,7 +9,7 @@ import { LOCAL_CHAIN_ID } from '../../config/index.js'
 import { deployDevnet } from './deploy-devnet.js'
 import type { StartDevnetOptions } from '../flags/index.js'
 import { type Deployment } from '../../wire/index.js'
-import { writeDeployment } from './deployment-file.js'
+import { writeDeployment } from '../deployment/index.js'
 
 export interface Devnet {
   anvil: AnvilInstance
