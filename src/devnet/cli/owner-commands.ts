@@ -6,7 +6,7 @@
  */
 import type { Hex, PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createTxSender, safeTxHash } from '../../chain/index.js'
+import { addressOfKey, createTxSender, safeTxHash } from '../../chain/index.js'
 import { LOCAL_CHAIN_ID, localDeployerKey, privateKeySetting, type Env } from '../../config/index.js'
 import { addressFlag, amountFlag, FlagError, formatTable } from '../../platform/cli/index.js'
 import type { Deployment } from '../../wire/index.js'
@@ -68,7 +68,7 @@ export async function runOwnerCommand(command: OwnerCommand, args: string[], val
   // On the local chain the deployer key stands in, as for every other admin command.
   const keyGiven = Boolean(env.ADMIN_PRIVATE_KEY?.trim()) || chainId === LOCAL_CHAIN_ID
   const adminKey = () => privateKeySetting(env, 'ADMIN_PRIVATE_KEY', chainId, localDeployerKey)
-  const keyAddress = keyGiven ? (privateKeyToAccount(adminKey()).address.toLowerCase() as Hex) : undefined
+  const keyAddress = keyGiven ? addressOfKey(adminKey()) : undefined
   const safeFlag = values.safe === undefined ? undefined : addressFlag(values.safe, '--safe')
 
   const op = await ownerOperation(command, args, { publicClient, deployment, holder: command === 'withdraw' ? (safeFlag ?? keyAddress) : undefined })

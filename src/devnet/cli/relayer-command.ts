@@ -4,8 +4,7 @@
  * pays for — against the warning level the submitter uses (RELAYER_RUNWAY_WARNING_PAYMENTS).
  */
 import { formatEther, formatGwei, type Hex, type PublicClient } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { relayerRunway } from '../../chain/index.js'
+import { addressOfKey, relayerRunway } from '../../chain/index.js'
 import { privateKeySetting, runwayWarningSetting, type Env } from '../../config/index.js'
 import { addressFlag, formatTable } from '../../platform/cli/index.js'
 import type { Deployment } from '../../wire/index.js'
@@ -16,7 +15,7 @@ export async function runRelayerCommand(args: string[], values: { json?: boolean
   const relayer: Hex =
     args[0] !== undefined
       ? addressFlag(args[0], 'the relayer')
-      : (privateKeyToAccount(privateKeySetting(env, 'RELAYER_PRIVATE_KEY', deployment.chainId, deployment.relayerKey)).address.toLowerCase() as Hex)
+      : addressOfKey(privateKeySetting(env, 'RELAYER_PRIVATE_KEY', deployment.chainId, deployment.relayerKey))
   const runway = await relayerRunway({ publicClient: ctx.publicClient, settlementContract: deployment.settlementContract, relayer })
   const low = runway.paymentsLeft < warnBelow
   if (values.json) {

@@ -20,7 +20,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFunctionData, type Hex, type PublicClient } from 'viem'
-import type { PrivateKeyAccount } from 'viem/accounts'
 import { intentOfAcquiring, intentOfPayment, type BuyAcquiringPackRequest, type PaymentIntent, type TransferRequest } from '../../wire/index.js'
 import { createPermitTracker } from '../../chain/index.js'
 import { PAYMENT_GAS } from '../../chain/index.js'
@@ -50,7 +49,8 @@ import { validateSubmission, type ValidationContext, type Verdict } from './vali
 export interface SubmissionLoopContext {
   settings: SubmitterSettings
   publicClient: PublicClient
-  account: PrivateKeyAccount
+  /** The relayer's address, lower case. */
+  relayer: Hex
   db: Database
   log: Logger
   signal: AbortSignal
@@ -62,8 +62,7 @@ export interface SubmissionLoopContext {
 const ACQUIRING_GAS_HEADROOM = 5n
 
 export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<void> {
-  const { settings, publicClient, account, db, log, signal } = ctx
-  const relayer = account.address.toLowerCase() as Hex
+  const { settings, publicClient, relayer, db, log, signal } = ctx
   const fees = createFeeCache(publicClient)
   const guard = createRelayerGuard({
     publicClient,

@@ -6,8 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { privateKeyToAccount } from 'viem/accounts'
-import { createChainClient } from '../../chain/index.js'
+import { addressOfKey, createChainClient } from '../../chain/index.js'
 import type { ProcessorServices } from '../db/index.js'
 import { channels } from '../db/index.js'
 import { createDoorbell } from './doorbell.js'
@@ -24,8 +23,7 @@ export type SubmitterServices = ProcessorServices
 
 export async function startSubmitter(settings: SubmitterSettings, services: SubmitterServices): Promise<RunningSubmitter> {
   const { db } = services
-  const account = privateKeyToAccount(settings.relayerKey)
-  const relayer = account.address.toLowerCase()
+  const relayer = addressOfKey(settings.relayerKey)
   const log = services.log.child({ piece: 'submitter', relayer })
   const publicClient = createChainClient({ rpcUrl: settings.rpcUrl })
   const nodeChainId = await publicClient.getChainId()
@@ -60,7 +58,7 @@ export async function startSubmitter(settings: SubmitterSettings, services: Subm
       role = 'active'
       log.info('active: holding the relayer lock')
       try {
-        await runSubmissionLoop({ settings, publicClient, account, db, log, signal: lost.signal, doorbell })
+        await runSubmissionLoop({ settings, publicClient, relayer, db, log, signal: lost.signal, doorbell })
       } catch (error) {
         log.error('active submitter failed; releasing the lock', { error: (error as Error).message })
         await sleep(settings.standbyPollMs)
