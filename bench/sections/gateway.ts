@@ -73,7 +73,7 @@ export async function gateway(ctx: BenchContext): Promise<SectionResult> {
         'The gateway checks each envelope, then the submission (signatures, permit nonce), and queues it; the submitter validates a batch (a simulation), ' +
         'records it and sends it as one JSON-RPC batch, so anvil mines several per block — why this path can beat the direct one.',
       '- Both load generators run in this process and sign with the same account (`src/chain/tx/native-signer.ts`: viem\'s signatures, checked against viem by its unit test, made with libsecp256k1), ' +
-        'so that simulating 64 wallets — 5 signatures per payment — takes less of the 2 cores the gateway is measured on; the direct path\'s relayer signs with viem, the submitter with libsecp256k1.',
+        'so that simulating 64 wallets — 5 signatures per payment — takes less of the 2 cores the gateway is measured on; the direct path\'s relayer (the tx sender) and the submitter sign with libsecp256k1 too.',
       '- CPU per payment below is each process\'s CPU time over the phase divided by the payments: their sum against the 2 cores (less what other work on the machine takes) is what bounds both rates.',
       '',
       table(
