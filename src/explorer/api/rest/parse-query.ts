@@ -31,7 +31,7 @@ export const RANGE_PARAMS = { fromBlock: MAX_BLOCK, toBlock: MAX_BLOCK, fromTime
 export function readParams(query: string | undefined, allowed: readonly string[]): Map<string, string> {
   const params = new Map<string, string>()
   if (!query) return params
-  for (const [name, value] of queryEntries(query ?? '')) {
+  for (const [name, value] of queryEntries(query)) {
     if (!allowed.includes(name)) {
       const hint = allowed.length > 0 ? `; allowed: ${allowed.join(', ')}` : '; this endpoint takes none'
       throw badParam(name, `unknown query parameter "${name}"${hint}`)
