@@ -1,22 +1,57 @@
 /**
  * The second half of `npm test` (run-tests.ts): runs the test files named on the command line, in that
- * order, with node:test's run(). Started by plain Node from `.test-build/` (test-build.ts), so each
- * test file's process, which takes this one's flags, loads JavaScript without loader hooks.
- * `node --test <files>` would sort the files by name.
+ * order, with node:test's run(), in a few long-lived processes that share them (test-group.ts). Started by
+ * plain Node from `.test-build/` (test-build.ts), so those processes, which take this one's flags, load
+ * JavaScript without loader hooks.
  */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import { run } from 'node:test'
 import { spec } from 'node:test/reporters'
+import { fileURLToPath } from 'node:url'
+import { TEST_QUEUE, type TestQueue } from './test-group.js'
 import slowestFiles from './test-reporters/slowest-files.mjs'
 
+// A file that hangs fails by name after this; its process goes on with the next file.
 const FILE_TIMEOUT_MS = 600_000
-// Two cores: a third file at a time only adds contention (2026-11-27: 494 s against 402 s for the whole run).
+// A backstop for what a file's timeout does not cover (an `after` hook that never ends).
+const PROCESS_TIMEOUT_MS = 1_800_000
+// Two cores: a third process only adds contention (2026-11-27: 403 s against 370 s for the whole run; with a
+// process per file, 494 s against 402 s).
 const CONCURRENCY = 2
 
-// Absolute paths, as `node --test` gives them: the reporters know a file's own result by its name being its path.
-const stream = run({ files: process.argv.slice(2), concurrency: CONCURRENCY, timeout: FILE_TIMEOUT_MS, forceExit: true })
+const files = process.argv.slice(2)
+const copy = fileURLToPath(new URL('..', import.meta.url))
+const dir = join(copy, '.test-queue')
+const queue: TestQueue = {
+  files: files.map((path) => ({ path, name: relative(copy, path).replace(/\.js$/, '.ts') })),
+  claims: join(dir, 'claims'),
+  timeoutMs: FILE_TIMEOUT_MS,
+}
+mkdirSync(queue.claims, { recursive: true })
+writeFileSync(join(dir, 'queue.json'), JSON.stringify(queue))
+process.env[TEST_QUEUE] = join(dir, 'queue.json')
+
+// node:test runs each path once, so each process has an entry file of its own.
+const group = join(dirname(fileURLToPath(import.meta.url)), 'test-group.js')
+const processes = Array.from({ length: Math.min(CONCURRENCY, files.length) }, (_, i) => {
+  const entry = join(dir, `process-${i + 1}.js`)
+  writeFileSync(entry, `import { runQueuedFiles } from ${JSON.stringify(group)}\nrunQueuedFiles()\n`)
+  return entry
+})
+
+const stream = run({ files: processes, concurrency: CONCURRENCY, timeout: PROCESS_TIMEOUT_MS, forceExit: true })
 // As `node --test` does: any failed test (not a todo) fails the run.
 stream.on('test:fail', (data: { todo?: string | boolean }) => {
   if (data.todo === undefined || data.todo === false) process.exitCode = 1
+})
+stream.on('end', () => {
+  // A process that ended early (a crash) leaves files nobody took: name them rather than pass without them.
+  const taken = new Set(readdirSync(queue.claims))
+  const missed = queue.files.filter((_, i) => !taken.has(String(i)))
+  if (missed.length === 0) return
+  console.error(`\nnot run (their process ended first): ${missed.map((file) => file.name).join(', ')}`)
+  process.exitCode = 1
 })
 stream.compose(new spec()).pipe(process.stdout)
 stream.compose(slowestFiles).pipe(process.stdout)

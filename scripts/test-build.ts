@@ -71,7 +71,7 @@ const OUTPUT = {
 } as const
 
 /** The runner's own scripts, imported by one another: not entry points of a test's process. */
-const RUNNER_SCRIPTS = ['run-tests.ts', 'run-test-files.ts', 'test-build.ts', 'test-order.ts']
+const RUNNER_SCRIPTS = ['run-tests.ts', 'run-test-files.ts', 'test-build.ts', 'test-group.ts', 'test-order.ts']
 
 /**
  * Packages left to load from node_modules: those that find files of their own (native addons, binaries,

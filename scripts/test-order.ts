@@ -1,7 +1,7 @@
 /**
  * The order the runner starts test files in: the longest first, then the rest by name.
  *
- * node:test starts files in the order given, as many at once as --test-concurrency allows. In name order
+ * The runner's processes take files from the queue in this order, each the next when its last ends. In name order
  * the longest files could start last and hold the run's tail with one core idle; started first, they
  * overlap the many short files instead (longest-first is how one packs jobs onto a few workers). The
  * list holds the files that took longest in fresh-clone runs on two cores (the ten-slowest print at the

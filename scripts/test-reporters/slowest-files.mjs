@@ -1,20 +1,22 @@
 // @ts-check
 /**
  * A node:test reporter beside `spec`: at the end of the run, the ten test files that took longest, so
- * that the suite's time budget has names on it. The runner reports each file as a test named by its
- * path, started when dequeued and ended by `test:complete`. JavaScript, so that it also serves `node --test`.
+ * that the suite's time budget has names on it. Each file is a top-level test named by its path: `node --test`
+ * reports a file that way, and `npm test` runs each file as a suite so named (scripts/test-group.ts).
+ * JavaScript, so that it also serves `node --test`.
  */
 import { relative } from 'node:path'
 
 const SHOWN = 10
+const TEST_FILE = /\.test\.[jt]s$/
 
 /** @param {AsyncIterable<{ type: string, data?: { name?: string, file?: string, nesting?: number, message?: string, details?: { duration_ms?: number } } }>} source */
 export default async function* slowestFiles(source) {
   /** @type {Map<string, number>} */
   const durations = new Map()
   for await (const event of source) {
-    const { name, file, nesting, message, details } = event.data ?? {}
-    if (event.type === 'test:complete' && nesting === 0 && name !== undefined && name === file && details?.duration_ms !== undefined) {
+    const { name, nesting, message, details } = event.data ?? {}
+    if (event.type === 'test:complete' && nesting === 0 && name !== undefined && TEST_FILE.test(name) && details?.duration_ms !== undefined) {
       durations.set(sourcePath(relative(process.cwd(), name)), details.duration_ms)
     }
     // After the summary's counts, not at the end of the stream: --test-force-exit ends the process first.
