@@ -26,7 +26,7 @@ import type { RunningSubmitter } from '../../src/processor/submitter/start-submi
 import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
 import { startTestCa, type TestCa } from '../ca/fixture.js'
 import { launchChromium } from './browser-helpers.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { startTestExplorer, type TestExplorer } from '../helpers/explorer.js'
 import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { startTestSubmitter } from '../helpers/processor.js'
@@ -75,7 +75,7 @@ export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promi
       CONFIRMATION_BLOCKS: confirmations,
       LOG_LEVEL: 'warn',
     }
-    const db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+    const db = await openDatabase(await testDatabase(), log)
     stops.push(db.close)
     const explorer = await startTestExplorer(chain, { CONFIRMATION_BLOCKS: confirmations, POLL_INTERVAL_MS: chainEnv.POLL_INTERVAL_MS })
     stops.push(explorer.stop)

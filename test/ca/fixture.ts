@@ -7,7 +7,7 @@ import { CaClient, loadAuthority, localAuthorityPaths, readLocalAdminToken, star
 import { caOptionsFromEnv } from '../../src/config/ca-options.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { tempDir } from '../helpers/temp-dir.js'
 
 export const log = createLogger('silent')
@@ -56,7 +56,7 @@ export async function startTestCa(db: Database, env: Record<string, string> = {}
 
 /** A test file's embedded PostgreSQL and a CA on it; `stop` stops both. */
 export async function startDatabaseAndCa(): Promise<{ db: Database; ca: TestCa; stop(): Promise<void> }> {
-  const db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+  const db = await openDatabase(await testDatabase(), log)
   const ca = await startTestCa(db)
   return {
     db,

@@ -14,14 +14,14 @@ import { caOptionsFromEnv } from '../../src/config/ca-options.js'
 import { ConfigError } from '../../src/config/parse-env.js'
 import { latestRevocationList } from '../../src/processor/db/certificates.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { log, startTestCa, tempCaDir } from './fixture.js'
 
 let db: Database
 const TOKEN = 't'.repeat(40)
 
 before(async () => {
-  db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+  db = await openDatabase(await testDatabase(), log)
 })
 after(() => db?.close())
 

@@ -15,7 +15,7 @@ import { insertMerchant } from '../../src/processor/db/merchants.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 
 const TOKEN: Hex = `0x${'11'.repeat(20)}`
 const BENEFICIARY: Hex = `0x${'22'.repeat(20)}`
@@ -26,7 +26,7 @@ let merchantId: string
 let sequence = 0
 
 before(async () => {
-  db = await openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))
+  db = await openDatabase(await testDatabase(), createLogger('silent'))
   merchantId = (await insertMerchant(db.pool, { name: 'Synthetic', webhookUrl: 'http://127.0.0.1:1/hooks', acquirerId: null })).id
 })
 after(() => db?.close())

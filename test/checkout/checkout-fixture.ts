@@ -18,7 +18,7 @@ import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { createLogger, type Logger } from '../../src/platform/observability/logger.js'
 import { startTestCa, type TestCa } from '../ca/fixture.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { startTestExplorer, waitFor, type TestExplorer } from '../helpers/explorer.js'
 import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
@@ -80,7 +80,7 @@ export const nextOrderId = () => `order-${process.pid}-${++orderCounter}`
 
 export async function startCheckoutFixture(env: Record<string, string> = {}, world: { explorerRpcProxy?: boolean } = {}): Promise<CheckoutFixture> {
   const chain = await startLocalChain()
-  const db = await openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))
+  const db = await openDatabase(await testDatabase(), createLogger('silent'))
   const explorerRpc = world.explorerRpcProxy ? await startRpcProxy(chain.rpcUrl) : undefined
   const explorer = await startTestExplorer(chain, explorerRpc ? { RPC_URL: explorerRpc.url } : {})
   const ca = await startTestCa(db)

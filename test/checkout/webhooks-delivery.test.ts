@@ -10,7 +10,7 @@ import { startWebhookDelivery, type WebhookDelivery } from '../../src/processor/
 import { deriveMerchantSecret } from '../../src/processor/webhooks/index.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { liveWebhookSecrets } from '../../src/processor/db/webhook-secrets.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { attemptRows, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, testSealer, verifiesWith, type Receiver } from './webhooks-fixture.js'
 
@@ -20,7 +20,7 @@ const receivers: Receiver[] = []
 let workers: WebhookDelivery[] = []
 
 before(async () => {
-  db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+  db = await openDatabase(await testDatabase(), log)
 })
 beforeEach(async () => {
   workers = [await startWebhookDelivery(options, { db, log })]

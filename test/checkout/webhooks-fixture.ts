@@ -15,7 +15,7 @@ import { enqueueWebhook, type WebhookType } from '../../src/processor/db/webhook
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
 import { createSecretBox } from '../../src/processor/webhooks/secret-box.js'
 import { createLogger, type Logger } from '../../src/platform/observability/logger.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 
 export const log = createLogger('silent')
 
@@ -108,7 +108,7 @@ export function receiverSet(): { start(answer?: Receiver['answer']): Promise<Rec
 export function webhookWorld(): { db: Database; receivers: ReturnType<typeof receiverSet> } {
   const world = { db: undefined as unknown as Database, receivers: receiverSet() }
   before(async () => {
-    world.db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+    world.db = await openDatabase(await testDatabase(), log)
   })
   after(async () => {
     await world.receivers.closeAll()

@@ -13,7 +13,7 @@ import { deriveMerchantSecret, rotateWebhookSecret, startWebhookDelivery, type W
 import type { Merchant } from '../../src/processor/db/merchants.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { liveWebhookSecrets } from '../../src/processor/db/webhook-secrets.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { capturingLogger, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, type Receiver } from './webhooks-fixture.js'
 import { scriptArgs } from '../helpers/script.js'
@@ -25,7 +25,7 @@ const workers: WebhookDelivery[] = []
 const options = testOptions()
 
 before(async () => {
-  db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+  db = await openDatabase(await testDatabase(), log)
   let calls = 0
   // Slow answers widen the window for a double send; every fifth request fails so retries cross replicas.
   receiver = await startReceiver(async () => {

@@ -10,7 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { startWebhookDelivery, webhookRoutes, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import type { Merchant } from '../../src/processor/db/merchants.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { waitFor } from '../helpers/explorer.js'
 import { enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, type Receiver } from './webhooks-fixture.js'
 
@@ -25,7 +25,7 @@ let rival: Merchant
 const refused = new Set<string>()
 
 before(async () => {
-  db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+  db = await openDatabase(await testDatabase(), log)
   receiver = await startReceiver((r) => (refused.has(r.chargeId) ? 500 : 200))
   worker = await startWebhookDelivery(testOptions({ retryWindowMs: 400, backoffBaseMs: 50, backoffMaxMs: 100 }), { db, log })
   app = Fastify()

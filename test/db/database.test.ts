@@ -14,6 +14,7 @@ const log = createLogger('silent')
 let db: Database
 
 before(async () => {
+  // A server of its own: the migrations run here on a new cluster, not on the shared server's migrated copy.
   db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
 })
 after(() => db.close())

@@ -19,7 +19,7 @@ import type { Transfer } from '../../src/wire/gateway-messages.js'
 import type { PaymentSession, SessionToken } from '../../src/sdk/wallet/payment-session.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabase } from '../helpers/database.js'
 import { startTestExplorer, type TestExplorer } from '../helpers/explorer.js'
 import { connectGateway, type GatewayTestClient } from '../helpers/gateway-client.js'
 import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
@@ -68,7 +68,7 @@ const log = createLogger('silent')
 
 export async function startGatewayFixture(env: Record<string, string> = {}): Promise<GatewayFixture> {
   const chain = await startLocalChain()
-  const db = await openDatabase({ embeddedDir: testDatabaseDir() }, log)
+  const db = await openDatabase(await testDatabase(), log)
   const explorer = await startTestExplorer(chain)
   const { deployment } = chain
   const publicClient = createPublicClient({ transport: http(chain.rpcUrl) })

@@ -13,18 +13,20 @@ import { openDatabase, type Database } from '../../src/processor/db/open-databas
 import { enqueueSubmission, findSubmission, type SubmissionRow } from '../../src/processor/db/submissions.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { startSubmitter, type RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
-import { testDatabaseDir } from './database.js'
+import { testDatabase, testDatabaseDir } from './database.js'
 import { waitFor } from './explorer.js'
 import { startLocalChain, type LocalChain } from './local-chain.js'
 import type { SignedRequest } from './payment-requests.js'
 import { scriptArgs } from './script.js'
 
 /**
- * A local chain and an embedded database for a test file, started together. If one fails, the other is
- * stopped before the error is thrown, so a failed start leaves no server holding the file's process.
+ * A local chain and a database for a test file, started together; `ownServer` for a test that stops the
+ * database (its `close()` then stops the server). If one fails, the other is stopped before the error is
+ * thrown, so a failed start leaves no server holding the file's process.
  */
-export async function startChainAndDatabase(): Promise<{ chain: LocalChain; db: Database }> {
-  const [chain, db] = await Promise.allSettled([startLocalChain(), openDatabase({ embeddedDir: testDatabaseDir() }, createLogger('silent'))])
+export async function startChainAndDatabase({ ownServer = false } = {}): Promise<{ chain: LocalChain; db: Database }> {
+  const options = ownServer ? Promise.resolve({ embeddedDir: testDatabaseDir() }) : testDatabase()
+  const [chain, db] = await Promise.allSettled([startLocalChain(), options.then((options) => openDatabase(options, createLogger('silent')))])
   if (chain.status === 'fulfilled' && db.status === 'fulfilled') return { chain: chain.value, db: db.value }
   if (chain.status === 'fulfilled') await chain.value.stop()
   if (db.status === 'fulfilled') await db.value.close()

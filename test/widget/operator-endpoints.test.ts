@@ -19,7 +19,7 @@ let db: Database
 let widget: RunningWidget
 
 before(async () => {
-  ;({ chain, db } = await startChainAndDatabase())
+  ;({ chain, db } = await startChainAndDatabase({ ownServer: true }))
   const env = { RPC_URL: chain.rpcUrl, SETTLEMENT_CONTRACT: chain.deployment.settlementContract, START_BLOCK: String(chain.deployment.startBlock), WIDGET_PORT: '0' }
   widget = await startWidget(widgetOptionsFromEnv(env), { db, log: createLogger('silent') })
 })
