@@ -16,9 +16,9 @@ import slowestFiles from './test-reporters/slowest-files.mjs'
 const FILE_TIMEOUT_MS = 600_000
 // A backstop for what a file's timeout does not cover (an `after` hook that never ends).
 const PROCESS_TIMEOUT_MS = 1_800_000
-// Two cores: a third process only adds contention (2026-11-27: 403 s against 370 s for the whole run; with a
-// process per file, 494 s against 402 s).
-const CONCURRENCY = 2
+// Three on two cores: the files wait on blocks, sleeps and children for part of their time, and a third
+// process fills it (2026-11-27, whole runs: 2 processes 355 s, 3 295 s, 4 342 s).
+const CONCURRENCY = 3
 
 const files = process.argv.slice(2)
 const copy = fileURLToPath(new URL('..', import.meta.url))
