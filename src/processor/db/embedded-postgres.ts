@@ -24,6 +24,11 @@ export interface StartEmbeddedPostgresOptions {
   port?: number
   /** Keep the data directory on stop (default: delete it). */
   persistent?: boolean
+  /**
+   * The server does not keep this process alive (a test process's shared server): it is still stopped when
+   * the process exits, by the package's exit hook.
+   */
+  unref?: boolean
   onLog?(line: string): void
 }
 
@@ -43,6 +48,7 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
     try {
       if (!existsSync(join(opts.dataDir, 'PG_VERSION'))) await initialise(server)
       await withTimeout(server.start(), START_TIMEOUT_MS, () => serverProcess(server)?.kill('SIGKILL'))
+      if (opts.unref) unref(serverProcess(server))
       return {
         url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
         stop: () => stopServer(server, opts),
@@ -90,6 +96,11 @@ const initialise = (server: { initialise(): Promise<void> }) => server.initialis
 /** The package's server process (a private field): its stop() waits for an 'exit' event, which a server that already died never sends. */
 const serverProcess = (server: object) => (server as { process?: ChildProcess }).process
 const forgetServer = (server: object) => void ((server as { process?: ChildProcess }).process = undefined)
+const unref = (child: ChildProcess | undefined) => {
+  child?.unref()
+  // The package reads the server's output: the pipes would hold the process as well.
+  for (const stream of [child?.stdout, child?.stderr]) (stream as { unref?(): void } | null | undefined)?.unref?.()
+}
 
 async function stopServer(server: { stop(): Promise<void> }, opts: StartEmbeddedPostgresOptions): Promise<void> {
   const child = serverProcess(server)
