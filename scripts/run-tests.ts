@@ -8,7 +8,7 @@
  * CI's own limit. A process whose files have all finished ends (`forceExit`), so a socket a library keeps
  * open for reuse cannot hold the run either. The longest files start first (test-order.ts). The run ends
  * with the ten slowest files (test-reporters/slowest-files.mjs).
- * One PostgreSQL data directory is initialised for the run, and copied for each test database.
+ * One PostgreSQL data directory is initialised for the run, and copied for each test server.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync, rmSync, statSync } from 'node:fs'
@@ -43,16 +43,18 @@ if (files.length === 0) {
   process.exit(1)
 }
 
-const out = await buildTests(root)
-// One initdb for the run; each test database starts as a copy of it (test/helpers/database.ts).
+// One initdb for the run, while the copy is built; each test server starts as a copy of it (test/helpers/database.ts).
 const PG_TEMPLATE_PREFIX = 'processor-pg-template-'
 removeAbandoned(tmpdir(), PG_TEMPLATE_PREFIX)
 const pgTemplate = join(tmpdir(), `${PG_TEMPLATE_PREFIX}${process.pid}`)
-// Without a template each test database runs initdb itself, as a file run alone does: slower, not wrong.
-const template = await initialiseEmbeddedPostgres(pgTemplate).then(
-  () => ({ [TEST_PG_TEMPLATE]: pgTemplate }),
-  (error: Error) => void console.error(`npm test: no PostgreSQL template (${error.message}); each test database runs initdb`),
-)
+const [out, template] = await Promise.all([
+  buildTests(root),
+  // Without a template each test server runs initdb itself, as a file run alone does: slower, not wrong.
+  initialiseEmbeddedPostgres(pgTemplate).then(
+    () => ({ [TEST_PG_TEMPLATE]: pgTemplate }),
+    (error: Error) => void console.error(`npm test: no PostgreSQL template (${error.message}); each test server runs initdb`),
+  ),
+])
 // Plain Node on the JavaScript copy; source maps on, as tsx has them: stack traces and failure
 // locations name the TypeScript lines.
 const result = spawnSync(process.execPath, ['--enable-source-maps', builtPath(out, 'scripts/run-test-files.ts'), ...files.map((file) => builtPath(out, file))], {
