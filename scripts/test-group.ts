@@ -1,11 +1,13 @@
 /**
- * One of the processes `npm test` runs its test files in (run-test-files.ts starts one per core), from
- * the JavaScript copy of test-build.ts.
+ * One of the processes `npm test` runs its test files in (run-test-files.ts starts three), from the
+ * JavaScript copy of test-build.ts.
  *
  * A process per test file paid, for each of some 120 files, Node's start, the loading of the file's
- * modules and the warming of the same code (undici, viem, pg, the explorer) by the JIT from cold. In two
- * long-lived processes that cost is paid twice: on 2026-11-27 `npm test` took 637 CPU-s and 370 s in the
- * runner, against 711-792 CPU-s and 385-423 s with a process per file, the same 873 tests passing.
+ * modules and the warming of the same code (undici, viem, pg, the explorer) by the JIT from cold. In a few
+ * long-lived processes that cost is paid a few times: on 2026-11-27, with two, `npm test` took 637 CPU-s and
+ * 370 s in the runner, against 711-792 CPU-s and 385-423 s with a process per file, the same 873 tests
+ * passing. It also lets the files of a process share a PostgreSQL server and a devnet deployment
+ * (test/helpers/database.ts, local-chain.ts).
  *
  * The processes share one queue, the files in the runner's order: each takes the next file nobody has taken
  * (an exclusive create of a claim file, so no two take the same) and runs it as a suite named by its path,

@@ -44,7 +44,11 @@ let databases = 0
 
 /** Options for `openDatabase`: a new database, already migrated, in this process's shared server. */
 export async function testDatabase(): Promise<DatabaseOptions> {
-  shared ??= startSharedServer()
+  // A server that failed to start is tried again by the next file rather than failing every file after it.
+  shared ??= startSharedServer().catch((error: unknown) => {
+    shared = undefined
+    throw error
+  })
   const server = await shared
   const name = `test_${++databases}`
   await onServer(server.urlOf('postgres'), `CREATE DATABASE ${name} TEMPLATE ${MIGRATED}`)

@@ -47,12 +47,14 @@ let deployed: Promise<{ deployment: Deployment; state: Hex }> | undefined
 async function deployedDevnet(rpcUrl: string): Promise<Deployment> {
   const anvil = createTestClient({ mode: 'anvil', transport: http(rpcUrl) })
   if (deployed === undefined) {
-    const first = deployDevnet({ rpcUrl }).then(async (deployment) => ({ deployment, state: await anvil.dumpState() }))
-    deployed = first.catch((error: unknown) => {
+    deployed = deployDevnet({ rpcUrl }).then(async (deployment) => ({ deployment, state: await anvil.dumpState() }))
+    try {
+      return (await deployed).deployment
+    } catch (error) {
+      // The next chain deploys again rather than failing with this one.
       deployed = undefined
       throw error
-    })
-    return (await first).deployment
+    }
   }
   const { deployment, state } = await deployed
   await anvil.loadState({ state })
