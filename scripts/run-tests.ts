@@ -2,8 +2,8 @@
  * Runs every `*.test.ts` under `src/` and `test/` with node:test, from the JavaScript copy test-build.ts
  * makes of the repository (the transform tsx makes, done once rather than in every process).
  * Node 20's `--test` neither expands globs nor keeps the files' order, so the files are listed here and
- * handed to run-test-files.ts, which runs them in two long-lived processes that take the next file from a shared
- * queue (test-group.ts). Extra arguments are passed through (e.g. `npm test -- test/explorer`) and narrow the set.
+ * handed to run-test-files.ts, which runs them in a few long-lived processes that take the next file from a
+ * shared queue (test-group.ts). Extra arguments are passed through (e.g. `npm test -- test/explorer`) and narrow the set.
  * Each file gets at most 10 minutes: a file that hangs fails by name instead of holding the whole run until
  * CI's own limit. A process whose files have all finished ends (`forceExit`), so a socket a library keeps
  * open for reuse cannot hold the run either. The longest files start first (test-order.ts). The run ends
