@@ -8,11 +8,13 @@
  * CI's own limit. A process whose files have all finished ends (`forceExit`), so a socket a library keeps
  * open for reuse cannot hold the run either. The longest files start first (test-order.ts). The run ends
  * with the ten slowest files (test-reporters/slowest-files.mjs).
- * One PostgreSQL data directory is initialised for the run, and copied for each test server.
+ * One PostgreSQL data directory is initialised for the run, and copied for each test server. The type
+ * check runs beside the tests (startTypeCheck).
  */
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { setPriority, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildTests, builtPath, removeAbandoned, removeTestBuild } from './test-build.js'
@@ -43,6 +45,8 @@ if (files.length === 0) {
   process.exit(1)
 }
 
+const typeCheck = startTypeCheck()
+
 // One initdb for the run, while the copy is built; each test server starts as a copy of it (test/helpers/database.ts).
 const PG_TEMPLATE_PREFIX = 'processor-pg-template-'
 removeAbandoned(tmpdir(), PG_TEMPLATE_PREFIX)
@@ -57,10 +61,28 @@ const [out, template] = await Promise.all([
 ])
 // Plain Node on the JavaScript copy; source maps on, as tsx has them: stack traces and failure
 // locations name the TypeScript lines.
-const result = spawnSync(process.execPath, ['--enable-source-maps', builtPath(out, 'scripts/run-test-files.ts'), ...files.map((file) => builtPath(out, file))], {
+const tests = spawn(process.execPath, ['--enable-source-maps', builtPath(out, 'scripts/run-test-files.ts'), ...files.map((file) => builtPath(out, file))], {
   stdio: 'inherit',
   env: { ...process.env, ...template },
 })
+const [code] = (await once(tests, 'exit')) as [number | null]
 removeTestBuild(out)
 rmSync(pgTemplate, { recursive: true, force: true })
-process.exit(result.status ?? 1)
+const typed = await typeCheck
+process.exit(code !== 0 ? (code ?? 1) : typed ? 0 : 1)
+
+/**
+ * `tsc --noEmit` beside the tests, at the lowest priority: the test processes leave a core idle now and
+ * then (waiting on chains, timers and sockets), and the type check (~10 CPU-s) fits in those gaps instead
+ * of holding the start of the run. Its errors print after the tests' report; they fail the run.
+ */
+async function startTypeCheck(): Promise<boolean> {
+  const tsc = spawn(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root], { stdio: ['ignore', 'pipe', 'pipe'] })
+  setPriority(tsc.pid!, 19)
+  let output = ''
+  tsc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  tsc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const [code] = (await once(tsc, 'exit')) as [number | null]
+  if (code !== 0) console.error(`npm test: the type check failed (tsc --noEmit):\n${output}`)
+  return code === 0
+}
