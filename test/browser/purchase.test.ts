@@ -148,7 +148,17 @@ describe('a purchase in the browser', () => {
     // Expiry goes by the chain's clock once the explorer's feed has passed the deadline: a block after it.
     await new Promise((resolve) => setTimeout(resolve, 1_100))
     await chainRpc(world.chain.rpcUrl, 'evm_mine')
-    await page.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-status') === 'expired', { timeout: 30_000 })
+    await page.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-status') === 'expired', { timeout: 30_000 }).catch(async (error: Error) => {
+      // Seen once in a CI run: which step of deadline → sweep → notification → page did not happen.
+      const { rows } = await world.db.pool.query(`SELECT status, deadline FROM charges WHERE id = $1`, [chargeId])
+      const { indexedHead } = (await (await fetch(`${world.explorer.url}/`)).json()) as { indexedHead: unknown }
+      const latest = await chainRpc<{ number: string; timestamp: string }>(world.chain.rpcUrl, 'eth_getBlockByNumber', ['latest', false])
+      const shown = await page.$eval('#status', (e) => e.getAttribute('data-status'))
+      throw new Error(
+        `${error.message}: the page shows ${shown}; the charge is ${JSON.stringify(rows[0])}; the explorer's head ${JSON.stringify(indexedHead)}; ` +
+          `the chain's latest block ${Number(latest.number)} at ${new Date(Number(latest.timestamp) * 1000).toISOString()}`,
+      )
+    })
     assert.equal(await page.$eval('#status', (e) => e.textContent), 'Expired')
     assert.equal(await page.$eval('.qr', (e) => getComputedStyle(e).display), 'none')
     assert.equal(await wasReloaded(page), false)
