@@ -14,7 +14,7 @@ export interface Reply {
   headers?: Record<string, string>
 }
 
-const STATUS_LINES: Record<number, string> = {
+const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
   204: '204 No Content',
   304: '304 Not Modified',
@@ -27,11 +27,28 @@ const STATUS_LINES: Record<number, string> = {
   503: '503 Service Unavailable',
 }
 
+/**
+ * The parts every reply writes, as bytes: uWS measures and converts a JS string on each call (~0.5 µs of
+ * a lookup's ~23 µs in perf), bytes it copies as they are.
+ */
+const STATUS_LINES = new Map(Object.entries(STATUS_TEXT).map(([status, line]) => [Number(status), Buffer.from(line)]))
+const CONTENT_TYPE = Buffer.from('content-type')
+const ALLOW_ORIGIN = Buffer.from('access-control-allow-origin')
+const ANY_ORIGIN = Buffer.from('*')
+/** Content types come from this code, never from a request: a handful of entries. */
+const CONTENT_TYPES = new Map<string, Buffer>()
+const contentType = (type: string) => {
+  let bytes = CONTENT_TYPES.get(type)
+  if (!bytes) CONTENT_TYPES.set(type, (bytes = Buffer.from(type)))
+  return bytes
+}
+
 /** uWS parses request lines of any length that arrive in one read; longer ones are refused here. */
 export const MAX_TARGET_BYTES = 8192
 
-export function checkTargetLength(req: HttpRequest): void {
-  const length = req.getUrl().length + (req.getQuery()?.length ?? 0)
+/** `search`: the query string when the caller has read it already. */
+export function checkTargetLength(req: HttpRequest, search = req.getQuery()): void {
+  const length = req.getUrl().length + (search?.length ?? 0)
   if (length > MAX_TARGET_BYTES) throw new ProblemError(414, `the request target is ${length} bytes; the limit is ${MAX_TARGET_BYTES}`)
 }
 
@@ -52,9 +69,9 @@ export function errorReply(error: unknown, logger: Logger): Reply {
 }
 
 export function reply(res: HttpResponse, r: Reply): void {
-  res.writeStatus(STATUS_LINES[r.status] ?? `${r.status} Status`)
-  res.writeHeader('content-type', r.contentType ?? JSON_TYPE)
-  res.writeHeader('access-control-allow-origin', '*')
+  res.writeStatus(STATUS_LINES.get(r.status) ?? `${r.status} Status`)
+  res.writeHeader(CONTENT_TYPE, contentType(r.contentType ?? JSON_TYPE))
+  res.writeHeader(ALLOW_ORIGIN, ANY_ORIGIN)
   if (r.headers) for (const name in r.headers) res.writeHeader(name, r.headers[name]!)
   // No Content-Length on these (RFC 9110 §8.6): a 204 has no content, a 304's would describe the cached body.
   if (r.status === 204 || r.status === 304) res.endWithoutBody()

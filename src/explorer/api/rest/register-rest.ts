@@ -73,7 +73,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
    * Nothing is allocated per request beyond the answer on the synchronous path (no closures: under tsx
    * each one created also pays a `name` definition).
    */
-  const query = (route: string, parse: (req: HttpRequest) => QueryTask, notFound?: string, pages?: PageCache) => {
+  const query = (route: string, parse: (req: HttpRequest, search: string | undefined) => QueryTask, notFound?: string, pages?: PageCache) => {
     const count = (r: Reply) => {
       requests(1, { route, status: String(r.status) })
       return r
@@ -83,15 +83,17 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
       return count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
     }
     return (res: HttpResponse, req: HttpRequest) => {
-      const key = req.getQuery() ?? ''
+      // Read once: each read makes a new string from uWS's buffer.
+      const search = req.getQuery()
+      const key = search ?? ''
       const cached = pages?.get(key)
       if (cached) return reply(res, count(json(cached)))
       const readAt = pages?.version ?? 0
       let task: QueryTask
       let result: ReturnType<QueryExecutor['run']>
       try {
-        checkTargetLength(req)
-        task = parse(req)
+        checkTargetLength(req, search)
+        task = parse(req, search)
         result = (task.kind === 'events' ? ctx.views.page(task.query) : undefined) ?? ctx.executor.run(task)
       } catch (error) {
         return reply(res, count(errorReply(error, logger)))
@@ -110,19 +112,19 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   // Without filters, the running totals (cached until the next commit); with filters, buckets and walks.
   const stats = statsBody(ctx.store, ctx.tokens)
   const allStats = now('/stats', [], () => json(stats()))
-  const filteredStats = query('/stats', (req) => {
-    const filter = boundedWalk(ctx, parseStatsFilter(req.getQuery()))
+  const filteredStats = query('/stats', (_, search) => {
+    const filter = boundedWalk(ctx, parseStatsFilter(search))
     return { kind: 'stats', filter, nowSeconds: Date.now() / 1000 }
   })
   app.get('/stats', (res, req) => (req.getQuery() ? filteredStats(res, req) : allStats(res, req)))
-  app.get('/stats/series', query('/stats/series', (req) => ({ kind: 'series', query: boundedWalk(ctx, parseSeriesQuery(req.getQuery())) })))
+  app.get('/stats/series', query('/stats/series', (_, search) => ({ kind: 'series', query: boundedWalk(ctx, parseSeriesQuery(search)) })))
   const openApi = Buffer.from(JSON.stringify(explorerOpenApi(ctx.version)))
   app.get('/openapi.json', now('/openapi.json', [], () => json(openApi)))
   app.get(
     '/metrics',
     now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
   )
-  app.get('/events', query('/events', (req) => ({ kind: 'events', query: parseEventsQuery(req.getQuery()) }), undefined, ctx.pages))
+  app.get('/events', query('/events', (_, search) => ({ kind: 'events', query: parseEventsQuery(search) }), undefined, ctx.pages))
   registerExport(app, ctx)
   /** A single-settlement lookup by a path parameter; the raw segment is validated as is, never URL-decoded. */
   const lookup = (route: string, field: 'txHash' | 'orderReference', parse: (value: string) => Hex, notFound: string) =>
@@ -130,8 +132,8 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
       route,
       query(
         route,
-        (req) => {
-          readParams(req.getQuery(), [])
+        (req, search) => {
+          readParams(search, [])
           return { kind: 'first', field, value: parse(req.getParameter(0) ?? '') }
         },
         notFound,
