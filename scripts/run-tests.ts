@@ -78,7 +78,7 @@ process.exit(code !== 0 ? (code ?? 1) : typed ? 0 : 1)
  */
 async function startTypeCheck(): Promise<boolean> {
   const tsc = spawn(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root], { stdio: ['ignore', 'pipe', 'pipe'] })
-  setPriority(tsc.pid!, 19)
+  if (tsc.pid !== undefined) setPriority(tsc.pid, 19)
   let output = ''
   tsc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   tsc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))

@@ -49,8 +49,8 @@ test('Ctrl-C on npm start: no warning, a final "stopped", exit 0, nothing left l
     // Traffic flows once the explorer has a settlement; the progress line would say so only every 10 s.
     const settled = async () => {
       if (!urls.every((pattern) => pattern.test(output))) return false
-      const answer = await fetch(`${urls[1]!.exec(output)![1]}/events?limit=1`)
-      return ((await answer.json()) as { events: unknown[] }).events.length > 0
+      const answer = await fetch(`${urls[1]!.exec(output)![1]}/events?limit=1`).catch(() => undefined)
+      return answer?.ok === true && ((await answer.json()) as { events: unknown[] }).events.length > 0
     }
     while (!(await settled())) {
       if (child.exitCode !== null) assert.fail(`npm start ended before traffic flowed:\n${output}`)
