@@ -57,8 +57,9 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   const now = (route: string, allowed: readonly string[], handle: (req: HttpRequest) => Reply) => (res: HttpResponse, req: HttpRequest) => {
     let r: Reply
     try {
-      checkTargetLength(req)
-      readParams(req.getQuery(), allowed)
+      const search = req.getQuery()
+      checkTargetLength(req, search)
+      readParams(search, allowed)
       r = handle(req)
     } catch (error) {
       r = errorReply(error, logger)
