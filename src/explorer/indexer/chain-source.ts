@@ -6,6 +6,7 @@ import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError
 import { BaseError as ProjectError } from '../../errors/index.js'
 import type { TokenInfo } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
+import { rpcFetch } from '../../platform/net/index.js'
 import { PERMITTED_TRANSFER_TOPIC, type RawLog } from './decode-settlement-log.js'
 
 export interface BlockHeader {
@@ -29,7 +30,7 @@ export function createChainSource({ rpcUrl, contract, timeoutMs = 10_000 }: { rp
   const logsParams = (fromBlock: number, toBlock: number) => [
     { address: contract, topics: [PERMITTED_TRANSFER_TOPIC], fromBlock: numberToHex(fromBlock), toBlock: numberToHex(toBlock) },
   ]
-  const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: false }) })
+  const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: false, fetchFn: rpcFetch }) })
   return {
     headBlockNumber: async () => Number(await client.getBlockNumber({ cacheTime: 0 })),
     async header(blockNumber) {
@@ -44,10 +45,10 @@ export function createChainSource({ rpcUrl, contract, timeoutMs = 10_000 }: { rp
     async settlementLogs(fromBlock, toBlock) {
       return (await client.request({ method: 'eth_getLogs', params: logsParams(fromBlock, toBlock) } as never)) as RawLog[]
     },
-    // Beside viem, with the fetch it uses (undici): viem would parse the body into objects, which is
-    // what scanning the bytes avoids. Errors in the body are the scanner's to report.
+    // Beside viem, with the fetch it uses: viem would parse the body into objects, which is what scanning
+    // the bytes avoids. Errors in the body are the scanner's to report.
     async settlementLogsBody(fromBlock, toBlock) {
-      const response = await fetch(rpcUrl, {
+      const response = await rpcFetch(rpcUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: logsParams(fromBlock, toBlock) }),

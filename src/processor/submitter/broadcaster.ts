@@ -8,6 +8,7 @@ import { createPublicClient, http, keccak256, parseTransaction, type Hex } from 
 import { createTransactionSigner, type FeeCache } from '../../chain/index.js'
 import type { RecordedTransaction } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
+import { rpcFetch } from '../../platform/net/index.js'
 
 export interface SignedTx extends Omit<RecordedTransaction, 'sentAt'> {}
 
@@ -47,7 +48,7 @@ export function createBroadcaster(params: CreateBroadcasterParams): Broadcaster 
   const { chainId, fees, log } = params
   // Sends batch only with each other: sharing a batch with a step's eth_calls would hold them until the
   // slowest call of that batch is answered.
-  const publicClient = createPublicClient({ transport: http(params.rpcUrl, { batch: { batchSize: 1000, wait: 0 }, retryCount: 2 }) })
+  const publicClient = createPublicClient({ transport: http(params.rpcUrl, { batch: { batchSize: 1000, wait: 0 }, retryCount: 2, fetchFn: rpcFetch }) })
   const signTransaction = createTransactionSigner(params.relayerKey)
   let nextNonce = params.nextNonce
 
