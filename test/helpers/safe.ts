@@ -1,23 +1,26 @@
 /**
- * A real Safe on a test chain: the singleton and proxy factory from the `@safe-global/safe-contracts`
- * npm package, compiled here with solc-js (as our own contracts are; the Safe's sources need the legacy
- * pipeline, not via-IR), and a proxy set up with the given owners and threshold.
+ * A real Safe on a test chain: the singleton and proxy factory as the `@safe-global/safe-contracts` npm
+ * package ships them built (its `build/artifacts`, the bytecode Safe deploys), and a proxy set up with the
+ * given owners and threshold. Compiling the package's sources here instead took ~4 CPU-s of solc-js.
  */
-import { createWalletClient, encodeFunctionData, http, parseEventLogs, type Hex, type LocalAccount, type PublicClient } from 'viem'
-import { compileContracts, type CompiledContract } from '../../src/devnet/compile/compile-contracts.js'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createWalletClient, encodeFunctionData, http, parseEventLogs, type Abi, type Hex, type LocalAccount, type PublicClient } from 'viem'
+import { repoRoot } from './repo-root.js'
 
-const SAFE_SOURCES = {
-  Safe: 'node_modules/@safe-global/safe-contracts/contracts/Safe.sol',
-  SafeProxyFactory: 'node_modules/@safe-global/safe-contracts/contracts/proxies/SafeProxyFactory.sol',
-} as const
+const ARTIFACTS = 'node_modules/@safe-global/safe-contracts/build/artifacts/contracts'
 
-let compiled: Record<keyof typeof SAFE_SOURCES, CompiledContract> | undefined
+interface Artifact {
+  abi: Abi
+  bytecode: Hex
+}
+const artifact = (path: string) => JSON.parse(readFileSync(join(repoRoot, ARTIFACTS, path), 'utf8')) as Artifact
 
 export async function deploySafe(params: { publicClient: PublicClient; rpcUrl: string; deployer: LocalAccount; owners: Hex[]; threshold: number }): Promise<Hex> {
-  compiled ??= compileContracts(SAFE_SOURCES, { viaIR: false })
+  const compiled = { Safe: artifact('Safe.sol/Safe.json'), SafeProxyFactory: artifact('proxies/SafeProxyFactory.sol/SafeProxyFactory.json') }
   const { publicClient, deployer } = params
   const wallet = createWalletClient({ account: deployer, transport: http(params.rpcUrl) })
-  const deploy = async ({ abi, bytecode }: CompiledContract) => {
+  const deploy = async ({ abi, bytecode }: Artifact) => {
     const hash = await wallet.deployContract({ chain: null, abi, bytecode })
     const { contractAddress, status } = await publicClient.waitForTransactionReceipt({ hash })
     if (status !== 'success' || !contractAddress) throw new Error(`deploying a Safe contract failed (${hash})`)
