@@ -8,12 +8,12 @@
  * CI's own limit. A process whose files have all finished ends (`forceExit`), so a socket a library keeps
  * open for reuse cannot hold the run either. The longest files start first (test-order.ts). The run ends
  * with the ten slowest files (test-reporters/slowest-files.mjs).
- * One PostgreSQL data directory is initialised for the run, and copied for each test server. The type
- * check runs beside the tests (startTypeCheck).
+ * One PostgreSQL data directory is initialised for the run (without fsync), and copied for each test server.
+ * The type check runs beside the tests (startTypeCheck).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readdirSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { setPriority, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -55,7 +55,13 @@ const [out, template] = await Promise.all([
   buildTests(root),
   // Without a template each test server runs initdb itself, as a file run alone does: slower, not wrong.
   initialiseEmbeddedPostgres(pgTemplate).then(
-    () => ({ [TEST_PG_TEMPLATE]: pgTemplate }),
+    () => {
+      // The tests' servers never see a power cut (their crash tests kill our processes, or stop the server):
+      // no fsync. The database-heavy directories (checkout, submitter, gateway, ca) measured 209-210 -> 185-194
+      // CPU-s and 111-112 -> 98-102 s with it.
+      appendFileSync(join(pgTemplate, 'postgresql.conf'), '\nfsync = off\nfull_page_writes = off\n')
+      return { [TEST_PG_TEMPLATE]: pgTemplate }
+    },
     (error: Error) => void console.error(`npm test: no PostgreSQL template (${error.message}); each test server runs initdb`),
   ),
 ])
