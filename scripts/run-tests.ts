@@ -57,8 +57,8 @@ const [out, template] = await Promise.all([
   initialiseEmbeddedPostgres(pgTemplate).then(
     () => {
       // The tests' servers never see a power cut (their crash tests kill our processes, or stop the server):
-      // no fsync. The database-heavy directories (checkout, submitter, gateway, ca) measured 209-210 -> 185-194
-      // CPU-s and 111-112 -> 98-102 s with it.
+      // no fsync. The database-heavy directories (checkout, submitter, gateway, ca) measured 209-210 -> 185-199
+      // CPU-s and 111-112 -> 98-104 s with it.
       appendFileSync(join(pgTemplate, 'postgresql.conf'), '\nfsync = off\nfull_page_writes = off\n')
       return { [TEST_PG_TEMPLATE]: pgTemplate }
     },

@@ -3,9 +3,10 @@
  * its npm script does: through tsx. When the test itself runs from the JavaScript copy that `npm test`
  * makes (scripts/test-build.ts), the copy's transpiled script with plain Node instead: the same code,
  * transformed as tsx transforms it, without tsx's loader hooks (about 0.9 CPU-s) in every child, and
- * with `--liftoff-only`: undici's HTTP parser (the `fetch` behind viem and the CA client) is WebAssembly,
- * which V8 compiles twice by default, the second time optimised, for a process that lives a second or
- * two; `admin info` measured 0.76-0.90 -> 0.58-0.74 CPU-s (8 runs each).
+ * with `--liftoff-only`: undici's HTTP parser (the `fetch` behind the CA client and the wallet's calls; RPC
+ * goes through node:http) is WebAssembly, which V8 compiles twice by default, the second time optimised,
+ * for a process that lives a second or two: a process making one fetch measured 0.47-0.50 -> 0.27-0.32
+ * CPU-s (8 runs each).
  * The child's working directory stays the caller's, as with `npm run`.
  */
 import { fileURLToPath } from 'node:url'

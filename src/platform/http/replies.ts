@@ -46,8 +46,8 @@ const contentType = (type: string) => {
 /** uWS parses request lines of any length that arrive in one read; longer ones are refused here. */
 export const MAX_TARGET_BYTES = 8192
 
-/** `search`: the query string when the caller has read it already. */
-export function checkTargetLength(req: HttpRequest, search = req.getQuery()): void {
+/** `search`: the request's query string (`req.getQuery()`), which callers read once and pass around. */
+export function checkTargetLength(req: HttpRequest, search: string | undefined): void {
   const length = req.getUrl().length + (search?.length ?? 0)
   if (length > MAX_TARGET_BYTES) throw new ProblemError(414, `the request target is ${length} bytes; the limit is ${MAX_TARGET_BYTES}`)
 }

@@ -36,8 +36,9 @@ export function registerExport(app: TemplatedApp, { store, tokens, metrics, logg
     let format: ExportFormat
     let query: EventsQuery
     try {
-      checkTargetLength(req)
-      ;({ format, query } = parseExportQuery(req.getQuery()))
+      const search = req.getQuery()
+      checkTargetLength(req, search)
+      ;({ format, query } = parseExportQuery(search))
     } catch (error) {
       return reply(res, errorReply(error, logger))
     }
