@@ -78,12 +78,17 @@ export class PageWriter {
 
   /** Appends the settlement stored under `pk`. */
   settlement(pk: Buffer): void {
+    this.record(pk, undefined)
+  }
+
+  /** Appends the settlement stored under `pk`, whose record is `value` when the caller holds it (a covering run). */
+  record(pk: Buffer, value: Buffer | undefined): void {
     this.#comma()
     const { blockNumber, logIndex } = decodePk(pk)
     const key = this.#rendered.key(blockNumber, logIndex)
     let end = this.#rendered.copyInto(key, this.#out, this.#p)
     if (end < 0) {
-      const value = this.#store.events.getBinaryFast(pk)!
+      value ??= this.#store.events.getBinaryFast(pk)!
       while ((end = writeRecordJson(this.#out, this.#p, pk, value, this.#tokens)) < 0) this.#grow()
       this.#rendered.remember(key, this.#out, this.#p, end)
     }

@@ -75,6 +75,24 @@ function pageThrough(q: Omit<EventsQuery, 'after'>): { events: Settlement[]; tot
 
 const ids = (list: { blockNumber: number; logIndex: number }[]) => list.map((e) => `${e.blockNumber}:${e.logIndex}`)
 
+/** A settlement as SPEC §2.1 renders it. */
+const asEvent = (r: SettlementRecord): Settlement => ({
+  txHash: r.txHash,
+  blockNumber: r.blockNumber,
+  logIndex: r.logIndex,
+  timestamp: r.timestamp,
+  token: r.token,
+  tokenSymbol: `TK${Number.parseInt(r.token.slice(-2), 16)}`,
+  tokenDecimals: 6,
+  payer: r.payer,
+  recipient: r.recipient,
+  amount: r.amount.toString(),
+  fee: r.fee.toString(),
+  orderReference: ref16(r),
+  acquirerId: acq16(r) as Hex,
+  domainSeparator: r.domainSeparator,
+})
+
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'explorer-query-'))
   store = openStore({ path: dir, noSync: true })
@@ -183,22 +201,14 @@ describe('runEventsQuery against brute force', () => {
   test('renders every field of SPEC §2.1 from the record', () => {
     const r = mid()
     const page = JSON.parse(runEventsQuery(store, tokens, { order: 'asc', limit: 1, orderReference: ref16(r) }).toString()) as EventPage
-    assert.deepEqual(page.events[0], {
-      txHash: r.txHash,
-      blockNumber: r.blockNumber,
-      logIndex: r.logIndex,
-      timestamp: r.timestamp,
-      token: r.token,
-      tokenSymbol: `TK${Number.parseInt(r.token.slice(-2), 16)}`,
-      tokenDecimals: 6,
-      payer: r.payer,
-      recipient: r.recipient,
-      amount: r.amount.toString(),
-      fee: r.fee.toString(),
-      orderReference: ref16(r),
-      acquirerId: acq16(r),
-      domainSeparator: r.domainSeparator,
-    })
+    assert.deepEqual(page.events[0], asEvent(r))
+  })
+
+  test("a recipient's pages, read from its covering runs, hold each settlement's own fields", () => {
+    for (const order of ['asc', 'desc'] as const) {
+      const q = { recipient: syntheticRecipient(6), order, limit: 23 }
+      assert.deepEqual(pageThrough(q).events, expected(q).map(asEvent))
+    }
   })
 
   test('finds by transaction hash and order reference', () => {
@@ -289,7 +299,8 @@ describe('rollbackAbove', () => {
     records.splice(keep)
     const byAddress = [{ address }, { address, token: syntheticToken(1) }, { address: payerOfAddress }]
     const byAmount = [{ minAmount: '500000000' }, { token: syntheticToken(1), minAmount: '300000000', maxAmount: '310000000' }]
-    for (const filters of [{}, { token: syntheticToken(1) }, { recipient: syntheticRecipient(3), token: syntheticToken(0) }, ...byAddress, ...byAmount]) {
+    const byRecipient = [{ recipient: syntheticRecipient(3) }, ...Array.from({ length: options.recipients }, (_, i) => ({ recipient: syntheticRecipient(i) }))]
+    for (const filters of [{}, { token: syntheticToken(1) }, { recipient: syntheticRecipient(3), token: syntheticToken(0) }, ...byAddress, ...byAmount, ...byRecipient]) {
       const q = { ...filters, order: 'desc' as const, limit: 100 }
       const got = pageThrough(q)
       assert.deepEqual(ids(got.events), ids(expected(q)))
@@ -305,6 +316,13 @@ describe('rollbackAbove', () => {
       const q = { ...filters, fromBlock: ancestor.blockNumber - 50, order: 'asc' as const, limit: 10 }
       const got = pageThrough(q)
       assert.deepEqual(ids(got.events), ids(expected(q)))
+      assert.equal(got.totals[0], expected(q).length)
+    }
+    // Each recipient's covering runs were cut back and continue: every settlement of it, whole.
+    for (let i = 0; i < options.recipients; i++) {
+      const q = { recipient: syntheticRecipient(i), order: 'desc' as const, limit: 41 }
+      const got = pageThrough(q)
+      assert.deepEqual(got.events, expected(q).map(asEvent))
       assert.equal(got.totals[0], expected(q).length)
     }
   })

@@ -3,7 +3,8 @@
  * the cursor, checks the remaining filters on each candidate, and renders the page as JSON text.
  * Totals come from ordinals (two seeks, six for `address`; see field-index.ts) for zero or one field
  * filter; with several, the smallest candidate set is walked once, which bounds the cost by the most
- * selective filter.
+ * selective filter. A recipient alone reads its covering runs (covered-page.ts) instead of the index
+ * and the primary database.
  */
 import type { Transaction } from 'lmdb'
 import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/index.js'
@@ -15,6 +16,7 @@ import type { EventsQuery } from './events-query.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
 import type { TokenCache } from './token-cache.js'
+import { coveredPage, isCovered } from './covered-page.js'
 import { amountBounds, amountQuery, storedAmountInRange, usesAmountIndex } from './amount-query.js'
 
 /** The benchmarks (bench/sections/query-latency.ts) time these through this module. */
@@ -41,6 +43,7 @@ export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery)
     const counted = filters.map((f) => ({ ...f, count: indexCount(store, f, range) }))
     counted.sort((a, b) => a.count - b.count)
     const [driver, ...rest] = counted as [FieldFilter & { count: number }, ...FieldFilter[]]
+    if (rest.length === 0 && !amounts && isCovered(driver)) return coveredPage(store, tokens, driver, page, q.order, q.limit, driver.count)
     if (rest.length === 0 && !amounts) {
       total = driver.count
       found = page ? indexPage(store, driver, page, q.order, q.limit + 1) : []

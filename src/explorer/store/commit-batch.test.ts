@@ -26,7 +26,7 @@ async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
 /** Every key and value of every database. */
 function contentHash(store: Store): string {
   const hash = createHash('sha256')
-  const dbs = [store.events, ...Object.values(store.indexes), store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
+  const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
   for (const db of dbs) {
     for (const { key, value } of (db as Store['events']).getRange()) {
       hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))

@@ -1,8 +1,8 @@
 /**
- * Writes indexing steps in a single LMDB transaction: the settlements, every index entry, block
- * hashes and times, running stats and the new indexed head. A crash leaves either all of it or none.
- * The settlements arrive encoded (encoded-batch.ts, mostly built off this thread); what is done here
- * is what depends on the store: ordinals, and the puts.
+ * Writes indexing steps in a single LMDB transaction: the settlements, every index entry, the
+ * recipients' covering runs, block hashes and times, running stats and the new indexed head. A crash
+ * leaves either all of it or none. The settlements arrive encoded (encoded-batch.ts, mostly built off
+ * this thread); what is done here is what depends on the store: ordinals, and the puts.
  */
 import { bareIndexValue, encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexValueOrdinal, pkAt, TIME_VALUE, writeIndexValue } from './keys.js'
 import { readCount, stampLayout, type IndexedHead } from './meta.js'
@@ -12,6 +12,7 @@ import { encodeBatch, keyBytes, NO_KEY, tailStart, type BlockHeader, type Encode
 import { countedWrite } from './settlement-writes.js'
 import { mergeStatsChanges, writeStatsChange } from './stats.js'
 import { writeAmountChanges } from './amounts.js'
+import { appendToRuns, type RunAppend } from './covering-runs.js'
 
 export type { BlockHeader } from './encoded-batch.js'
 
@@ -93,6 +94,7 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
   const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength)
   const { starts, timestamps } = batch
   const pks: Buffer[] = new Array(batch.count)
+  const records: Buffer[] = new Array(batch.count)
   const fixedAt = new Uint32Array(batch.count)
   for (let i = 0; i < batch.count; i++) {
     const start = starts[i]!
@@ -100,8 +102,9 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
     pks[i] = pkAt(bytes, start)
     fixedAt[i] = end - FIXED_BYTES
     const recordStart = writeRecordHead(bytes, tailStart(start), timestamps[i]!, count + i + 1)
+    records[i] = bytes.subarray(recordStart, end)
     // Primary keys only grow (a rollback removes everything above the ancestor first): MDB_APPEND.
-    store.events.putSync(pks[i]!, bytes.subarray(recordStart, end), { append: true })
+    store.events.putSync(pks[i]!, records[i]!, { append: true })
   }
 
   for (const { field, ids, keys } of batch.counted) {
@@ -110,12 +113,15 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
     const ordinals = ordinalsOf(store, field)
     const next = keys.map((key) => ordinals.get(key) ?? lastOrdinal(db, indexKeyFromString(key)))
     const values = Buffer.allocUnsafe(batch.count * INDEX_VALUE_BYTES)
+    const runs: RunAppend[] = []
     for (let i = 0; i < batch.count; i++) {
       const id = ids[i]!
       if (id === NO_KEY) continue
       db.putSync(indexKeyAt(bytes, fixedAt[i]! + from, fixedAt[i]! + to), writeIndexValue(values, i * INDEX_VALUE_BYTES, pks[i]!, ++next[id]!))
+      if (field === 'recipient') runs.push({ recipient: keys[id]!, ordinal: next[id]!, pk: pks[i]!, record: records[i]! })
     }
     keys.forEach((key, id) => ordinals.set(key, next[id]!))
+    if (field === 'recipient') appendToRuns(store, runs)
   }
   for (const field of UNCOUNTED_FIELDS) {
     const db = store.indexes[field]

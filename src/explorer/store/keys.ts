@@ -14,6 +14,7 @@
  * - Block key: block (6 bytes); its value is the block hash's 32 bytes (`encodeHexKey`).
  * - Token key (tokens, per-token stats): the address's 20 bytes (`encodeHexKey`).
  * - Hour key: hour since epoch (4 bytes) ‖ token (20 bytes), for the rolling 24-hour figures.
+ * - Run key: recipient (20 bytes) ‖ run number (4 bytes): a recipient's settlements copied whole (below).
  *
  * The commit writes a batch's keys and values at offsets into buffers allocated once per batch, and
  * hands LMDB views of them (`writePk`, `pkAt`, `indexKeyAt`, `writeIndexValue`): no bytes per entry.
@@ -185,6 +186,51 @@ export function hourStartKey(hour: number): Buffer {
 /** `token` as lowercase hex without 0x. */
 export function decodeHourKey(key: Buffer): { hour: number; token: string } {
   return { hour: key.readUInt32BE(0), token: key.toString('hex', 4, 4 + ADDRESS_BYTES) }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Covering runs (store/covering-runs.ts): each recipient's settlements in chain order, copied whole in
+// runs of RUN_LENGTH, so that any page of a recipient is one or two reads of adjacent bytes instead of
+// twenty reads scattered over the primary database.
+//
+// Run key: recipient (20 bytes) ‖ run number (4 bytes, big-endian), the run number being
+// ⌊(ordinal − 1) / RUN_LENGTH⌋ of the settlement's ordinal in the recipient index. Run value: its
+// entries in ordinal order, each primary key (10) ‖ record length (2, big-endian) ‖ the record's bytes
+// as the primary database holds them.
+// ---------------------------------------------------------------------------------------------------
+
+/** Settlements per run: 16 records of ~200 bytes fill one 4 KB overflow page. */
+export const RUN_LENGTH = 16
+const RUN_NUMBER_BYTES = 4
+export const RUN_ENTRY_HEAD_BYTES = PK_BYTES + 2
+
+/** The run that holds the settlement with this 1-based ordinal. */
+export const runOf = (ordinal: number) => Math.floor((ordinal - 1) / RUN_LENGTH)
+
+export function encodeRunKey(value: Uint8Array, run: number): Buffer {
+  const key = Buffer.allocUnsafe(value.length + RUN_NUMBER_BYTES)
+  key.set(value, 0)
+  key.writeUInt32BE(run, value.length)
+  return key
+}
+
+/** Writes a run entry's head (primary key, record length) at `out[at]`; the record follows it. */
+export function writeRunEntryHead(out: Buffer, at: number, pk: Uint8Array, recordBytes: number): number {
+  out.set(pk, at)
+  return out.writeUInt16BE(recordBytes, at + PK_BYTES)
+}
+
+/** Where each entry of a run starts, in order. */
+export function runEntryStarts(run: Buffer): number[] {
+  const starts: number[] = []
+  for (let at = 0; at < run.length; at += RUN_ENTRY_HEAD_BYTES + run.readUInt16BE(at + PK_BYTES)) starts.push(at)
+  return starts
+}
+
+/** The primary key and the record of the entry at `run[at]`, as views. */
+export function runEntryAt(run: Buffer, at: number): { pk: Buffer; record: Buffer } {
+  const recordStart = at + RUN_ENTRY_HEAD_BYTES
+  return { pk: run.subarray(at, at + PK_BYTES), record: run.subarray(recordStart, recordStart + run.readUInt16BE(at + PK_BYTES)) }
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 /**
  * Opens the LMDB environment: the primary database of settlements plus one dupsort index per
- * filterable field, the time index, block hashes (for reorg checks), token metadata, running stats and
- * the indexer's position. The same function opens it in the main thread and in query workers; lmdb-js
- * shares one environment between the threads of a process.
+ * filterable field, the recipients' covering runs, the time index, block hashes (for reorg checks),
+ * token metadata, running stats and the indexer's position. The same function opens it in the main
+ * thread and in query workers; lmdb-js shares one environment between the threads of a process.
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { encodeBareHexKey } from './keys.js'
@@ -57,6 +57,8 @@ export interface Store {
   env: RootDatabase
   events: Database<Buffer, Buffer>
   indexes: Record<IndexedField, Database<Buffer, Buffer>>
+  /** recipient ‖ run number → that run of the recipient's settlements, copied whole (covering-runs.ts). */
+  runs: Database<Buffer, Buffer>
   /** timestamp ‖ block → empty, one entry per block with settlements. */
   times: Database<Buffer, Buffer>
   /** block → block hash, for blocks with settlements and each indexed head: the reorg check. */
@@ -87,6 +89,7 @@ export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3 
     env,
     events: env.openDB<Buffer, Buffer>('events', binary),
     indexes,
+    runs: env.openDB<Buffer, Buffer>('runs:recipient', binary),
     times: env.openDB<Buffer, Buffer>('times', binary),
     blocks: env.openDB<Buffer, Buffer>('blocks', binary),
     tokens: env.openDB<unknown, Buffer>('tokens', { keyEncoding: 'binary' }),

@@ -1,14 +1,15 @@
 /**
  * Takes back everything indexed above a block (a chain reorganisation), in one transaction: the
- * settlements, their index entries, block hashes and times, and their share of the stats. Removed
- * settlements are always the newest of every key, so ordinals stay dense.
+ * settlements, their index entries and covering runs, block hashes and times, and their share of the
+ * stats. Removed settlements are always the newest of every key, so ordinals stay dense.
  */
 import type { Hex } from '../../wire/index.js'
-import { blockEndPk, decodeBlockKey, decodeHexKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
+import { blockEndPk, decodeBlockKey, decodeHexKey, encodeBareHexKey, encodeBlockKey, encodePk, encodeTimeKey } from './keys.js'
 import { forgetOrdinals } from './commit-batch.js'
 import { readCount, readGeneration } from './meta.js'
 import { INDEXED_FIELDS, indexKeysOf, type Store } from './open-store.js'
-import { decodeRecord, type StoredSettlement } from './record.js'
+import { decodeRecord, fieldHex, type StoredSettlement } from './record.js'
+import { truncateRuns } from './covering-runs.js'
 import { countedWrite } from './settlement-writes.js'
 import { applyToStats } from './stats.js'
 import { writeAmounts } from './amounts.js'
@@ -32,6 +33,10 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
         }
       }
       store.events.removeSync(pk)
+    }
+    for (const recipient of new Set(removed.map((s) => fieldHex(s, 'recipient')))) {
+      const key = encodeBareHexKey(recipient)
+      truncateRuns(store, key, store.indexes.recipient.getValuesCount(key))
     }
     for (const { key: blockKey } of store.blocks.getRange({ start: encodeBlockKey(ancestor.blockNumber + 1) })) {
       store.blocks.removeSync(blockKey)

@@ -1,0 +1,40 @@
+/**
+ * A recipient's page from its covering runs (store/covering-runs.ts): the recipient index gives the
+ * ordinal of the page's first settlement inside the page's key range, and the runs give that one and
+ * the next in order, side by side. Twenty settlements are then one or two reads of adjacent bytes
+ * instead of twenty scattered primary reads.
+ */
+import { decodePk, indexValueOrdinal, RunReader } from '../store/index.js'
+import type { Store } from '../store/index.js'
+import type { KeyRange } from './block-range.js'
+import { indexWalk, type FieldFilter } from './field-index.js'
+import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
+import type { TokenCache } from './token-cache.js'
+
+export const isCovered = (f: FieldFilter) => f.field === 'recipient'
+
+/** The page of a `recipient` filter alone; `total` is its count in the query's range. */
+export function coveredPage(store: Store, tokens: TokenCache, f: FieldFilter, page: KeyRange | undefined, order: 'asc' | 'desc', limit: number, total: number): Buffer {
+  const writer = new PageWriter(store, tokens, limit * BYTES_PER_SETTLEMENT)
+  const first = page && firstOf(indexWalk(store, f, page, order))
+  if (!page || !first) return writer.finish(undefined, total)
+  const step = order === 'asc' ? 1 : -1
+  const runs = new RunReader(store, f.key)
+  let ordinal = indexValueOrdinal(first)
+  let last: Buffer | undefined
+  for (let written = 0; ; written++, ordinal += step) {
+    const entry = runs.at(ordinal)
+    const inPage = entry && Buffer.compare(entry.pk, page.low) >= 0 && Buffer.compare(entry.pk, page.high) < 0
+    // One settlement past the page says that a next page exists; the cursor is the page's last.
+    if (!inPage) return writer.finish(undefined, total)
+    if (written === limit) return writer.finish(decodePk(last!), total)
+    writer.record(entry.pk, entry.record)
+    last = entry.pk
+  }
+}
+
+/** The first value of a walk, closing it: an open LMDB range holds its read snapshot. */
+function firstOf(walk: Generator<Buffer>): Buffer | undefined {
+  for (const value of walk) return value
+  return undefined
+}
