@@ -28,6 +28,7 @@ function dbBytes(store: Store) {
   const named: [string, { getStats(): unknown }][] = [
     ['events', store.events],
     ...Object.entries(store.indexes).map(([f, db]) => [`idx:${f}`, db] as [string, { getStats(): unknown }]),
+    ["runs:recipient (recipients' covering runs)", store.runs],
     ['times', store.times],
     ['blocks', store.blocks],
     ['stats', store.stats],

@@ -76,10 +76,13 @@ export async function commitEncoded(store: Store, batches: EncodedBatch[], token
       const before = readCount(store)
       if (before === 0) stampLayout(store)
       let count = before
+      // Runs are written once per transaction: a run that gains settlements from several batches is rewritten once.
+      const runs: RunAppend[] = []
       for (const batch of batches) {
-        writeBatch(store, batch, count)
+        writeBatch(store, batch, count, runs)
         count += batch.count
       }
+      appendToRuns(store, runs)
       writeStatsChange(store, mergeStatsChanges(batches.map((batch) => batch.stats)))
       writeAmountChanges(store, batches.map((batch) => batch.amounts))
       store.meta.putSync('count', count)
@@ -89,8 +92,11 @@ export async function commitEncoded(store: Store, batches: EncodedBatch[], token
   )
 }
 
-/** One batch's puts, its settlements numbered from `count + 1`; inside the write transaction. */
-function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
+/**
+ * One batch's puts, its settlements numbered from `count + 1`, inside the write transaction; what its
+ * settlements add to the covering runs goes to `runs`.
+ */
+function writeBatch(store: Store, batch: EncodedBatch, count: number, runs: RunAppend[]): void {
   const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength)
   const { starts, timestamps } = batch
   const pks: Buffer[] = new Array(batch.count)
@@ -113,7 +119,6 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
     const ordinals = ordinalsOf(store, field)
     const next = keys.map((key) => ordinals.get(key) ?? lastOrdinal(db, indexKeyFromString(key)))
     const values = Buffer.allocUnsafe(batch.count * INDEX_VALUE_BYTES)
-    const runs: RunAppend[] = []
     for (let i = 0; i < batch.count; i++) {
       const id = ids[i]!
       if (id === NO_KEY) continue
@@ -121,7 +126,6 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number): void {
       if (field === 'recipient') runs.push({ recipient: keys[id]!, ordinal: next[id]!, pk: pks[i]!, record: records[i]! })
     }
     keys.forEach((key, id) => ordinals.set(key, next[id]!))
-    if (field === 'recipient') appendToRuns(store, runs)
   }
   for (const field of UNCOUNTED_FIELDS) {
     const db = store.indexes[field]

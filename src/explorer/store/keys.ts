@@ -199,7 +199,11 @@ export function decodeHourKey(key: Buffer): { hour: number; token: string } {
 // as the primary database holds them.
 // ---------------------------------------------------------------------------------------------------
 
-/** Settlements per run: 16 records of ~200 bytes fill one 4 KB overflow page. */
+/**
+ * Settlements per run. A full run is one 4 KB overflow page while its records stay under 243 bytes
+ * (about 200 with 6-decimal amounts, 230 with 18-decimal ones); more per run would spill larger records
+ * onto a second page, and a page of 20 already spans at most three runs.
+ */
 export const RUN_LENGTH = 16
 const RUN_NUMBER_BYTES = 4
 export const RUN_ENTRY_HEAD_BYTES = PK_BYTES + 2
