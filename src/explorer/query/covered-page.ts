@@ -4,7 +4,7 @@
  * the next in order, side by side. Twenty settlements are then one or two reads of adjacent bytes
  * instead of twenty scattered primary reads.
  */
-import { decodePk, indexValueOrdinal, RunReader } from '../store/index.js'
+import { decodePk, indexValueOrdinal, PK_BYTES, RunReader } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
 import { indexWalk, type FieldFilter } from './field-index.js'
@@ -21,15 +21,16 @@ export function coveredPage(store: Store, tokens: TokenCache, f: FieldFilter, pa
   const step = order === 'asc' ? 1 : -1
   const runs = new RunReader(store, f.key)
   let ordinal = indexValueOrdinal(first)
-  let last: Buffer | undefined
+  // A copy: the run the last entry came from may be gone once the next one is read.
+  const last = Buffer.allocUnsafe(PK_BYTES)
   for (let written = 0; ; written++, ordinal += step) {
     const entry = runs.at(ordinal)
     const inPage = entry && Buffer.compare(entry.pk, page.low) >= 0 && Buffer.compare(entry.pk, page.high) < 0
     // One settlement past the page says that a next page exists; the cursor is the page's last.
     if (!inPage) return writer.finish(undefined, total)
-    if (written === limit) return writer.finish(decodePk(last!), total)
+    if (written === limit) return writer.finish(decodePk(last), total)
     writer.record(entry.pk, entry.record)
-    last = entry.pk
+    last.set(entry.pk)
   }
 }
 

@@ -54,8 +54,23 @@ export function truncateRuns(store: Store, recipient: Buffer, count: number): vo
 }
 
 /**
+ * The run a reader holds, copied out of lmdb-js's shared read buffer (which the next read of any
+ * database overwrites) into this thread's one scratch buffer: no allocation per run.
+ */
+let scratch = Buffer.allocUnsafeSlow(8192)
+
+function readRun(store: Store, key: Buffer): Buffer | undefined {
+  const bytes = store.runs.getBinaryFast(key)
+  if (!bytes) return undefined
+  if (bytes.length > scratch.length) scratch = Buffer.allocUnsafeSlow(bytes.length * 2)
+  scratch.set(bytes.subarray(0, bytes.length))
+  return scratch.subarray(0, bytes.length)
+}
+
+/**
  * Reads a recipient's settlements by ordinal from its runs, holding the last run read: the walk of a
- * page reads each run once. Views it returns stay valid after later reads (each run is a copy).
+ * page reads each run once. What it returns is valid until the next run is read, by it or by another
+ * reader on this thread.
  */
 export class RunReader {
   #store: Store
@@ -75,7 +90,7 @@ export class RunReader {
     const run = runOf(ordinal)
     if (run !== this.#run) {
       this.#run = run
-      this.#bytes = this.#store.runs.getBinary(encodeRunKey(this.#recipient, run))
+      this.#bytes = readRun(this.#store, encodeRunKey(this.#recipient, run))
       this.#starts = this.#bytes ? runEntryStarts(this.#bytes) : []
     }
     const at = this.#starts[(ordinal - 1) % RUN_LENGTH]
