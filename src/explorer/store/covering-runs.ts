@@ -31,7 +31,12 @@ export function appendToRuns(store: Store, settlements: RunAppend[]): void {
     if (!pending) {
       const key = encodeRunKey(indexKeyFromString(recipient), run)
       // A run already begun by an earlier commit is read back and rewritten with the new entries.
-      const begun = (ordinal - 1) % RUN_LENGTH === 0 ? undefined : store.runs.getBinary(key)
+      const starts = (ordinal - 1) % RUN_LENGTH === 0
+      const begun = starts ? undefined : store.runs.getBinary(key)
+      if (!starts && !begun) {
+        // Entries are found by their position in a run: appending to a lost one would misplace every later settlement.
+        throw new Error(`covering run ${run} of recipient 0x${indexKeyFromString(recipient).toString('hex')} is missing before ordinal ${ordinal}`)
+      }
       runs.set(id, (pending = { key, parts: begun ? [begun] : [] }))
     }
     const head = Buffer.allocUnsafe(RUN_ENTRY_HEAD_BYTES)
