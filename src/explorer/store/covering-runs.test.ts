@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { syntheticSteps } from '../../../test/helpers/synthetic-settlements.js'
+import { commitBatch } from './commit-batch.js'
+import { RunReader } from './covering-runs.js'
+import { encodeBareHexKey, encodeRunKey, indexValueOrdinal, indexValuePk, RUN_LENGTH } from './keys.js'
+import { openStore, type Store } from './open-store.js'
+
+async function withStore(run: (store: Store) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'explorer-runs-'))
+  const store = openStore({ path: dir, noSync: true })
+  try {
+    await run(store)
+  } finally {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+test("each recipient's runs hold its settlements in ordinal order, each record as the primary database holds it", async () => {
+  await withStore(async (store) => {
+    for (const step of syntheticSteps(900, { recipients: 7 })) await commitBatch(store, step)
+    let checked = 0
+    for (const recipient of store.indexes.recipient.getKeys()) {
+      const runs = new RunReader(store, recipient)
+      for (const value of store.indexes.recipient.getValues(recipient)) {
+        const entry = runs.at(indexValueOrdinal(value))!
+        assert.deepEqual(entry.pk, indexValuePk(value))
+        assert.deepEqual(entry.record, store.events.getBinary(indexValuePk(value)))
+        checked++
+      }
+      assert.equal(runs.at(store.indexes.recipient.getValuesCount(recipient) + 1), undefined)
+    }
+    assert.equal(checked, 900)
+    assert.ok([...store.runs.getKeys()].length >= 900 / RUN_LENGTH, 'several runs per recipient')
+  })
+})
+
+test('a commit that would append to a missing run fails, naming the recipient', async () => {
+  await withStore(async (store) => {
+    const [first, ...rest] = [...syntheticSteps(300, { recipients: 1 })]
+    await commitBatch(store, first!)
+    const recipient = first!.records[0]!.recipient
+    const count = store.indexes.recipient.getValuesCount(encodeBareHexKey(recipient.slice(2)))
+    assert.ok(count % RUN_LENGTH !== 0, 'the last run is partly filled')
+    await store.runs.remove(encodeRunKey(encodeBareHexKey(recipient.slice(2)), Math.floor((count - 1) / RUN_LENGTH)))
+    await assert.rejects(commitBatch(store, rest[0]!), new RegExp(`covering run \\d+ of recipient ${recipient} is missing`))
+  })
+})
