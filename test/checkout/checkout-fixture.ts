@@ -182,6 +182,10 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
       return waitFor(`charge ${chargeId} to be ${status}`, async () => {
         const { body } = await fixture.request(merchant.credentials, 'GET', `/api/v1/charges/${chargeId}`)
         return body.status === status ? (body as ChargeJson) : undefined
+      }).catch(async (error: Error) => {
+        // What the engine saw: the feed's head on the explorer and the engine's own log.
+        const root = await explorer.get('/').catch(() => undefined)
+        throw new Error(`${error.message}; explorer head ${JSON.stringify(root?.body?.indexedHead)}; engine log:\n${logs.slice(-40).join('\n')}`)
       })
     },
     async stop() {
