@@ -132,16 +132,17 @@ async function pollHead({ client, publicClient, settings, state, log, signal }: 
 async function sweepExpired({ client, publicClient, settings, log, signal }: RunReconciliationParams, serial: Serial): Promise<void> {
   const explorer = new ExplorerClient({ baseUrl: settings.explorerUrl, timeout: EXPLORER_TIMEOUT_MS })
   let failing = false
-  /** The feed time last logged while something was overdue: logged again only when it moves. */
-  let waitingAt: number | undefined
+  /** The feed time last logged while something was overdue (null: unknown; undefined: none logged): logged again only when it moves. */
+  let waitingAt: number | null | undefined
   while (!signal.aborted) {
     try {
       const overdue = (await serial(() => hasOverdueCharges(client))) || (await serial(() => hasOverdueRefunds(client)))
       const passedMs = overdue ? await feedTime({ explorer, publicClient, cursor: await serial(() => readReconciliationCursor(client)) }) : undefined
       const expired = passedMs === undefined ? 0 : await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl, passedMs))
       if (expired > 0) log.info('charges expired', { count: expired })
-      if (overdue && passedMs !== waitingAt) log.debug('expiry sweep: overdue on the wall clock, the feed at', { feedTime: passedMs === undefined ? null : new Date(passedMs).toISOString() })
-      waitingAt = overdue ? passedMs : undefined
+      const feedAt = passedMs ?? null
+      if (overdue && feedAt !== waitingAt) log.debug('expiry sweep: overdue on the wall clock, the feed at', { feedTime: feedAt === null ? null : new Date(feedAt).toISOString() })
+      waitingAt = overdue ? feedAt : undefined
       const refundsExpired = passedMs === undefined ? 0 : await serial(() => expireOverdueRefunds(client, settings.widgetBaseUrl, passedMs))
       if (refundsExpired > 0) log.info('refunds expired', { count: refundsExpired })
       if (failing) log.info('expiry sweep: running again')
