@@ -96,8 +96,11 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
   app.post<{ Params: { id: string } }>('/api/v1/webhook-deliveries/:id/retry', { schema: { params: eventParams }, config: { rateLimit: retryLimit } }, async (request, reply) => {
     const merchantId = getMerchantId(request)
     const { id } = request.params
-    if (!(await requeueWebhook(db.pool, merchantId, id))) return sendProblem(reply, 404, `no webhook delivery ${id}`, 'id')
-    return reply.code(202).send(view((await findWebhookDelivery(db.pool, merchantId, id))!))
+    // Read back in the same transaction: the workers are woken at commit, so the answer is the event as
+    // queued, not whatever a worker that was quicker than this reply has made of it since.
+    const requeued = await db.transaction(async (client) => ((await requeueWebhook(client, merchantId, id)) ? findWebhookDelivery(client, merchantId, id) : undefined))
+    if (!requeued) return sendProblem(reply, 404, `no webhook delivery ${id}`, 'id')
+    return reply.code(202).send(view(requeued))
   })
 }
 
