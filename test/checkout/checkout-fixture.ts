@@ -16,6 +16,7 @@ import type { ChargeJson } from '../../src/processor/charges/index.js'
 import { startCheckout, type RunningCheckout } from '../../src/processor/checkout/index.js'
 import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
+import { readReconciliationCursor } from '../../src/processor/db/reconciliation-cursor.js'
 import { createLogger, type Logger } from '../../src/platform/observability/logger.js'
 import { startTestCa, type TestCa } from '../ca/fixture.js'
 import { testDatabase } from '../helpers/database.js'
@@ -183,9 +184,7 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
         const { body } = await fixture.request(merchant.credentials, 'GET', `/api/v1/charges/${chargeId}`)
         return body.status === status ? (body as ChargeJson) : undefined
       }).catch(async (error: Error) => {
-        // What the engine saw: the feed's head on the explorer and the engine's own log.
-        const root = await explorer.get('/').catch(() => undefined)
-        throw new Error(`${error.message}; explorer head ${JSON.stringify(root?.body?.indexedHead)}; engine log:\n${logs.slice(-40).join('\n')}`)
+        throw new Error(`${error.message}; ${await feedDiagnostics().catch((e: Error) => `no diagnostics: ${e.message}`)}; engine log:\n${logs.slice(-40).join('\n')}`)
       })
     },
     async stop() {
@@ -198,6 +197,21 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
       await chain.stop()
     },
   }
+  /** What the engine's expiry sweep sees (feed-time.ts asks the same two questions) beside the chain's own newest blocks. */
+  async function feedDiagnostics(): Promise<string> {
+    const head = (await explorer.get('/')).body?.indexedHead as { blockNumber: number } | null
+    const cursor = await readReconciliationCursor(db.pool)
+    const next = head && cursor ? (await explorer.get(`/events?cursor=${cursor}&order=asc&toBlock=${head.blockNumber}&limit=1`)).body?.events?.[0] : undefined
+    const latest = Number(await publicClient.getBlockNumber({ cacheTime: 0 }))
+    const blocks = await Promise.all([latest - 2, latest - 1, latest].filter((n) => n >= 0).map((n) => publicClient.getBlock({ blockNumber: BigInt(n) })))
+    const { rows } = await db.pool.query<{ id: string; status: string; deadline: Date }>('SELECT id, status, deadline FROM charges ORDER BY deadline DESC LIMIT 3')
+    return [
+      `explorer head ${JSON.stringify(head)}, reconciliation cursor ${cursor}, next settlement after it ${next ? `block ${next.blockNumber} at ${next.timestamp}` : 'none'}`,
+      `chain blocks ${blocks.map((b) => `${b.number} at ${b.timestamp} (${b.transactions.length} tx)`).join(', ')}`,
+      `newest charges ${rows.map((r) => `${r.id} ${r.status} due ${r.deadline.getTime() / 1000}`).join(', ')}`,
+    ].join('; ')
+  }
+
   await fixture.resetRelayer()
   fixture.checkout = await fixture.startCheckout()
   return fixture
