@@ -31,20 +31,23 @@ export interface CreateTxSenderParams {
   publicClient: PublicClient
   privateKey: Hex
   chainId?: number
+  /** How long a reserved nonce that was never sent holds the next transaction (STALLED_MS). */
+  stalledMs?: number
 }
 
 /** Gas prices are re-read at most this often; payments in between reuse them. */
 const FEE_REFRESH_MS = 2_000
 /**
- * A transaction goes without its predecessor's hand-over only once no hand-over at all has happened for
- * this long: the predecessor's nonce was reserved and never sent. A long queue that is still moving is
- * waited out, however long it takes; going early put a transaction in the pool ahead of its
- * predecessors, where an automining node left it (seen: 40 payments on a loaded machine, the last ones
- * never mined).
+ * A transaction goes without its predecessor's hand-over only once that nonce was reserved and never
+ * sent, and no hand-over at all has happened for this long. A long queue that is still moving, and a
+ * predecessor still being prepared or sent, are waited out however long they take (a send settles, its
+ * calls to the node time out): going early put a transaction in the pool ahead of its predecessors,
+ * where an automining node left it (seen: 40 payments on a loaded machine, the last ones never mined;
+ * and 8 payments whose first one took over 5 s to prepare on a machine running four test processes).
  */
 const STALLED_MS = 5_000
 
-export async function createTxSender({ publicClient, privateKey, chainId }: CreateTxSenderParams): Promise<TxSender> {
+export async function createTxSender({ publicClient, privateKey, chainId, stalledMs = STALLED_MS }: CreateTxSenderParams): Promise<TxSender> {
   const address = addressOfKey(privateKey)
   const signTransaction = createTransactionSigner(privateKey)
   const [resolvedChainId, pendingCount] = await Promise.all([
@@ -59,12 +62,12 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
    * ready when a transaction arrives, so one arriving ahead of its predecessor could wait in the pool
    * for a block that never comes.
    */
-  const handedOver = new Map<number, { done: Promise<void>; settle: () => void }>()
+  const handedOver = new Map<number, { done: Promise<void>; settle: () => void; sending: boolean }>()
   let lastHandOverAt = 0
   const reserve = (): number => {
     const nonce = nextNonce++
     let settle = () => {}
-    handedOver.set(nonce, { done: new Promise<void>((resolve) => (settle = resolve)), settle })
+    handedOver.set(nonce, { done: new Promise<void>((resolve) => (settle = resolve)), settle, sending: false })
     return nonce
   }
 
@@ -81,6 +84,8 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
     reserveNonce: reserve,
     async send(tx) {
       const nonce = tx.nonce ?? reserve()
+      const own = handedOver.get(nonce)
+      if (own) own.sending = true
       try {
         const [gasPrice, gas] = await Promise.all([
           fees.get(),
@@ -115,8 +120,8 @@ export async function createTxSender({ publicClient, privateKey, chainId }: Crea
     const since = Date.now()
     let settled = false
     predecessor?.done.then(() => (settled = true))
-    while (predecessor && !settled && Date.now() - Math.max(since, lastHandOverAt) < STALLED_MS) {
-      await Promise.race([predecessor.done, sleep(STALLED_MS, undefined, { ref: false })])
+    while (predecessor && !settled && (predecessor.sending || Date.now() - Math.max(since, lastHandOverAt) < stalledMs)) {
+      await Promise.race([predecessor.done, sleep(stalledMs, undefined, { ref: false })])
     }
     handedOver.delete(nonce - 1)
   }
