@@ -3,7 +3,7 @@
  * units; `--json` gives scripts the raw units.
  */
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,8 +28,10 @@ after(async () => {
 })
 
 function runAdmin(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [...scriptArgs('scripts/admin.ts'), ...args, '--deployment', deploymentPath], { encoding: 'utf8', env: { ...process.env, ...env } })
+  return spawnSync(process.execPath, adminArgs(args), { encoding: 'utf8', env: { ...process.env, ...env } })
 }
+
+const adminArgs = (args: string[]) => [...scriptArgs('scripts/admin.ts'), ...args, '--deployment', deploymentPath]
 
 function admin(...args: string[]): string {
   const run = runAdmin(args)
@@ -37,9 +39,11 @@ function admin(...args: string[]): string {
   return run.stdout
 }
 
-/** A refusal: exit 1 and exactly one line on stderr, never a stack trace. */
-function refused(args: string[], expected: RegExp, env: Record<string, string> = {}): void {
-  const run = runAdmin(args, env)
+/** A refusal: exit 1 and exactly one line on stderr, never a stack trace. Several run at once. */
+async function refused(args: string[], expected: RegExp, env: Record<string, string> = {}): Promise<void> {
+  const run = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, adminArgs(args), { env: { ...process.env, ...env } }, (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+  )
   assert.equal(run.status, 1, run.stdout + run.stderr)
   assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr)
   assert.match(run.stderr.trim(), expected)
@@ -74,18 +78,20 @@ test('admin balances: a table in token units with a header; --json gives raw uni
   assert.deepEqual(shown, ['USDC', 'EURC'].map((symbol) => (Number(raw[symbol]) / 1e6).toFixed(2)))
 })
 
-test('bad input gets one clear line and exit 1: an unknown command, a malformed address, a Safe or a key that does not own the contract', () => {
-  refused(['bogus'], /^admin: unknown command "bogus": use info, balances, relayer, an owner operation/)
-  refused(['transfer-ownership', '0x1234'], /^admin: the new owner must be a 0x-prefixed 20-byte address, got "0x1234"$/)
-  refused(['set-fee-recipient', 'alice'], /^admin: the fee recipient must be a 0x-prefixed 20-byte address, got "alice"$/)
-  refused(['set-base-fee', '2.5'], /^admin: --amount must be an integer amount/)
-  refused(['set-max-acquiring-fee', '10001'], /^admin: the maximum acquiring fee is at most 10000 basis points/)
+test('bad input gets one clear line and exit 1: an unknown command, a malformed address, a Safe or a key that does not own the contract', async () => {
   const stranger = privateKeyToAccount(anvilKeys[5]!).address.toLowerCase()
   const owner = chain.deployment.feeRecipient
-  refused(['set-base-fee', '1', '--propose', '--safe', stranger], new RegExp(`^admin: the Safe ${stranger} is not the owner of ${chain.deployment.settlementContract} \\(the owner is ${owner}\\)`))
-  refused(['set-base-fee', '1'], new RegExp(`^admin: ADMIN_PRIVATE_KEY's account ${stranger} is not the owner of .* use --propose`), { ADMIN_PRIVATE_KEY: anvilKeys[5]! })
-  refused(['accept-ownership'], /^admin: no ownership transfer is pending/)
-  refused(['set-base-fee', '1', '--execute', '--signatures', '0x00'], /^admin: --execute goes through a Safe, and the owner 0x[0-9a-f]{40} is not one/)
+  await Promise.all([
+    refused(['bogus'], /^admin: unknown command "bogus": use info, balances, relayer, an owner operation/),
+    refused(['transfer-ownership', '0x1234'], /^admin: the new owner must be a 0x-prefixed 20-byte address, got "0x1234"$/),
+    refused(['set-fee-recipient', 'alice'], /^admin: the fee recipient must be a 0x-prefixed 20-byte address, got "alice"$/),
+    refused(['set-base-fee', '2.5'], /^admin: --amount must be an integer amount/),
+    refused(['set-max-acquiring-fee', '10001'], /^admin: the maximum acquiring fee is at most 10000 basis points/),
+    refused(['set-base-fee', '1', '--propose', '--safe', stranger], new RegExp(`^admin: the Safe ${stranger} is not the owner of ${chain.deployment.settlementContract} \\(the owner is ${owner}\\)`)),
+    refused(['set-base-fee', '1'], new RegExp(`^admin: ADMIN_PRIVATE_KEY's account ${stranger} is not the owner of .* use --propose`), { ADMIN_PRIVATE_KEY: anvilKeys[5]! }),
+    refused(['accept-ownership'], /^admin: no ownership transfer is pending/),
+    refused(['set-base-fee', '1', '--execute', '--signatures', '0x00'], /^admin: --execute goes through a Safe, and the owner 0x[0-9a-f]{40} is not one/),
+  ])
 })
 
 test('--propose for an account owner: the raw call for a hardware wallet, the change, and a batch file; nothing is sent', () => {
