@@ -8,6 +8,7 @@ import { decodePk, indexValueOrdinal, PK_BYTES, RunReader } from '../store/index
 import type { Store } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
 import { indexWalk, type FieldFilter } from './field-index.js'
+import { firstOf } from './first-of.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
 import type { TokenCache } from './token-cache.js'
 
@@ -32,10 +33,4 @@ export function coveredPage(store: Store, tokens: TokenCache, f: FieldFilter, pa
     writer.record(entry.pk, entry.record)
     last.set(entry.pk)
   }
-}
-
-/** The first value of a walk, closing it: an open LMDB range holds its read snapshot. */
-function firstOf(walk: Generator<Buffer>): Buffer | undefined {
-  for (const value of walk) return value
-  return undefined
 }

@@ -10,6 +10,7 @@ import { addressesOf, decodeRecord, fieldHex, type StoredSettlement } from '../s
 import type { Transaction } from 'lmdb'
 import type { KeyRange } from './block-range.js'
 import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
+import { firstOf } from './first-of.js'
 
 type Field = (typeof FILTER_FIELDS)[number]
 type Order = 'asc' | 'desc'
@@ -76,10 +77,10 @@ function countOf(store: Store, field: IndexedField, key: Buffer, range: KeyRange
   }
   // Unbounded, LMDB keeps the count of a key's values: no seek at all.
   if (!range.bounded) return store.indexes[field].getValuesCount(key)
-  const last = valuesOf(store, field, key, range, 'desc').next()
-  if (last.done) return 0
-  const first = valuesOf(store, field, key, range, 'asc').next().value as Buffer
-  return indexValueOrdinal(last.value) - indexValueOrdinal(first) + 1
+  const last = firstOf(valuesOf(store, field, key, range, 'desc'))
+  if (!last) return 0
+  const first = firstOf(valuesOf(store, field, key, range, 'asc'))!
+  return indexValueOrdinal(last) - indexValueOrdinal(first) + 1
 }
 
 /** Two walks in the same order as one, by primary key; a primary key in both comes out once. */

@@ -15,6 +15,7 @@ import { keyRange, type KeyRange } from './block-range.js'
 import type { EventsQuery } from './events-query.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
+import { firstOf } from './first-of.js'
 import type { TokenCache } from './token-cache.js'
 import { coveredPage, isCovered } from './covered-page.js'
 import { amountBounds, amountQuery, storedAmountInRange, usesAmountIndex } from './amount-query.js'
@@ -91,10 +92,10 @@ function primaryPage(store: Store, range: KeyRange, order: 'asc' | 'desc', take:
 }
 
 export function primaryCount(store: Store, range: KeyRange): number {
-  const first = primaryWalk(store, range, 'asc').next()
-  if (first.done) return 0
-  const last = primaryWalk(store, range, 'desc').next().value as StoredSettlement
-  return last.ordinal - first.value.ordinal + 1
+  const first = firstOf(primaryWalk(store, range, 'asc'))
+  if (!first) return 0
+  const last = firstOf(primaryWalk(store, range, 'desc'))!
+  return last.ordinal - first.ordinal + 1
 }
 
 function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'asc' | 'desc', take: number): Buffer[] {
