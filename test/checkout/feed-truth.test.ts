@@ -13,7 +13,7 @@ import { after, afterEach, before, test } from 'node:test'
 import type { ChargeJson, PaymentJson } from '../../src/processor/charges/index.js'
 import type { RunningCheckout } from '../../src/processor/checkout/index.js'
 import { waitFor } from '../helpers/explorer.js'
-import { mine, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { minePast, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 const TTL_SECONDS = 5
 let f: CheckoutFixture
@@ -54,11 +54,9 @@ test('a payment mined before the deadline while the explorer is behind settles t
   const unpaid = await shortCharge()
   f.explorerRpc!.down = true
   await f.pay(paid)
-  // Past both deadlines on the wall clock and on the chain (a block mined after them; anvil mines no
+  // Past both deadlines on the wall clock and on the chain (a block stamped after them; anvil mines no
   // empty blocks by itself, and the second charge's deadline is later by however long creating it took).
-  const lastDeadline = Math.max(Date.parse(paid.deadline), Date.parse(unpaid.deadline))
-  await sleep(lastDeadline - Date.now() + 1_000)
-  await mine(f.chain, 1)
+  await minePast(f.chain, paid.deadline, unpaid.deadline)
   await sleep(1_500)
   assert.equal(await statusOf(paid.id), 'awaiting-payment')
   assert.equal(await statusOf(unpaid.id), 'awaiting-payment')

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Hex } from 'viem'
 import type { ChargeJson, PaymentJson } from '../../src/processor/charges/index.js'
 import { waitFor } from '../helpers/explorer.js'
-import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { mine, minePast, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -98,9 +98,8 @@ describe('expiry and cancellation', () => {
       body: { amount: '5000000', token: f.chain.deployment.tokens[0]!.address, beneficiary: f.chain.deployment.recipients[0]!, currency: f.chain.deployment.tokens[0]!.symbol, orderId: `short-${Date.now()}` },
     }, shortLived)).body as ChargeJson
     assert.equal(Date.parse(created.deadline) - Date.parse(created.createdAt), 1000)
-    // Expiry goes by the chain's clock as the feed has passed it: a block mined after the deadline.
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(created.deadline) - Date.now() + 1_000))
-    await mine(f.chain, 1)
+    // Expiry goes by the chain's clock as the feed has passed it: a block stamped after the deadline.
+    await minePast(f.chain, created.deadline)
     await f.waitForStatus(merchant, created.id, 'expired')
     assert.deepEqual(await f.webhookTypes(created.id), ['charge.expired'])
 

@@ -14,7 +14,7 @@ import type { ChargeJson, RefundJson } from '../../src/processor/charges/index.j
 import { deriveLocalKey } from '../../src/config/index.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/index.js'
 import { waitFor } from '../helpers/explorer.js'
-import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { mine, minePast, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -152,8 +152,7 @@ describe('what is left to refund', () => {
     const shortLived = await f.startCheckout({ CHARGE_TTL_SECONDS: '1' })
     const created = await f.request(merchant.credentials, 'POST', `/api/v1/charges/${charge.id}/refunds`, { body: { amount: '10000000' } }, shortLived)
     const r = created.body as RefundJson
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(r.deadline) - Date.now() + 1_000))
-    await mine(f.chain, 1)
+    await minePast(f.chain, r.deadline)
     await waitForRefund(r.id, 'expired')
     assert.deepEqual((await f.webhookTypes(charge.id)).slice(2), ['refund.created', 'refund.expired'])
     assert.equal((await refund(charge.id, { amount: '10000000' })).status, 201)
