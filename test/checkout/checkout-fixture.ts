@@ -223,10 +223,10 @@ export async function mine(chain: LocalChain, blocks: number): Promise<void> {
 }
 
 /**
- * Waits until a second past the latest of `deadlines` (ISO times) on the wall clock, then mines one empty
- * block whose timestamp is past it on the chain's clock, the one expiry goes by. anvil's clock can trail the wall
- * clock by more than a second on a busy machine (seen: a block mined 1 s after a deadline stamped 0.2 s
- * before it, so nothing could expire), so the block's time is set rather than assumed.
+ * Waits until a second past the latest of `deadlines` (ISO times) on the wall clock, then mines one
+ * empty block whose timestamp is past it on the chain's clock, the one expiry goes by. anvil's clock can
+ * trail the wall clock by more than a second on a busy machine (seen: a block mined 1 s after a deadline
+ * stamped 0.2 s before it, so nothing could expire), so the block's time is set rather than assumed.
  */
 export async function minePast(chain: LocalChain, ...deadlines: string[]): Promise<void> {
   const deadlineMs = Math.max(...deadlines.map(Date.parse))
