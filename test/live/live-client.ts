@@ -5,7 +5,8 @@
 import { request, type IncomingMessage } from 'node:http'
 import { after, before } from 'node:test'
 import WebSocket from 'ws'
-import { startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { decodeCursor } from '../../src/explorer/store/cursor.js'
+import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
 export interface LiveMessage {
@@ -170,6 +171,29 @@ export function clientPool(url: () => string): ClientPool {
  * Registers before/after hooks for a test file: a fresh anvil with `settlements` payments, an explorer
  * with `env` overrides that has indexed them, and clients closed at the end.
  */
+/**
+ * Waits until the live hub has published the chain's last settlement: a subscription made from then on
+ * starts after it. The indexed head is readable a moment before the hub publishes what was committed, so
+ * a test that subscribed right after `waitForHead` could still be sent the setup's settlements (seen:
+ * a subscriber counting three new settlements got two of the setup's and one of its own).
+ */
+export async function waitForPublished(chain: LocalChain, baseUrl: string): Promise<void> {
+  const last = (await settlementsOnChain(chain)).at(-1)
+  if (!last) return
+  const client = await connectWs(baseUrl)
+  try {
+    let probes = 0
+    await waitFor(`the live hub to publish block ${last.blockNumber}`, async () => {
+      const ack = await subscribe(client, { id: `published-${++probes}` })
+      client.send({ type: 'UNSUBSCRIBE', id: ack.id })
+      const start = decodeCursor(ack.cursor as string)
+      return start !== undefined && (start.blockNumber > last.blockNumber || (start.blockNumber === last.blockNumber && start.logIndex >= last.logIndex))
+    })
+  } finally {
+    await client.close()
+  }
+}
+
 export function useLiveExplorer({ settlements = 3, env = {} }: { settlements?: number; env?: Record<string, string> } = {}): LiveFixture {
   const fixture = clientPool(() => fixture.explorer.url) as LiveFixture
   before(async () => {
@@ -177,6 +201,7 @@ export function useLiveExplorer({ settlements = 3, env = {} }: { settlements?: n
     await sendSettlements(fixture.chain, settlements)
     fixture.explorer = await startTestExplorer(fixture.chain, env)
     await waitForHead(fixture.chain, fixture.explorer.url)
+    await waitForPublished(fixture.chain, fixture.explorer.url)
   })
   after(async () => {
     await fixture.closeClients()
