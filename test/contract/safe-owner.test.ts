@@ -100,7 +100,7 @@ describe('a 2-of-3 Safe as the contract owner', () => {
     assert.deepEqual(proposal.changes, [{ setting: 'owner', current: f.owner.address.toLowerCase(), next: safe }])
     checkTxBuilderBatch(JSON.parse(readFileSync(proposal.batchFile, 'utf8')), { chainId: 31337, safe, to: f.settlement, data: proposal.data, method: 'acceptOwnership' })
 
-    const signatures = [await signByCli(proposal.safe.safeTxHash, ownerKeys[0]!), await signByCli(proposal.safe.safeTxHash, ownerKeys[2]!)]
+    const signatures = await Promise.all([signByCli(proposal.safe.safeTxHash, ownerKeys[0]!), signByCli(proposal.safe.safeTxHash, ownerKeys[2]!)])
     const out = await ok(['accept-ownership', '--execute', '--signatures', signatures.join(',')])
     assert.match(out, new RegExp(`the Safe ${safe} executed acceptOwnership`))
     assert.equal((await f.read<Hex>({ functionName: 'owner' })).toLowerCase(), safe)
