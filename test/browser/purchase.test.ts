@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks'
 import { Agent, fetch as tlsFetch } from 'undici'
 import { readClientCredentials } from '../../src/devnet/demo-store/merchant-files.js'
 import { waitFor } from '../helpers/explorer.js'
-import { chainRpc } from '../helpers/local-chain.js'
+import { chainRpc, mineBlockAfter } from '../helpers/local-chain.js'
 import { markPage, readQrCode, runWalletCommand, screenshot, wasReloaded } from './browser-helpers.js'
 import { startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
 
@@ -144,10 +144,9 @@ describe('a purchase in the browser', () => {
     await page.goto(widgetUrl)
     await markPage(page)
     // The deadline brought forward: the engine's expiry sweep does the rest, as it would after 15 minutes.
-    await world.db.pool.query(`UPDATE charges SET deadline = now() WHERE id = $1`, [chargeId])
-    // Expiry goes by the chain's clock once the explorer's feed has passed the deadline: a block after it.
-    await new Promise((resolve) => setTimeout(resolve, 1_100))
-    await chainRpc(world.chain.rpcUrl, 'evm_mine')
+    const { rows: [due] } = await world.db.pool.query<{ deadline: Date }>(`UPDATE charges SET deadline = now() WHERE id = $1 RETURNING deadline`, [chargeId])
+    // Expiry goes by the chain's clock once the explorer's feed has passed the deadline: a block stamped after it.
+    await mineBlockAfter(world.chain.rpcUrl, due!.deadline.getTime())
     await page.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-status') === 'expired', { timeout: 30_000 }).catch(async (error: Error) => {
       // Seen once in a CI run: which step of deadline → sweep → notification → page did not happen.
       const { rows } = await world.db.pool.query(`SELECT status, deadline FROM charges WHERE id = $1`, [chargeId])

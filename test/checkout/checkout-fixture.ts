@@ -21,7 +21,7 @@ import { createLogger, type Logger } from '../../src/platform/observability/logg
 import { startTestCa, type TestCa } from '../ca/fixture.js'
 import { testDatabase } from '../helpers/database.js'
 import { startTestExplorer, waitFor, type TestExplorer } from '../helpers/explorer.js'
-import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { mineBlockAfter, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
 
 export interface Credentials {
@@ -224,16 +224,10 @@ export async function mine(chain: LocalChain, blocks: number): Promise<void> {
 
 /**
  * Waits until a second past the latest of `deadlines` (ISO times) on the wall clock, then mines one
- * empty block whose timestamp is past it on the chain's clock, the one expiry goes by. anvil's clock can
- * trail the wall clock by more than a second on a busy machine (seen: a block mined 1 s after a deadline
- * stamped 0.2 s before it, so nothing could expire), so the block's time is set rather than assumed.
+ * empty block stamped past it on the chain's clock, the one expiry goes by (mineBlockAfter).
  */
 export async function minePast(chain: LocalChain, ...deadlines: string[]): Promise<void> {
   const deadlineMs = Math.max(...deadlines.map(Date.parse))
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineMs - Date.now() + 1_000)))
-  const anvil = createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) })
-  const latest = await createChainClient({ rpcUrl: chain.rpcUrl }).getBlock({ blockTag: 'latest' })
-  const timestamp = Math.max(Math.floor(deadlineMs / 1000) + 1, Number(latest.timestamp) + 1)
-  await anvil.setNextBlockTimestamp({ timestamp: BigInt(timestamp) })
-  await anvil.mine({ blocks: 1 })
+  await mineBlockAfter(chain.rpcUrl, deadlineMs)
 }

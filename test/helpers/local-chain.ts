@@ -131,6 +131,18 @@ export function paymentsBetweenPayers(chain: LocalChain): NonNullable<SendSettle
   }
 }
 
+/**
+ * Mines one empty block stamped after `ms` (wall-clock milliseconds since the epoch) on the chain's own
+ * clock. anvil's clock can trail the wall clock by over a second on a busy machine (seen: a block mined a
+ * second after a charge's deadline stamped 0.2 s before it), so a test of anything that goes by block
+ * time sets the block's time rather than assuming it.
+ */
+export async function mineBlockAfter(rpcUrl: string, ms: number): Promise<void> {
+  const latest = await chainRpc<{ timestamp: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['latest', false])
+  await chainRpc(rpcUrl, 'evm_setNextBlockTimestamp', [Math.max(Math.floor(ms / 1000) + 1, Number(latest.timestamp) + 1)])
+  await chainRpc(rpcUrl, 'evm_mine')
+}
+
 /** One JSON-RPC call to the node, for the methods viem has no action for (anvil_reorg, evm_snapshot…); throws its error. */
 export async function chainRpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
   const response = await fetch(rpcUrl, {
