@@ -6,6 +6,7 @@ import { request, type IncomingMessage } from 'node:http'
 import { after, before } from 'node:test'
 import WebSocket from 'ws'
 import { decodeCursor } from '../../src/explorer/store/cursor.js'
+import { encodePk } from '../../src/explorer/store/keys.js'
 import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
@@ -168,10 +169,6 @@ export function clientPool(url: () => string): ClientPool {
 }
 
 /**
- * Registers before/after hooks for a test file: a fresh anvil with `settlements` payments, an explorer
- * with `env` overrides that has indexed them, and clients closed at the end.
- */
-/**
  * Waits until the live hub has published the chain's last settlement: a subscription made from then on
  * starts after it. The indexed head is readable a moment before the hub publishes what was committed, so
  * a test that subscribed right after `waitForHead` could still be sent the setup's settlements (seen:
@@ -187,13 +184,17 @@ export async function waitForPublished(chain: LocalChain, baseUrl: string): Prom
       const ack = await subscribe(client, { id: `published-${++probes}` })
       client.send({ type: 'UNSUBSCRIBE', id: ack.id })
       const start = decodeCursor(ack.cursor as string)
-      return start !== undefined && (start.blockNumber > last.blockNumber || (start.blockNumber === last.blockNumber && start.logIndex >= last.logIndex))
+      return start !== undefined && Buffer.compare(encodePk(start.blockNumber, start.logIndex), encodePk(last.blockNumber, last.logIndex)) >= 0
     })
   } finally {
     await client.close()
   }
 }
 
+/**
+ * Registers before/after hooks for a test file: a fresh anvil with `settlements` payments, an explorer
+ * with `env` overrides that has indexed them, and clients closed at the end.
+ */
 export function useLiveExplorer({ settlements = 3, env = {} }: { settlements?: number; env?: Record<string, string> } = {}): LiveFixture {
   const fixture = clientPool(() => fixture.explorer.url) as LiveFixture
   before(async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import { decodeCursor } from '../../src/explorer/store/cursor.js'
-import type { Position } from '../../src/explorer/store/keys.js'
+import { encodePk, type Position } from '../../src/explorer/store/keys.js'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
 import { key, settlementsOnChain, waitForHead } from '../helpers/explorer.js'
 import { sendSettlements } from '../helpers/local-chain.js'
@@ -59,7 +59,7 @@ describe('WebSocket /stream live delivery', () => {
     await sendSettlements(live.chain, 24, { orderReference: ORDER_REF })
     assert.equal((await newOnChain(fromHead)).length, 24)
     const onChain = await settlementsOnChain(live.chain)
-    const after = (start: Position) => onChain.filter((e) => e.blockNumber > start.blockNumber || (e.blockNumber === start.blockNumber && e.logIndex > start.logIndex))
+    const after = (start: Position) => onChain.filter((e) => Buffer.compare(encodePk(e.blockNumber, e.logIndex), encodePk(start.blockNumber, start.logIndex)) > 0)
 
     const lowered = Object.fromEntries(Object.entries(filters).map(([id, f]) => [id, Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v.toLowerCase()]))]))
     for (const [id, filter] of Object.entries(lowered)) {
