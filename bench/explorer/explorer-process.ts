@@ -1,14 +1,13 @@
 /**
  * The real explorer as a bench child, configured from the environment like `npm run explorer`, plus a
- * static page of any size at `/bench/static/:bytes` on the same server (the throughput ceiling each
- * endpoint is compared with). Sends `{ type: 'ready', url, startMs }`, where `startMs` is the time
- * `startExplorer` took; answers `memory`, `cpu`, `status`, `commitTimes` (when each block was committed,
- * recorded when BENCH_RECORD_COMMIT_TIMES=1: the reference for commit-to-delivery latency) and
- * `profileStart` / `profileStop` (a CPU profile of the main thread over exactly the measured window).
+ * static page of any size at `/bench/static/:bytes` on the same server, in every server thread
+ * (static-page.ts: the throughput ceiling each endpoint is compared with). Sends `{ type: 'ready', url,
+ * startMs }`, where `startMs` is the time `startExplorer` took; answers `memory`, `cpu`, `status`,
+ * `commitTimes` (when each block was committed, recorded when BENCH_RECORD_COMMIT_TIMES=1: the
+ * reference for commit-to-delivery latency) and `profileStart` / `profileStop` (a CPU profile of the main thread over exactly the measured window).
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import type { HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
 import { readHead } from '../../src/explorer/store/meta.js'
 import { startExplorer } from '../../src/explorer/start-explorer.js'
@@ -17,30 +16,8 @@ import { rssAnonBytes } from '../lib/machine.js'
 import { threadCpuSeconds } from '../lib/proc.js'
 
 const options = explorerOptionsFromEnv()
-const pages = new Map<number, Buffer>()
-
-function staticPage(res: HttpResponse, bytes: number): void {
-  let page = pages.get(bytes)
-  if (!page) {
-    page = Buffer.alloc(bytes, 'x')
-    page.write('{"events":"', 0)
-    page.write('"}', bytes - 2)
-    pages.set(bytes, page)
-  }
-  res.cork(() => {
-    res.writeStatus('200 OK')
-    res.writeHeader('content-type', 'application/json; charset=utf-8')
-    res.writeHeader('access-control-allow-origin', '*')
-    res.end(page)
-  })
-}
-
-const configureApp = (app: TemplatedApp) => {
-  app.get('/bench/static/:bytes', (res, req) => staticPage(res, Math.max(16, Number(req.getParameter(0)) || 16)))
-}
-
 const started = performance.now()
-const explorer = await startExplorer(options, { configureApp })
+const explorer = await startExplorer(options, { appModule: new URL('./static-page.ts', import.meta.url).href })
 const startMs = performance.now() - started
 
 const commitTimes = new Map<number, number>()

@@ -4,8 +4,9 @@
  *
  * - One bundle per piece (`explorer.js`, `gateway.js`, `submitter.js`, `data-service.js`, `checkout.js`,
  *   `ca.js`, `widget.js`, `demo-store.js`, and `demo.js`, the whole local stack of `npm start`), code they share in `chunk-*.js`, and the query pool's worker
- *   and the indexing pool's workers as their own entries (`query-worker.js`, `range-worker.js`, which
- *   `src/explorer/query/query-executor.ts` and `src/explorer/indexer/range-pool.ts` find beside the bundle).
+ *   and the indexing pool's workers and the explorer's server threads as their own entries (`query-worker.js`,
+ *   `range-worker.js`, `server-thread.js`, which `src/explorer/query/query-executor.ts`,
+ *   `src/explorer/indexer/range-pool.ts` and `src/explorer/server-threads/server-threads.ts` find beside the bundle).
  *   Every file is flat in the output directory: modules that locate files from `import.meta.url` (the
  *   worker, `migrations/`) see the same directory whichever chunk their code lands in.
  * - Plain JavaScript packages (viem, undici, ajv, qrcode, standardwebhooks) are bundled: a piece then
@@ -40,6 +41,7 @@ export const PIECES = {
   demo: 'scripts/start.ts',
   'query-worker': 'src/explorer/query/query-worker.ts',
   'range-worker': 'src/explorer/indexer/range-worker.ts',
+  'server-thread': 'src/explorer/server-threads/server-thread.ts',
 } as const
 
 /**

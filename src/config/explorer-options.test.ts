@@ -9,3 +9,9 @@ test('QUERY_INLINE: cheap by default, none on request, anything else refused by 
   assert.equal(explorerOptionsFromEnv({ ...env, QUERY_INLINE: 'none' }).queryInline, 'none')
   assert.throws(() => explorerOptionsFromEnv({ ...env, QUERY_INLINE: 'all' }), /QUERY_INLINE/)
 })
+
+test('SERVER_THREADS: the main thread alone by default, up to 64, refused by name outside', () => {
+  assert.equal(explorerOptionsFromEnv(env).serverThreads, 1)
+  assert.equal(explorerOptionsFromEnv({ ...env, SERVER_THREADS: '4' }).serverThreads, 4)
+  for (const bad of ['0', '65', 'two']) assert.throws(() => explorerOptionsFromEnv({ ...env, SERVER_THREADS: bad }), /SERVER_THREADS/)
+})

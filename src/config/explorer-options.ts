@@ -46,6 +46,12 @@ export interface ExplorerOptions extends ChainSettings {
    * then closes a connection that pipelines a request behind one still pending).
    */
   queryInline: QueryInline
+  /**
+   * Threads that serve HTTP, SSE and WebSocket on the one port (the kernel spreads connections over
+   * them, SO_REUSEPORT); 1 = the main thread alone. Each extra thread answers every route from its own
+   * read handle, caches and live hub, fed what the main thread's indexer commits (explorer/server-threads).
+   */
+  serverThreads: number
   /** Settlements a filtered statistic may read one by one (what its buckets cannot answer); past it, 400. */
   statsMaxWalk: number
   /** Threads of the indexing pool (backfill ranges fetched, decoded and encoded); 0 = on the main thread. */
@@ -70,6 +76,7 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     readyMaxLag: intSetting(env, 'READY_MAX_LAG', 2),
     queryWorkers: intSetting(env, 'QUERY_WORKERS', 1, 0, 64),
     queryInline: oneOfSetting(env, 'QUERY_INLINE', QUERY_INLINE, 'cheap'),
+    serverThreads: intSetting(env, 'SERVER_THREADS', 1, 1, 64),
     statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 250_000, 1),
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),

@@ -11,16 +11,11 @@ import { Indexer, type IndexerListener } from './indexer/index.js'
 import { createRangePool, type RangePool } from './indexer/index.js'
 import { createLogger, type Services } from '../platform/observability/index.js'
 import { Metrics } from '../platform/observability/index.js'
-import { DEFAULT_KEY_VIEW_BYTES, KeyViews } from './query/index.js'
 import { createQueryExecutor } from './query/index.js'
-import { TokenCache } from './query/index.js'
 import { claimIdentity, claimLayout } from './store/index.js'
 import { openStore, type Store } from './store/index.js'
-import { guardRoutes } from './api/index.js'
-import { registerLive, type LiveHub } from './api/index.js'
-import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from './api/index.js'
-import { registerFallbacks, registerRest } from './api/index.js'
-import { registerWeb } from './api/index.js'
+import { guardRoutes, registerApi } from './api/index.js'
+import { ServerThreads } from './server-threads/index.js'
 
 export interface RunningExplorer {
   url: string
@@ -34,8 +29,11 @@ export interface RunningExplorer {
 export interface ExplorerServices extends Partial<Services> {
   /** Replaces the RPC source (benchmarks feed a synthetic one). */
   source?: ChainSource
-  /** Adds routes before the 404/405 fallbacks (the benchmarks serve a static page of a given size). */
-  configureApp?: (app: uWS.TemplatedApp) => void
+  /**
+   * A module whose `configureApp(app)` adds routes before the 404/405 fallbacks, in every server thread
+   * (the benchmarks serve a static page of a given size).
+   */
+  appModule?: string
 }
 
 // Imported rather than read from a path, so that a build (scripts/build.ts) carries it inside the bundle.
@@ -53,28 +51,15 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     throw error
   }
   const metrics = services.metrics ?? new Metrics()
-  const tokens = new TokenCache(store)
   const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline })
+  const configureApp = services.appModule ? ((await import(services.appModule)) as { configureApp: (app: uWS.TemplatedApp) => void }).configureApp : undefined
 
+  // Before anything takes the store's write counts: with threads they move to shared memory.
+  const threads = options.serverThreads > 1 ? new ServerThreads({ options, store, metrics, logger, status: () => indexer.status(), appModule: services.appModule }) : undefined
   let stopped = false
   const app = guardRoutes(uWS.App(), () => stopped)
   // The hub reads the store's end now, before the indexer can commit anything.
-  const live: LiveHub = registerLive(app, { store, tokens, limits: options.live, metrics, logger })
-  const pages = new PageCache({ store, maxBytes: DEFAULT_PAGE_CACHE_BYTES, metrics })
-  const views = new KeyViews({ store, tokens, maxBytes: DEFAULT_KEY_VIEW_BYTES, metrics })
-  // Cached pages and views go first, so that nobody told of a settlement can still be served a page without it.
-  const listener: IndexerListener = {
-    committed(settlements) {
-      pages.committed(settlements)
-      views.committed(settlements)
-      live.committed(settlements)
-    },
-    removed(settlements) {
-      pages.removed(settlements)
-      views.removed(settlements)
-      live.removed(settlements)
-    },
-  }
+  const api = registerApi(app, { options, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp })
   // The pool reaches the node itself; an injected source lives on this thread, and so does its indexing.
   const ranges: RangePool | undefined =
     services.source || options.indexWorkers === 0 ? undefined : createRangePool({ rpcUrl: options.rpcUrl, contract: options.contract, workers: options.indexWorkers })
@@ -87,18 +72,20 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     pollIntervalMs: options.pollIntervalMs,
     logger,
     metrics,
-    listener,
+    listener: threads ? threads.forward(api.listener) : api.listener,
   })
 
-  const web = registerWeb(app, { logger, metrics })
-  registerRest(app, { options, store, tokens, executor, pages, views, indexer, metrics, logger, version: VERSION, web })
-  services.configureApp?.(app)
-  registerFallbacks(app)
-
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(options.host, options.port, (socket) => (socket ? resolve(socket) : reject(new Error(`EXPLORER_PORT ${options.port} on ${options.host} is not available`))))
-  })
+  const listenSocket = await listen(app, options.host, options.port, threads !== undefined)
   const port = uWS.us_socket_local_port(listenSocket)
+  try {
+    await threads?.start(port)
+  } catch (error) {
+    uWS.us_listen_socket_close(listenSocket)
+    api.live.close()
+    await Promise.all([ranges?.close(), executor.close()])
+    await store.close()
+    throw error
+  }
   indexer.start()
   const url = `http://${options.host}:${port}`
   logger.info('explorer listening', { url, chainId: options.chainId, contract: options.contract, dataDir: options.dataDir })
@@ -112,11 +99,28 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     async stop() {
       stopped = true
       uWS.us_listen_socket_close(listenSocket)
-      live.close()
+      await threads?.close()
+      api.live.close()
       await indexer.stop()
       await ranges?.close()
       await executor.close()
       await store.close()
     },
   }
+}
+
+/**
+ * Listens on `port`. Server threads share it (SO_REUSEPORT), which this uWS build sets on a given port
+ * but not on an ephemeral one: for port 0 with threads, a port is found first, then listened on again.
+ */
+async function listen(app: uWS.TemplatedApp, host: string, port: number, shared: boolean): Promise<uWS.us_listen_socket> {
+  const on = (at: number) => new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(host, at, resolve))
+  const socket = await on(port)
+  if (!socket) throw new Error(`EXPLORER_PORT ${port} on ${host} is not available`)
+  if (port !== 0 || !shared) return socket
+  const found = uWS.us_socket_local_port(socket)
+  uWS.us_listen_socket_close(socket)
+  const again = await on(found)
+  if (!again) throw new Error(`port ${found} on ${host}, free a moment ago, is not available`)
+  return again
 }

@@ -1,13 +1,14 @@
 /**
  * Checks a `/metrics` answer: Prometheus text format 0.0.4 (its content type; every sample a valid name,
  * optional labels and a number, announced by its `# HELP` and `# TYPE`), with the process gauges every
- * piece exports under its prefix. Returns the samples by name (labels included) for further checks.
+ * piece exports under its prefix (unless `processGauges` is false: an explorer started in-process
+ * without the piece's services). Returns the samples by name (labels included) for further checks.
  */
 import assert from 'node:assert/strict'
 
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? (-?(?:[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?|NaN|\+Inf|-Inf))$/
 
-export function checkPrometheusText(answer: { status: number; headers: Headers; body: unknown }, prefix: string): Map<string, number> {
+export function checkPrometheusText(answer: { status: number; headers: Headers; body: unknown }, prefix: string, { processGauges = true } = {}): Map<string, number> {
   assert.equal(answer.status, 200)
   assert.match(answer.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4(; charset=utf-8)?$/)
   const text = String(answer.body)
@@ -29,7 +30,7 @@ export function checkPrometheusText(answer: { status: number; headers: Headers; 
     assert.ok(entry?.help && ['counter', 'gauge'].includes(entry.type ?? ''), `${sample[1]} has no # HELP and # TYPE before it`)
     samples.set(sample[1]! + (sample[2] ?? ''), Number(sample[3]))
   }
-  for (const gauge of ['process_start_time_seconds', 'process_uptime_seconds', 'process_resident_memory_bytes', 'process_heap_used_bytes']) {
+  if (processGauges) for (const gauge of ['process_start_time_seconds', 'process_uptime_seconds', 'process_resident_memory_bytes', 'process_heap_used_bytes']) {
     assert.ok(samples.get(`${prefix}_${gauge}`)! >= 0, `${prefix}_${gauge} is exported`)
   }
   return samples

@@ -31,6 +31,8 @@ const EXPLORER_MAY_IMPORT: Record<string, readonly string[]> = {
   indexer: ['store'],
   query: ['store', 'indexer'],
   api: ['query', 'indexer'],
+  // Composes the api in more threads, as start-explorer.ts does in the main one.
+  'server-threads': ['api', 'query', 'store', 'indexer'],
 }
 
 /** Areas made of several pieces, one per sub-folder; the others are one piece each. */

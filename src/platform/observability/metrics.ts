@@ -33,9 +33,13 @@ function labelKeys(): (labels?: Labels) => string {
   }
 }
 
+/** A registry's values at one moment, by metric name then rendered label set: what another thread sends to be merged. */
+export type MetricsSnapshot = Record<string, Record<string, number>>
+
 export class Metrics {
   #metrics = new Map<string, Metric>()
   #prefix: string
+  #merged: () => Iterable<MetricsSnapshot> = () => []
 
   constructor(prefix = 'explorer') {
     this.#prefix = prefix
@@ -67,12 +71,29 @@ export class Metrics {
     this.#metric(name, help, 'gauge').collect = collect
   }
 
+  snapshot(): MetricsSnapshot {
+    const out: MetricsSnapshot = {}
+    for (const m of this.#metrics.values()) {
+      const values: Record<string, number> = (out[m.name] = Object.fromEntries(m.values))
+      if (m.collect) values[''] = m.collect()
+    }
+    return out
+  }
+
+  /** Adds other registries' values (server threads' snapshots) to this one's in `render`, summed per label set. */
+  merge(snapshots: () => Iterable<MetricsSnapshot>): void {
+    this.#merged = snapshots
+  }
+
   render(): string {
+    const others = [...this.#merged()]
     let text = ''
     for (const m of this.#metrics.values()) {
       text += `# HELP ${m.name} ${m.help}\n# TYPE ${m.name} ${m.type}\n`
-      if (m.collect) text += `${m.name} ${m.collect()}\n`
-      for (const [labels, value] of m.values) text += `${m.name}${labels} ${value}\n`
+      const values = new Map<string, number>(m.collect ? [['', m.collect()]] : [])
+      for (const [labels, value] of m.values) values.set(labels, value)
+      for (const other of others) for (const [labels, value] of Object.entries(other[m.name] ?? {})) values.set(labels, (values.get(labels) ?? 0) + value)
+      for (const [labels, value] of values) text += `${m.name}${labels} ${value}\n`
     }
     return text
   }

@@ -21,6 +21,7 @@ export interface LiveContext {
   limits: LiveLimits
   metrics: Metrics
   logger: Logger
+  publishedEnd?: Buffer
 }
 
 export function registerLive(app: TemplatedApp, ctx: LiveContext): LiveHub {

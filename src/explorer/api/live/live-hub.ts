@@ -84,6 +84,8 @@ export interface LiveHubOptions {
   limits: LiveLimits
   metrics: Metrics
   logger: Logger
+  /** Where publishing starts: the store's end when absent (a server thread passes the end it read before any report: server-threads). */
+  publishedEnd?: Buffer
 }
 
 /** Settlements per replay chunk, and per publish step between backpressure checks. */
@@ -129,7 +131,7 @@ export class LiveHub implements IndexerListener {
   constructor(options: LiveHubOptions) {
     this.#o = options
     // At start-up everything stored counts as published.
-    this.#publishedEnd = storedEnd(options.store)
+    this.#publishedEnd = options.publishedEnd ?? storedEnd(options.store)
     this.#budget = new BufferBudget(options.limits.maxTotalBufferedBytes)
     this.#turns = new GroupTurns({
       app: options.app,

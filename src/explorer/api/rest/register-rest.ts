@@ -4,7 +4,7 @@
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import type { ExplorerOptions } from '../../../config/index.js'
-import type { Indexer } from '../../indexer/index.js'
+import type { IndexerStatus } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
 import { indexedHead, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
@@ -25,7 +25,8 @@ export interface RestContext {
   pages: PageCache
   /** Views of hot single-field filters, answering any of their pages (query/key-views.ts). */
   views: KeyViews
-  indexer: Indexer
+  /** The indexer's progress (`/ready`): the indexer itself, or its last report in a server thread. */
+  indexer: { status(): IndexerStatus }
   metrics: Metrics
   logger: Logger
   version: string

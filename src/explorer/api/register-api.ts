@@ -1,0 +1,61 @@
+/**
+ * Every route of the explorer on one uWS app, with what answers them: the live hub, the page cache,
+ * the key views, the web page and REST, then the fallbacks. The main thread and each server thread
+ * (explorer/server-threads) compose their app the same way; what the indexer commits reaches the
+ * parts through the returned listener.
+ */
+import type { TemplatedApp } from 'uWebSockets.js'
+import type { ExplorerOptions } from '../../config/index.js'
+import type { IndexerListener, IndexerStatus } from '../indexer/index.js'
+import type { Logger, Metrics } from '../../platform/observability/index.js'
+import { DEFAULT_KEY_VIEW_BYTES, KeyViews, TokenCache, type QueryExecutor, type Store } from '../query/index.js'
+import { registerLive, type LiveHub } from './live/index.js'
+import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from './rest/page-cache.js'
+import { registerFallbacks, registerRest } from './rest/register-rest.js'
+import { registerWeb } from './web/register-web.js'
+
+export interface ApiContext {
+  options: ExplorerOptions
+  store: Store
+  executor: QueryExecutor
+  indexer: { status(): IndexerStatus }
+  metrics: Metrics
+  logger: Logger
+  version: string
+  /** Where the live hub starts publishing (LiveHubOptions.publishedEnd). */
+  publishedEnd?: Buffer
+  /** Adds routes before the fallbacks (the benchmarks' static page). */
+  configureApp?: (app: TemplatedApp) => void
+}
+
+export interface Api {
+  live: LiveHub
+  /** The indexer's reports, for the caches first and the live hub last. */
+  listener: IndexerListener
+}
+
+export function registerApi(app: TemplatedApp, ctx: ApiContext): Api {
+  const { store, metrics, logger } = ctx
+  const tokens = new TokenCache(store)
+  const live = registerLive(app, { store, tokens, limits: ctx.options.live, metrics, logger, publishedEnd: ctx.publishedEnd })
+  const pages = new PageCache({ store, maxBytes: DEFAULT_PAGE_CACHE_BYTES, metrics })
+  const views = new KeyViews({ store, tokens, maxBytes: DEFAULT_KEY_VIEW_BYTES, metrics })
+  const web = registerWeb(app, { logger, metrics })
+  registerRest(app, { options: ctx.options, store, tokens, executor: ctx.executor, pages, views, indexer: ctx.indexer, metrics, logger, version: ctx.version, web })
+  ctx.configureApp?.(app)
+  registerFallbacks(app)
+  // Cached pages and views go first, so that nobody told of a settlement can still be served a page without it.
+  const listener: IndexerListener = {
+    committed(settlements) {
+      pages.committed(settlements)
+      views.committed(settlements)
+      live.committed(settlements)
+    },
+    removed(settlements) {
+      pages.removed(settlements)
+      views.removed(settlements)
+      live.removed(settlements)
+    },
+  }
+  return { live, listener }
+}

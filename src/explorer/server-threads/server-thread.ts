@@ -1,0 +1,67 @@
+/**
+ * A server thread (server-threads.ts): the explorer's routes on the shared port, answered from this
+ * thread's own read handle, caches and live hub, kept in step by the main thread's reports.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import uWS from 'uWebSockets.js'
+import packageJson from '../../../package.json' with { type: 'json' }
+import { createLogger, Metrics } from '../../platform/observability/index.js'
+import { guardRoutes, registerApi, type Api } from '../api/index.js'
+import { createQueryExecutor, storedEnd } from '../query/index.js'
+import { followWriteCounts, openStore } from '../store/index.js'
+import type { FromThread, ServerThreadData, ToThread } from './thread-messages.js'
+
+/** This thread's counts go to the main thread; `/metrics` answers with the main thread's merge of all. */
+class RelayedMetrics extends Metrics {
+  merged = ''
+  override render(): string {
+    return this.merged
+  }
+}
+
+const data = workerData as ServerThreadData
+const { options } = data
+const port = parentPort!
+const send = (message: FromThread) => port.postMessage(message)
+const logger = createLogger(options.logLevel, { service: 'explorer', thread: data.thread })
+const metrics = new RelayedMetrics()
+metrics.merged = data.metrics
+const store = openStore({ path: options.dataDir })
+const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline })
+let status = data.status
+let applied = 0
+let publishedEnd: Buffer | undefined
+// What this thread starts from, read while no write is in flight; reports up to `applied` are already in it.
+applied = followWriteCounts(store, data.writes, () => applied, () => (publishedEnd = storedEnd(store)))
+
+let stopped = false
+const app = guardRoutes(uWS.App(), () => stopped)
+const configureApp = data.appModule ? ((await import(data.appModule)) as { configureApp: (app: uWS.TemplatedApp) => void }).configureApp : undefined
+const api: Api = registerApi(app, { options, store, executor, indexer: { status: () => status }, metrics, logger, version: packageJson.version, publishedEnd, configureApp })
+
+port.on('message', (message: ToThread) => {
+  if (message.type === 'committed' || message.type === 'removed') {
+    status = message.status
+    if (message.stamp <= applied) return
+    api.listener[message.type](message.settlements)
+    applied = message.stamp
+  } else if (message.type === 'exchange') {
+    if (message.status) status = message.status
+    metrics.merged = message.metrics
+    send({ type: 'metrics', snapshot: metrics.snapshot() })
+  } else if (message.type === 'stop') void stop()
+})
+
+const listenSocket = await new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(options.host, options.port, resolve))
+if (!listenSocket) throw new Error(`server thread ${data.thread} could not listen on ${options.host}:${options.port}`)
+send({ type: 'listening' })
+
+async function stop(): Promise<void> {
+  stopped = true
+  uWS.us_listen_socket_close(listenSocket as uWS.us_listen_socket)
+  api.live.close()
+  await executor.close()
+  await store.close()
+  // What is left holding the thread are its clients' kept-alive connections (server-threads.ts).
+  port.close()
+}

@@ -1,0 +1,131 @@
+/**
+ * SERVER_THREADS: the explorer answering on one port from three threads (the main one and two more),
+ * on a real chain with real payments. Every request below goes on a connection of its own, so the
+ * kernel spreads them over the threads; the metrics say which thread answered how many.
+ */
+import assert from 'node:assert/strict'
+import { request } from 'node:http'
+import { after, before, describe, test } from 'node:test'
+import type { Settlement } from '../../src/wire/settlement.js'
+import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { checkPrometheusText } from '../helpers/prometheus.js'
+import { connectWs, openSse, subscribe, waitForPublished, type SseClient, type WsClient } from '../live/live-client.js'
+
+const THREADS = 3
+let chain: LocalChain
+let explorer: TestExplorer
+let stopped = false
+
+/** GET on a new connection, closed after the answer. */
+function freshGet(path: string): Promise<{ status: number; body: string; headers: Headers }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${explorer.url}${path}`, { agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: new Headers(res.headers as Record<string, string>) }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+const positions = (events: Pick<Settlement, 'blockNumber' | 'logIndex'>[]) => events.map((e) => `${e.blockNumber}:${e.logIndex}`)
+
+/** The metrics, once every thread's report covers at least `requests` answers in total. */
+async function metricsCovering(requests: number): Promise<Map<string, number>> {
+  return waitFor(`metrics covering ${requests} answers`, async () => {
+    const samples = checkPrometheusText(await freshGet('/metrics'), 'explorer', { processGauges: false })
+    const answered = [...samples].filter(([name]) => name.startsWith('explorer_http_requests_total{')).reduce((sum, [, n]) => sum + n, 0)
+    return answered >= requests ? samples : undefined
+  })
+}
+
+before(async () => {
+  chain = await startLocalChain()
+  await sendSettlements(chain, 4)
+  explorer = await startTestExplorer(chain, { SERVER_THREADS: String(THREADS) })
+  await waitForHead(chain, explorer.url)
+  await waitForPublished(chain, explorer.url)
+})
+
+after(async () => {
+  if (!stopped) await explorer?.stop()
+  await chain?.stop()
+})
+
+describe(`SERVER_THREADS=${THREADS}`, () => {
+  test('every thread answers every route the same, and the metrics count them all', async () => {
+    const onChain = await settlementsOnChain(chain)
+    const before = checkPrometheusText(await freshGet('/metrics'), 'explorer', { processGauges: false })
+    const answers = await Promise.all(Array.from({ length: 36 }, () => freshGet('/events?limit=100&order=asc')))
+    for (const answer of answers) {
+      assert.equal(answer.status, 200)
+      const page = JSON.parse(answer.body)
+      assert.equal(page.total, onChain.length)
+      assert.deepEqual(positions(page.events), positions(onChain))
+    }
+    const txHash = onChain[1]!.txHash
+    for (const answer of await Promise.all(Array.from({ length: 12 }, () => freshGet(`/events/${txHash}`)))) {
+      assert.equal(answer.status, 200)
+      assert.equal(JSON.parse(answer.body).txHash, txHash)
+    }
+    for (const answer of await Promise.all(Array.from({ length: 12 }, () => freshGet('/ready')))) assert.equal(answer.status, 200, answer.body)
+    for (const answer of await Promise.all(Array.from({ length: 6 }, () => freshGet('/events?limit=abc')))) {
+      assert.equal(answer.status, 400)
+      assert.equal(JSON.parse(answer.body).param, 'limit')
+    }
+
+    const counted = (samples: Map<string, number>, key: string) => samples.get(`explorer_http_requests_total{${key}}`) ?? 0
+    const samples = await metricsCovering([...before].filter(([n]) => n.startsWith('explorer_http_requests_total{')).reduce((s, [, n]) => s + n, 0) + 66)
+    assert.equal(counted(samples, 'route="/events",status="200"') - counted(before, 'route="/events",status="200"'), 36)
+    assert.equal(counted(samples, 'route="/events",status="400"') - counted(before, 'route="/events",status="400"'), 6)
+    assert.equal(counted(samples, 'route="/events/:txHash",status="200"') - counted(before, 'route="/events/:txHash",status="200"'), 12)
+    // 72 connections over three listening sockets: each thread took some (all on one: about 3 × (1/3)^71).
+    for (let thread = 1; thread < THREADS; thread++) assert.ok(samples.get(`explorer_server_thread_requests{thread="${thread}"}`)! > 0, `thread ${thread} answered`)
+    const byThreads = [...samples].filter(([n]) => n.startsWith('explorer_server_thread_requests{')).reduce((s, [, n]) => s + n, 0)
+    assert.ok(byThreads < counted(samples, 'route="/events",status="200"') + 66, 'the main thread answered some too')
+  })
+
+  test('live clients on every thread get each new settlement once, and no thread serves a page older than what they were told', async () => {
+    const from = (await settlementsOnChain(chain)).length
+    // The same page asked on every thread, twice, so that each thread's page cache holds it.
+    for (let i = 0; i < 3; i++) await Promise.all(Array.from({ length: 12 }, () => freshGet('/events?limit=100&order=asc')))
+    const sockets: WsClient[] = await Promise.all(Array.from({ length: 9 }, () => connectWs(explorer.url)))
+    const streams: SseClient[] = await Promise.all(Array.from({ length: 6 }, () => openSse(explorer.url)))
+    try {
+      for (const ws of sockets) assert.equal((await subscribe(ws, { id: 'all' })).type, 'SUBSCRIBED')
+      await sendSettlements(chain, 5)
+      const onChain = await settlementsOnChain(chain)
+      const fresh = positions(onChain.slice(from))
+      assert.equal(fresh.length, 5)
+      for (const ws of sockets) {
+        await ws.waitForSettlements(5, 'all')
+        assert.deepEqual(positions(ws.settlements('all').map((m) => m.data)), fresh)
+      }
+      await waitFor('every SSE stream to carry the 5', () => streams.every((s) => s.settlements().length >= 5))
+      for (const sse of streams) assert.deepEqual(positions(sse.settlements()), fresh)
+      // Every live client has been told of the five: every thread's answer holds them.
+      for (const answer of await Promise.all(Array.from({ length: 24 }, () => freshGet('/events?limit=100&order=asc')))) {
+        const page = JSON.parse(answer.body)
+        assert.equal(page.total, onChain.length)
+        assert.deepEqual(positions(page.events), positions(onChain))
+      }
+      // Nothing arrived twice on any client.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      for (const ws of sockets) assert.equal(ws.settlements('all').length, 5)
+      for (const sse of streams) assert.equal(sse.settlements().length, 5)
+    } finally {
+      await Promise.all(sockets.map((ws) => ws.close()))
+      for (const sse of streams) sse.close()
+    }
+  })
+
+  test('stop ends every thread: the port refuses new connections', async () => {
+    await explorer.stop()
+    stopped = true
+    for (let i = 0; i < 6; i++) await assert.rejects(freshGet('/health'), /ECONNREFUSED/)
+  })
+})
