@@ -96,6 +96,7 @@ export class ServerThreads {
         if (message.type === 'listening') {
           thread.off('error', early)
           thread.on('error', (error) => this.#o.logger.error('server thread failed', { thread: data.thread, error: error.stack }))
+          thread.once('exit', (code) => this.#threads.includes(thread) && this.#o.logger.error('server thread ended; the others go on', { thread: data.thread, code }))
           resolve(thread)
         } else if (message.type === 'metrics') {
           this.#snapshots.set(thread, message.snapshot)

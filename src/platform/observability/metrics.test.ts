@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { Metrics } from './metrics.js'
+
+test('render adds merged snapshots to its own values, per label set, and shows labels only they have', () => {
+  const main = new Metrics()
+  const other = new Metrics()
+  const count = main.counter('requests_total', 'requests')
+  const otherCount = other.counter('requests_total', 'requests')
+  main.collected('views', 'views held', () => 2)
+  other.collected('views', 'views held', () => 3)
+  count(5, { route: '/a' })
+  otherCount(7, { route: '/a' })
+  otherCount(1, { route: '/b' })
+  const snapshots = [other.snapshot()]
+  main.merge(() => snapshots)
+  const lines = main.render().split('\n')
+  assert.ok(lines.includes('explorer_requests_total{route="/a"} 12'))
+  assert.ok(lines.includes('explorer_requests_total{route="/b"} 1'))
+  assert.ok(lines.includes('explorer_views 5'))
+  // Its own values are untouched by a render: a second one adds the snapshot once again, not twice.
+  assert.ok(main.render().split('\n').includes('explorer_requests_total{route="/a"} 12'))
+})
