@@ -142,14 +142,15 @@ async function closedRun(explorer: ExplorerChild, target: WrkLoad['target'], dur
   return { ...result, cpuUs, mainUs: ((after.mainThreadSeconds - before.mainThreadSeconds) * 1e6) / result.requests }
 }
 
-async function measureWorkload(ctx: BenchContext, explorer: ExplorerChild, size: number, w: Workload): Promise<Measured> {
+/** `warmupMs`: longer for a workload asked of a fresh explorer process, whose map of the store is still cold. */
+async function measureWorkload(ctx: BenchContext, explorer: ExplorerChild, size: number, w: Workload, warmupMs = 1000): Promise<Measured> {
   const url = explorer.ready.url
   const bytes = await meanBodyBytes(url, w.samples)
   const ceilingTarget = { path: `/bench/static/${bytes}` }
   const durationMs = ctx.quick ? 1000 : 4000
   const before = load1()
   // Unmeasured warm-up of both sides: a fresh server (JIT, page cache of the store) would otherwise flatter whichever runs second.
-  if (!ctx.quick) for (const target of [ceilingTarget, w.target]) await runWrk({ url, target, durationMs: 1000 })
+  if (!ctx.quick) for (const [target, durationMs] of [[ceilingTarget, 1000], [w.target, warmupMs]] as const) await runWrk({ url, target, durationMs })
   const rounds: Measured['rounds'] = []
   for (let r = 0; r < (ctx.quick ? 1 : 3); r++) {
     const ceiling = await closedRun(explorer, ceilingTarget, durationMs, 'static page')
@@ -222,7 +223,7 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
         const w = queryWorkloads(ctx, store).find((q) => q.goal?.key === 'different pages, any recipient')!
         const inPool = { ...w, name: `${w.name}, QUERY_INLINE=none (${POOLED})`, goal: undefined }
         ctx.log(`HTTP at ${fmt(store.count)} settlements: ${inPool.name}`)
-        measured.push(await measureWorkload(ctx, pooled, store.count, inPool))
+        measured.push(await measureWorkload(ctx, pooled, store.count, inPool, FRESH_WARMUP_MS))
       } finally {
         await pooled.stop()
       }
@@ -232,7 +233,7 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
         const w = queryWorkloads(ctx, store).find((q) => q.goal?.key === 'different pages, any recipient')!
         const onThreads = { ...w, name: `${w.name}, ${THREADED}`, goal: { ...w.goal!, key: `${w.goal!.key}, ${THREADED}` } }
         ctx.log(`HTTP at ${fmt(store.count)} settlements: ${onThreads.name}`)
-        const m = await measureWorkload(ctx, threaded, store.count, onThreads)
+        const m = await measureWorkload(ctx, threaded, store.count, onThreads, FRESH_WARMUP_MS)
         measured.push(m)
         goalHeadlines(headline, onThreads.goal, m)
       } finally {
@@ -319,6 +320,11 @@ function goalHeadlines(headline: Record<string, string>, goal: NonNullable<Workl
 }
 
 const POOLED = 'in the pool'
+/**
+ * Warm-up of a row on a fresh explorer process (the as-served any-recipient row follows about 75 s of
+ * other workloads in its process): without it the first round ran cold, on minor faults of the map.
+ */
+const FRESH_WARMUP_MS = 30_000
 /** Server threads of the threaded row: this machine's cores (wrk shares them). */
 const SERVER_THREADS = 2
 const THREADED = `SERVER_THREADS=${SERVER_THREADS}`
