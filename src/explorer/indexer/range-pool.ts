@@ -7,6 +7,7 @@ import { Piscina } from 'piscina'
 import type { EncodedBatch } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
 import type { RangeTask } from './range-worker.js'
+import { destroyWhenLoaded, loadedCounter } from '../../platform/workers/index.js'
 
 export interface RangePool {
   fetch(from: number, to: number): Promise<EncodedBatch>
@@ -14,6 +15,7 @@ export interface RangePool {
 }
 
 export function createRangePool({ rpcUrl, contract, workers }: { rpcUrl: string; contract: Hex; workers: number }): RangePool {
+  const loaded = loadedCounter()
   const pool = new Piscina({
     filename: workerFile().href,
     // Started on the first range rather than with the explorer: a restart near the head needs none.
@@ -21,10 +23,11 @@ export function createRangePool({ rpcUrl, contract, workers }: { rpcUrl: string;
     maxThreads: workers,
     concurrentTasksPerWorker: 2,
     idleTimeout: Number.POSITIVE_INFINITY,
+    workerData: { loaded },
   })
   return {
     fetch: (from, to) => pool.run({ rpcUrl, contract, from, to } satisfies RangeTask) as Promise<EncodedBatch>,
-    close: () => pool.destroy(),
+    close: () => destroyWhenLoaded(pool, loaded),
   }
 }
 

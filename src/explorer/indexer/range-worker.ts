@@ -5,6 +5,7 @@
  */
 import { createChainSource, describeError, type ChainSource } from './chain-source.js'
 import { fetchRange } from './fetch-range.js'
+import { markLoaded } from '../../platform/workers/index.js'
 import type { EncodedBatch } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
 
@@ -28,3 +29,6 @@ export default async function indexRange({ rpcUrl, contract, from, to }: RangeTa
     throw new Error(describeError(error))
   }
 }
+
+// Last: the pool may end this thread from now on (platform/workers).
+markLoaded()

@@ -12,6 +12,7 @@ import { isCheap } from './query-cost.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
 import { createResultRings, type RingAnswer, type ResultRingsData } from './result-rings.js'
 import { TokenCache } from './token-cache.js'
+import { destroyWhenLoaded, loadedCounter } from '../../platform/workers/index.js'
 
 /** JSON bytes, or `undefined` when a lookup found nothing. */
 export type QueryResult = Uint8Array | undefined
@@ -37,23 +38,24 @@ export function createQueryExecutor({ store, dataDir, workers, inlineCandidates,
   const inline = (task: QueryTask) => runQueryTask(store, tokens, task)
   if (workers === 0) return { run: inline, close: async () => {} }
   const rings = createResultRings(workers)
-  const pool = startQueryPool(dataDir, workers, rings.data)
+  const loaded = loadedCounter()
+  const pool = startQueryPool(dataDir, workers, rings.data, loaded)
   const pooled = async (task: QueryTask): Promise<QueryResult> => rings.take((await pool.run(task)) as RingAnswer)
   return {
     run: which === 'none' ? pooled : (task) => (isCheap(store, task, inlineCandidates) ? inline(task) : pooled(task)),
-    close: () => pool.destroy(),
+    close: () => destroyWhenLoaded(pool, loaded),
   }
 }
 
-/** Workers answer through `rings`. */
-function startQueryPool(dataDir: string, workers: number, rings: ResultRingsData): Piscina {
+/** Workers answer through `rings`, and count themselves in `loaded` (platform/workers). */
+function startQueryPool(dataDir: string, workers: number, rings: ResultRingsData, loaded: SharedArrayBuffer): Piscina {
   return new Piscina({
     filename: workerFile().href,
     minThreads: workers,
     maxThreads: workers,
     concurrentTasksPerWorker: 32,
     idleTimeout: Number.POSITIVE_INFINITY,
-    workerData: { dataDir, rings },
+    workerData: { dataDir, rings, loaded },
   })
 }
 

@@ -8,8 +8,9 @@ import { openStore, type Store } from '../store/index.js'
 import { runQueryTask, type QueryTask } from './query-task.js'
 import { RingWriter, type RingAnswer, type ResultRingsData } from './result-rings.js'
 import { TokenCache } from './token-cache.js'
+import { markLoaded } from '../../platform/workers/index.js'
 
-const data = workerData as { dataDir: string; rings: ResultRingsData }
+const data = workerData as { dataDir: string; rings: ResultRingsData; loaded: SharedArrayBuffer }
 const ring = new RingWriter(data.rings)
 /**
  * Opened by the first task, not as the worker loads: a pool ended while a worker is still opening the
@@ -35,3 +36,6 @@ function open() {
   const store = openStore({ path: data.dataDir })
   return { store, tokens: new TokenCache(store) }
 }
+
+// Last: the pool may end this thread from now on (platform/workers).
+markLoaded(data.loaded)

@@ -1,0 +1,2 @@
+/** Worker pools: ending them safely. */
+export * from './loaded-workers.js'
