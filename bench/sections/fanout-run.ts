@@ -100,7 +100,14 @@ const cpuSeconds = async (explorer: ExplorerChild) => {
 }
 
 /** Starts the processes, connects `clients` subscribers, hands the set-up to `work`, and stops everything after. */
-export async function withFanout<T>(ctx: BenchContext, clients: number, work: (setup: FanoutSetup) => Promise<T>, beforeConnect?: (explorer: ExplorerChild) => Promise<void>): Promise<T> {
+/** `env` adds to the explorer's settings (SERVER_THREADS, for one). */
+export async function withFanout<T>(
+  ctx: BenchContext,
+  clients: number,
+  work: (setup: FanoutSetup) => Promise<T>,
+  beforeConnect?: (explorer: ExplorerChild) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<T> {
   const rpc = await startRpc({ seed: ctx.chain.shape.seed, settlements: 2000 })
   const dataDir = join(BENCH_DIR, `fanout-${clients}`)
   rmSync(dataDir, { recursive: true, force: true })
@@ -108,7 +115,7 @@ export async function withFanout<T>(ctx: BenchContext, clients: number, work: (s
     dataDir,
     rpcUrl: rpc.ready.url,
     pollIntervalMs: 10,
-    env: { START_BLOCK: String(rpc.ready.head), BENCH_RECORD_COMMIT_TIMES: '1', WS_MAX_CONNECTIONS: String(clients + 100), WS_MAX_CONNECTIONS_PER_IP: String(clients + 100) },
+    env: { START_BLOCK: String(rpc.ready.head), BENCH_RECORD_COMMIT_TIMES: '1', WS_MAX_CONNECTIONS: String(clients + 100), WS_MAX_CONNECTIONS_PER_IP: String(clients + 100), ...env },
   })
   let subscribers: NativeSubscribers | undefined
   try {
