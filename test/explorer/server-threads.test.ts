@@ -8,7 +8,7 @@ import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import type { Settlement } from '../../src/wire/settlement.js'
 import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
 import { connectWs, openSse, subscribe, waitForPublished, type SseClient, type WsClient } from '../live/live-client.js'
 
@@ -120,6 +120,41 @@ describe(`SERVER_THREADS=${THREADS}`, () => {
     } finally {
       await Promise.all(sockets.map((ws) => ws.close()))
       for (const sse of streams) sse.close()
+    }
+  })
+
+  test('a reorg reaches the clients of every thread, REMOVED newest first, and no thread serves what it took back', async () => {
+    const before = positions(await settlementsOnChain(chain))
+    const sockets: WsClient[] = await Promise.all(Array.from({ length: 9 }, () => connectWs(explorer.url)))
+    try {
+      for (const ws of sockets) assert.equal((await subscribe(ws, { id: 'all' })).type, 'SUBSCRIBED')
+      const snapshot = await chainRpc<string>(chain.rpcUrl, 'evm_snapshot')
+      await sendSettlements(chain, 3)
+      const doomed = (await settlementsOnChain(chain)).filter((e) => !before.includes(positions([e])[0]!))
+      assert.equal(doomed.length, 3)
+      for (const ws of sockets) await ws.waitForSettlements(3, 'all')
+      // Every thread caches the page with the doomed settlements in it.
+      for (let i = 0; i < 3; i++) await Promise.all(Array.from({ length: 12 }, () => freshGet('/events?limit=100&order=asc')))
+
+      assert.equal(await chainRpc<boolean>(chain.rpcUrl, 'evm_revert', [snapshot]), true)
+      await sendSettlements(chain, 1)
+      for (const ws of sockets) {
+        const removed = await waitFor('three REMOVED', () => {
+          const found = ws.messages.filter((m) => m.type === 'REMOVED' && m.subscription === 'all')
+          return found.length >= 3 ? found : undefined
+        })
+        assert.deepEqual(positions(removed.map((m) => m.data)), positions([...doomed].reverse()))
+      }
+      const onChain = await settlementsOnChain(chain)
+      await waitFor('every client to get the new branch', () => sockets.every((ws) => ws.settlements('all').length >= 4))
+      for (const ws of sockets) assert.deepEqual(positions(ws.settlements('all').map((m) => m.data)).slice(3), positions(onChain).slice(before.length))
+      for (const answer of await Promise.all(Array.from({ length: 24 }, () => freshGet('/events?limit=100&order=asc')))) {
+        const page = JSON.parse(answer.body)
+        assert.equal(page.total, onChain.length)
+        assert.deepEqual(positions(page.events), positions(onChain))
+      }
+    } finally {
+      await Promise.all(sockets.map((ws) => ws.close()))
     }
   })
 
