@@ -59,7 +59,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   let stopped = false
   const app = guardRoutes(uWS.App(), () => stopped)
   // The hub reads the store's end now, before the indexer can commit anything.
-  const api = registerApi(app, { options, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp })
+  const api = registerApi(app, { options, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp, connections: threads?.connections })
   // The pool reaches the node itself; an injected source lives on this thread, and so does its indexing.
   const ranges: RangePool | undefined =
     services.source || options.indexWorkers === 0 ? undefined : createRangePool({ rpcUrl: options.rpcUrl, contract: options.contract, workers: options.indexWorkers })

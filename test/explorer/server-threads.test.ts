@@ -13,6 +13,8 @@ import { checkPrometheusText } from '../helpers/prometheus.js'
 import { connectWs, openSse, subscribe, waitForPublished, type SseClient, type WsClient } from '../live/live-client.js'
 
 const THREADS = 3
+/** Live connections one address may hold, on all threads together. */
+const PER_ADDRESS = 16
 let chain: LocalChain
 let explorer: TestExplorer
 let stopped = false
@@ -46,7 +48,7 @@ async function metricsCovering(requests: number): Promise<Map<string, number>> {
 before(async () => {
   chain = await startLocalChain()
   await sendSettlements(chain, 4)
-  explorer = await startTestExplorer(chain, { SERVER_THREADS: String(THREADS) })
+  explorer = await startTestExplorer(chain, { SERVER_THREADS: String(THREADS), WS_MAX_CONNECTIONS_PER_IP: String(PER_ADDRESS) })
   await waitForHead(chain, explorer.url)
   await waitForPublished(chain, explorer.url)
 })
@@ -155,6 +157,33 @@ describe(`SERVER_THREADS=${THREADS}`, () => {
       }
     } finally {
       await Promise.all(sockets.map((ws) => ws.close()))
+    }
+  })
+
+  test('the per-address cap holds for all threads together: past it WebSocket and SSE get 429 on any thread', async () => {
+    const held: WsClient[] = []
+    const streams: SseClient[] = []
+    try {
+      // Connections left by the tests before are being dropped by their threads: wait for room for all.
+      await waitFor(`room for ${PER_ADDRESS} connections`, async () => {
+        const ws = await connectWs(explorer.url).catch(() => undefined)
+        if (ws) held.push(ws)
+        return held.length === PER_ADDRESS - 4
+      })
+      for (let i = 0; i < 4; i++) streams.push(await openSse(explorer.url))
+      assert.deepEqual(streams.map((s) => s.status), [200, 200, 200, 200])
+      // Spread over the threads by the kernel, the next ones are refused wherever they land.
+      for (let i = 0; i < 6; i++) await assert.rejects(connectWs(explorer.url), /upgrade refused with 429/)
+      for (let i = 0; i < 6; i++) {
+        const refused = await openSse(explorer.url)
+        assert.equal(refused.status, 429)
+        refused.close()
+      }
+      await held.pop()!.close()
+      held.push(await waitFor('a connection admitted once one closed', () => connectWs(explorer.url).catch(() => undefined)))
+    } finally {
+      await Promise.all(held.map((ws) => ws.close()))
+      for (const sse of streams) sse.close()
     }
   })
 

@@ -60,7 +60,11 @@ export async function connectWs(baseUrl: string): Promise<WsClient> {
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve)
     socket.once('error', reject)
-    socket.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused with ${res.statusCode}`)))
+    // The refusal's connection is the client's to end (ws leaves it open once this is listened to).
+    socket.once('unexpected-response', (req, res) => {
+      req.destroy()
+      reject(new Error(`upgrade refused with ${res.statusCode}`))
+    })
   })
   return client
 }

@@ -8,6 +8,7 @@ import type { TemplatedApp } from 'uWebSockets.js'
 import type { ExplorerOptions } from '../../config/index.js'
 import type { IndexerListener, IndexerStatus } from '../indexer/index.js'
 import type { Logger, Metrics } from '../../platform/observability/index.js'
+import type { SharedConnections } from '../../platform/limits/index.js'
 import { DEFAULT_KEY_VIEW_BYTES, KeyViews, TokenCache, type QueryExecutor, type Store } from '../query/index.js'
 import { registerLive, type LiveHub } from './live/index.js'
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from './rest/page-cache.js'
@@ -24,6 +25,8 @@ export interface ApiContext {
   version: string
   /** Where the live hub starts publishing (LiveHubOptions.publishedEnd). */
   publishedEnd?: Buffer
+  /** Live connections counted across server threads (LiveHubOptions.connections). */
+  connections?: SharedConnections
   /** Adds routes before the fallbacks (the benchmarks' static page). */
   configureApp?: (app: TemplatedApp) => void
 }
@@ -37,7 +40,7 @@ export interface Api {
 export function registerApi(app: TemplatedApp, ctx: ApiContext): Api {
   const { store, metrics, logger } = ctx
   const tokens = new TokenCache(store)
-  const live = registerLive(app, { store, tokens, limits: ctx.options.live, metrics, logger, publishedEnd: ctx.publishedEnd })
+  const live = registerLive(app, { store, tokens, limits: ctx.options.live, metrics, logger, publishedEnd: ctx.publishedEnd, connections: ctx.connections })
   const pages = new PageCache({ store, maxBytes: DEFAULT_PAGE_CACHE_BYTES, metrics })
   const views = new KeyViews({ store, tokens, maxBytes: DEFAULT_KEY_VIEW_BYTES, metrics })
   const web = registerWeb(app, { logger, metrics })

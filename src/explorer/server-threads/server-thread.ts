@@ -9,6 +9,7 @@ import { createLogger, Metrics } from '../../platform/observability/index.js'
 import { guardRoutes, registerApi, type Api } from '../api/index.js'
 import { createQueryExecutor, storedEnd } from '../query/index.js'
 import { followWriteCounts, openStore } from '../store/index.js'
+import { SharedConnections } from '../../platform/limits/index.js'
 import type { FromThread, ServerThreadData, ToThread } from './thread-messages.js'
 
 /** This thread's counts go to the main thread; `/metrics` answers with the main thread's merge of all. */
@@ -34,10 +35,11 @@ let publishedEnd: Buffer | undefined
 // What this thread starts from, read while no write is in flight; reports up to `applied` are already in it.
 applied = followWriteCounts(store, data.writes, () => applied, () => (publishedEnd = storedEnd(store)))
 
+const connections = new SharedConnections(data.connections, options.live.maxConnections, options.live.maxConnectionsPerAddress)
 let stopped = false
 const app = guardRoutes(uWS.App(), () => stopped)
 const configureApp = data.appModule ? ((await import(data.appModule)) as { configureApp: (app: uWS.TemplatedApp) => void }).configureApp : undefined
-const api: Api = registerApi(app, { options, store, executor, indexer: { status: () => status }, metrics, logger, version: packageJson.version, publishedEnd, configureApp })
+const api: Api = registerApi(app, { options, store, executor, indexer: { status: () => status }, metrics, logger, version: packageJson.version, publishedEnd, configureApp, connections })
 
 port.on('message', (message: ToThread) => {
   if (message.type === 'committed' || message.type === 'removed') {

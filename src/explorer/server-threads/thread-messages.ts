@@ -11,6 +11,8 @@ export interface ServerThreadData {
   options: ExplorerOptions
   /** The main thread's write counts (store/settlement-writes.ts). */
   writes: SharedArrayBuffer
+  /** Live connections of all threads (platform/limits SharedConnections). */
+  connections: SharedArrayBuffer
   status: IndexerStatus
   /** The main thread's metrics as they stand, until the first exchange brings them again. */
   metrics: string

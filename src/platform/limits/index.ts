@@ -4,3 +4,4 @@
 export * from './connections-per-address.js'
 export * from './token-bucket.js'
 export * from './buckets-per-address.js'
+export * from './shared-connections.js'

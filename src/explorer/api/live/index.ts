@@ -6,6 +6,7 @@ import type { TemplatedApp } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
+import type { SharedConnections } from '../../../platform/limits/index.js'
 import type { TokenCache } from '../../query/index.js'
 import type { Store } from '../../query/index.js'
 import { LiveHub } from './live-hub.js'
@@ -22,6 +23,7 @@ export interface LiveContext {
   metrics: Metrics
   logger: Logger
   publishedEnd?: Buffer
+  connections?: SharedConnections
 }
 
 export function registerLive(app: TemplatedApp, ctx: LiveContext): LiveHub {

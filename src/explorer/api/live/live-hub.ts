@@ -31,7 +31,7 @@ import type { LiveLimits } from '../../../config/index.js'
 import type { IndexerListener } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import { ConnectionsPerAddress } from '../../../platform/limits/index.js'
+import { ConnectionsPerAddress, type SharedConnections } from '../../../platform/limits/index.js'
 import { amountInRange, matchingInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
 import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
@@ -86,6 +86,8 @@ export interface LiveHubOptions {
   logger: Logger
   /** Where publishing starts: the store's end when absent (a server thread passes the end it read before any report: server-threads). */
   publishedEnd?: Buffer
+  /** With server threads: the connection caps hold for all threads together, counted here. */
+  connections?: SharedConnections
 }
 
 /** Settlements per replay chunk, and per publish step between backpressure checks. */
@@ -164,7 +166,9 @@ export class LiveHub implements IndexerListener {
 
   /** Why a new connection from `address` is refused: the server's cap, or the address's; `undefined`: welcome. */
   refusal(address: string): 'server' | 'address' | undefined {
-    if (this.#closed || this.#connections.size >= this.#o.limits.maxConnections) return 'server'
+    if (this.#closed) return 'server'
+    if (this.#o.connections) return this.#o.connections.refusal(address)
+    if (this.#connections.size >= this.#o.limits.maxConnections) return 'server'
     if (!this.#addresses.admits(address)) return 'address'
     return undefined
   }
@@ -172,6 +176,7 @@ export class LiveHub implements IndexerListener {
   add(conn: LiveConnection): void {
     this.#connections.add(conn)
     this.#addresses.add(conn.address)
+    this.#o.connections?.add(conn.address)
     if (conn.channel === 'websocket') this.#websockets.add(conn)
   }
 
@@ -180,7 +185,10 @@ export class LiveHub implements IndexerListener {
     for (const sub of conn.subscriptions.values()) this.#forget(sub)
     conn.subscriptions.clear()
     this.#budget.forget(conn)
-    if (this.#connections.delete(conn)) this.#addresses.remove(conn.address)
+    if (this.#connections.delete(conn)) {
+      this.#addresses.remove(conn.address)
+      this.#o.connections?.remove(conn.address)
+    }
     this.#websockets.delete(conn)
   }
 
