@@ -15,7 +15,7 @@ import { createQueryExecutor } from './query/index.js'
 import { claimIdentity, claimLayout } from './store/index.js'
 import { openStore, type Store } from './store/index.js'
 import { guardRoutes, registerApi } from './api/index.js'
-import { ServerThreads } from './server-threads/index.js'
+import { perThreadOptions, ServerThreads } from './server-threads/index.js'
 
 export interface RunningExplorer {
   url: string
@@ -55,11 +55,12 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   const configureApp = services.appModule ? ((await import(services.appModule)) as { configureApp: (app: uWS.TemplatedApp) => void }).configureApp : undefined
 
   // Before anything takes the store's write counts: with threads they move to shared memory.
-  const threads = options.serverThreads > 1 ? new ServerThreads({ options, store, metrics, logger, status: () => indexer.status(), appModule: services.appModule }) : undefined
+  const serving = perThreadOptions(options)
+  const threads = options.serverThreads > 1 ? new ServerThreads({ options: serving, store, metrics, logger, status: () => indexer.status(), appModule: services.appModule }) : undefined
   let stopped = false
   const app = guardRoutes(uWS.App(), () => stopped)
   // The hub reads the store's end now, before the indexer can commit anything.
-  const api = registerApi(app, { options, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp, connections: threads?.connections })
+  const api = registerApi(app, { options: serving, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp, connections: threads?.connections })
   // The pool reaches the node itself; an injected source lives on this thread, and so does its indexing.
   const ranges: RangePool | undefined =
     services.source || options.indexWorkers === 0 ? undefined : createRangePool({ rpcUrl: options.rpcUrl, contract: options.contract, workers: options.indexWorkers })

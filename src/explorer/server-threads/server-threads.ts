@@ -24,7 +24,18 @@ const REQUESTS = 'explorer_http_requests_total'
 /** uWS's idle timeout of kept-alive HTTP connections (10 s), and a margin. */
 const STOP_WAIT_MS = 12_000
 
+/**
+ * The options each serving thread (the main one included) applies: the live feeds' budget of unsent
+ * bytes is split evenly among the threads, so that together they hold no more than the one given.
+ */
+export function perThreadOptions(options: ExplorerOptions): ExplorerOptions {
+  if (options.serverThreads === 1) return options
+  const { maxBufferedBytes, maxTotalBufferedBytes } = options.live
+  return { ...options, live: { ...options.live, maxTotalBufferedBytes: Math.max(maxBufferedBytes, Math.floor(maxTotalBufferedBytes / options.serverThreads)) } }
+}
+
 export interface ServerThreadsOptions {
+  /** As `perThreadOptions` gives them. */
   options: ExplorerOptions
   store: Store
   metrics: Metrics
