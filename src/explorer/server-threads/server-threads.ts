@@ -108,6 +108,8 @@ export class ServerThreads {
     return new Promise((resolve, reject) => {
       const early = (error: Error) => reject(new Error(`server thread ${data.thread} did not start`, { cause: error }))
       thread.once('error', early)
+      // Ended without an error before listening: never left waiting (once listening, a rejection is void).
+      thread.once('exit', (code) => reject(new Error(`server thread ${data.thread} ended before listening (exit code ${code})`)))
       thread.on('message', (message: FromThread) => {
         if (message.type === 'listening') {
           thread.off('error', early)

@@ -39,7 +39,7 @@ const STARTED = 0
 const SETTLED = 1
 const REPORTED = 2
 
-/** The writing thread's counts, moved into shared memory for serving threads to follow; `reported(n)` marks a report. */
+/** The writing thread's counts, moved into shared memory for serving threads to follow (only this thread writes them); `reported()` stamps a report. */
 export function shareWriteCounts(store: Store): { memory: SharedArrayBuffer; reported(): number } {
   const memory = new SharedArrayBuffer(3 * 4)
   const shared = new Int32Array(memory)
