@@ -2,6 +2,7 @@
  * The explorer's options, built once from the environment (SPEC §6) with a fixed precedence:
  * environment first, then the local devnet's deployment (only on chain 31337), then defaults.
  */
+import { availableParallelism } from 'node:os'
 import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
@@ -76,7 +77,8 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     readyMaxLag: intSetting(env, 'READY_MAX_LAG', 2),
     queryWorkers: intSetting(env, 'QUERY_WORKERS', 1, 0, 64),
     queryInline: oneOfSetting(env, 'QUERY_INLINE', QUERY_INLINE, 'cheap'),
-    serverThreads: intSetting(env, 'SERVER_THREADS', 1, 1, 64),
+    // `auto`: a thread per core this process may use (cgroup limits included).
+    serverThreads: env.SERVER_THREADS === 'auto' ? Math.min(availableParallelism(), 64) : intSetting(env, 'SERVER_THREADS', 1, 1, 64),
     statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 250_000, 1),
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),
