@@ -7,14 +7,14 @@ import uWS from 'uWebSockets.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { ExplorerOptions } from '../config/index.js'
 import { createChainSource, type ChainSource } from './indexer/index.js'
-import { Indexer, type IndexerListener } from './indexer/index.js'
+import { Indexer } from './indexer/index.js'
 import { createRangePool, type RangePool } from './indexer/index.js'
 import { createLogger, type Services } from '../platform/observability/index.js'
 import { Metrics } from '../platform/observability/index.js'
 import { createQueryExecutor } from './query/index.js'
 import { claimIdentity, claimLayout } from './store/index.js'
 import { openStore, type Store } from './store/index.js'
-import { guardRoutes, registerApi } from './api/index.js'
+import { guardRoutes, loadConfigureApp, registerApi } from './api/index.js'
 import { perThreadOptions, ServerThreads } from './server-threads/index.js'
 
 export interface RunningExplorer {
@@ -52,7 +52,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   }
   const metrics = services.metrics ?? new Metrics()
   const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline })
-  const configureApp = services.appModule ? ((await import(services.appModule)) as { configureApp: (app: uWS.TemplatedApp) => void }).configureApp : undefined
+  const configureApp = await loadConfigureApp(services.appModule)
 
   // Before anything takes the store's write counts: with threads they move to shared memory.
   const serving = perThreadOptions(options)

@@ -11,7 +11,6 @@
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -20,7 +19,7 @@ import { createTestClient, http } from 'viem'
 import { CaClient, generateMerchantCredentials, readLocalAdminToken } from '../../src/processor/ca/index.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/processor/db/embedded-postgres.js'
 import { testDatabaseDir } from '../helpers/database.js'
-import { waitFor } from '../helpers/explorer.js'
+import { freshGet, waitFor } from '../helpers/explorer.js'
 import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { exited, freePort, prepareImageApp, root, watchOutput, type ImageApp } from './image-app.js'
 
@@ -150,20 +149,6 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
   await stop(explorer, 'explorer')
   await stop(ca, 'ca')
 })
-
-/** GET on a connection of its own, closed after the answer: the kernel may hand it to any server thread. */
-function freshGet(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
 
 test('the compiled explorer serves from two server threads (dist/server-thread.js) and stops on SIGTERM', async () => {
   const port = await freePort()

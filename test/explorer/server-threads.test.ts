@@ -4,10 +4,9 @@
  * kernel spreads them over the threads; the metrics say which thread answered how many.
  */
 import assert from 'node:assert/strict'
-import { request } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { freshGet as freshGetUrl, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
 import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
 import { connectWs, openSse, subscribe, waitForPublished, type SseClient, type WsClient } from '../live/live-client.js'
@@ -19,20 +18,8 @@ let chain: LocalChain
 let explorer: TestExplorer
 let stopped = false
 
-/** GET on a new connection, closed after the answer. */
-function freshGet(path: string): Promise<{ status: number; body: string; headers: Headers }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${explorer.url}${path}`, { agent: false, headers: { connection: 'close' } }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: new Headers(res.headers as Record<string, string>) }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
+/** GET of `path` on a connection of its own, which the kernel may hand to any thread. */
+const freshGet = (path: string) => freshGetUrl(`${explorer.url}${path}`)
 
 const positions = (events: Pick<Settlement, 'blockNumber' | 'logIndex'>[]) => events.map((e) => `${e.blockNumber}:${e.logIndex}`)
 

@@ -4,6 +4,7 @@
  * through viem and the compiled ABI, to compare the explorer against.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { request } from 'node:http'
 import { once } from 'node:events'
 import { rmSync } from 'node:fs'
 import { createPublicClient, http } from 'viem'
@@ -52,6 +53,21 @@ export async function getJson(baseUrl: string, path: string): Promise<{ status: 
   const response = await fetch(baseUrl + path)
   const text = await response.text()
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers }
+}
+
+/** GET on a connection of its own, closed after the answer: behind SERVER_THREADS the kernel may hand it to any thread. */
+export function freshGet(url: string): Promise<{ status: number; body: string; headers: Headers }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: new Headers(res.headers as Record<string, string>) }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
 }
 
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */

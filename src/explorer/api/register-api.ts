@@ -31,6 +31,12 @@ export interface ApiContext {
   configureApp?: (app: TemplatedApp) => void
 }
 
+/** The `configureApp(app)` of an app module (ExplorerServices.appModule), loaded by each thread that composes an api. */
+export async function loadConfigureApp(appModule: string | undefined): Promise<ApiContext['configureApp']> {
+  if (!appModule) return undefined
+  return ((await import(appModule)) as { configureApp: NonNullable<ApiContext['configureApp']> }).configureApp
+}
+
 export interface Api {
   live: LiveHub
   /** The indexer's reports, for the caches first and the live hub last. */

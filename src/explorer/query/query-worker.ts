@@ -10,7 +10,7 @@ import { RingWriter, type RingAnswer, type ResultRingsData } from './result-ring
 import { TokenCache } from './token-cache.js'
 import { markLoaded } from '../../platform/workers/index.js'
 
-const data = workerData as { dataDir: string; rings: ResultRingsData; loaded: SharedArrayBuffer }
+const data = workerData as { dataDir: string; rings: ResultRingsData }
 const ring = new RingWriter(data.rings)
 /**
  * Opened by the first task, not as the worker loads: a pool ended while a worker is still opening the
@@ -38,4 +38,4 @@ function open() {
 }
 
 // Last: the pool may end this thread from now on (platform/workers).
-markLoaded(data.loaded)
+markLoaded()

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import uWS from 'uWebSockets.js'
 import packageJson from '../../../package.json' with { type: 'json' }
 import { createLogger, Metrics } from '../../platform/observability/index.js'
-import { guardRoutes, registerApi, type Api } from '../api/index.js'
+import { guardRoutes, loadConfigureApp, registerApi, type Api } from '../api/index.js'
 import { createQueryExecutor, storedEnd } from '../query/index.js'
 import { followWriteCounts, openStore } from '../store/index.js'
 import { SharedConnections } from '../../platform/limits/index.js'
@@ -38,7 +38,7 @@ applied = followWriteCounts(store, data.writes, () => applied, () => (publishedE
 const connections = new SharedConnections(data.connections, options.live.maxConnections, options.live.maxConnectionsPerAddress)
 let stopped = false
 const app = guardRoutes(uWS.App(), () => stopped)
-const configureApp = data.appModule ? ((await import(data.appModule)) as { configureApp: (app: uWS.TemplatedApp) => void }).configureApp : undefined
+const configureApp = await loadConfigureApp(data.appModule)
 const api: Api = registerApi(app, { options, store, executor, indexer: { status: () => status }, metrics, logger, version: packageJson.version, publishedEnd, configureApp, connections })
 
 port.on('message', (message: ToThread) => {

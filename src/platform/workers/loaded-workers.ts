@@ -11,9 +11,9 @@ import type { Piscina } from 'piscina'
 /** Given to the pool's workers in `workerData.loaded`. */
 export const loadedCounter = () => new SharedArrayBuffer(4)
 
-/** The worker's side: call once the module's imports are done (at its end). */
-export function markLoaded(counter: SharedArrayBuffer = (workerData as { loaded: SharedArrayBuffer }).loaded): void {
-  Atomics.add(new Int32Array(counter), 0, 1)
+/** The worker's side, with the counter of its `workerData.loaded`: call once the module's imports are done (at its end). */
+export function markLoaded(): void {
+  Atomics.add(new Int32Array((workerData as { loaded: SharedArrayBuffer }).loaded), 0, 1)
 }
 
 /** Waits (at most `timeoutMs`) until as many workers have loaded as the pool has started, then destroys it. */

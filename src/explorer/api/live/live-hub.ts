@@ -124,7 +124,8 @@ export class LiveHub implements IndexerListener {
   /** Replays that reached the published end while messages were held: they go on when none are. */
   #handoffs = new Set<Subscription>()
   #budget: BufferBudget
-  #addresses: ConnectionsPerAddress
+  /** Counts live connections against the caps: this hub's own, or every server thread's together. */
+  #caps: Pick<SharedConnections, 'refusal' | 'add' | 'remove'>
   #closed = false
   #heartbeat: NodeJS.Timeout
   #sent
@@ -141,7 +142,7 @@ export class LiveHub implements IndexerListener {
       sent: (deliveries, kind) => deliveries > 0 && this.#sent(deliveries, { channel: 'websocket', type: kind }),
       afterTurn: () => this.#afterHeldTurn(),
     })
-    this.#addresses = new ConnectionsPerAddress(options.limits.maxConnectionsPerAddress)
+    this.#caps = options.connections ?? this.#ownCaps()
     const { metrics } = options
     this.#sent = metrics.counter('live_messages_sent_total', 'Settlement and removal messages sent to live subscribers, by channel')
     this.#slowCloses = metrics.counter(
@@ -166,17 +167,21 @@ export class LiveHub implements IndexerListener {
 
   /** Why a new connection from `address` is refused: the server's cap, or the address's; `undefined`: welcome. */
   refusal(address: string): 'server' | 'address' | undefined {
-    if (this.#closed) return 'server'
-    if (this.#o.connections) return this.#o.connections.refusal(address)
-    if (this.#connections.size >= this.#o.limits.maxConnections) return 'server'
-    if (!this.#addresses.admits(address)) return 'address'
-    return undefined
+    return this.#closed ? 'server' : this.#caps.refusal(address)
+  }
+
+  #ownCaps(): Pick<SharedConnections, 'refusal' | 'add' | 'remove'> {
+    const addresses = new ConnectionsPerAddress(this.#o.limits.maxConnectionsPerAddress)
+    return {
+      refusal: (address) => (this.#connections.size >= this.#o.limits.maxConnections ? 'server' : addresses.admits(address) ? undefined : 'address'),
+      add: (address) => addresses.add(address),
+      remove: (address) => addresses.remove(address),
+    }
   }
 
   add(conn: LiveConnection): void {
     this.#connections.add(conn)
-    this.#addresses.add(conn.address)
-    this.#o.connections?.add(conn.address)
+    this.#caps.add(conn.address)
     if (conn.channel === 'websocket') this.#websockets.add(conn)
   }
 
@@ -185,10 +190,7 @@ export class LiveHub implements IndexerListener {
     for (const sub of conn.subscriptions.values()) this.#forget(sub)
     conn.subscriptions.clear()
     this.#budget.forget(conn)
-    if (this.#connections.delete(conn)) {
-      this.#addresses.remove(conn.address)
-      this.#o.connections?.remove(conn.address)
-    }
+    if (this.#connections.delete(conn)) this.#caps.remove(conn.address)
     this.#websockets.delete(conn)
   }
 
