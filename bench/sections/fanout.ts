@@ -15,12 +15,11 @@ import { fmt, ms, table, verdict } from '../lib/format.js'
 import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { closesCell, cpuPerDelivery, latencyCells, withFanout, type FanoutWindow } from './fanout-run.js'
+import { SERVER_THREADS } from './services.js'
 
 const TARGET = 2_000_000
 const STEP = 500_000
 const RAMP_MAX = 4_000_000
-/** Server threads of the second pass. */
-const THREADS = 2
 
 /** The explorer kept up: it delivered all it owed and fell no more than a few blocks further behind the chain. */
 const keptUp = (w: FanoutWindow, seconds: number) =>
@@ -67,14 +66,14 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
     clients,
     async (setup) => {
       for (const { offered } of rows) {
-        ctx.log(`fan-out on ${THREADS} server threads: offered ${fmt(offered)} deliveries/s`)
+        ctx.log(`fan-out on ${SERVER_THREADS} server threads: offered ${fmt(offered)} deliveries/s`)
         const w = await setup.measure(setup.blocksFor(offered), seconds)
         ctx.log(`  received ${fmt(w.deliveriesPerSecond)}/s of ${fmt(w.expectedPerSecond)}/s owed, p50/p99 ${ms(w.latency.p50)}/${ms(w.latency.p99)} ms, ${cpuPerDelivery(w)} µs/delivery`)
         threaded.push({ offered, w })
       }
     },
     undefined,
-    { SERVER_THREADS: String(THREADS) },
+    { SERVER_THREADS: String(SERVER_THREADS) },
   )
   const onThreads = threaded.find((r) => r.offered === TARGET / 2)?.w
   const threadedRows = threaded.map(({ offered, w }) => {
@@ -88,9 +87,9 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
   }
   if (atHalfTarget) headline['fan-out p99 commit→delivery at 1,000,000/s (target < 20 ms)'] = `${ms(atHalfTarget.latency.p99)} ms — ${verdict(atHalfTarget.latency.p99 < 20 && keptUp(atHalfTarget, seconds))}`
   if (atHalfCapacity) headline['fan-out p99 commit→delivery at half the measured capacity'] = `${ms(atHalfCapacity.latency.p99)} ms at ${fmt(atHalfCapacity.deliveriesPerSecond)}/s`
-  if (onThreads) headline[`fan-out on ${THREADS} server threads: p99 commit→delivery at 1,000,000/s (target < 20 ms)`] = `${ms(onThreads.latency.p99)} ms — ${verdict(onThreads.latency.p99 < 20 && keptUp(onThreads, seconds))}`
+  if (onThreads) headline[`fan-out on ${SERVER_THREADS} server threads: p99 commit→delivery at 1,000,000/s (target < 20 ms)`] = `${ms(onThreads.latency.p99)} ms — ${verdict(onThreads.latency.p99 < 20 && keptUp(onThreads, seconds))}`
   const halfOnThreads = threaded.find((r) => r.offered === 0.5 * capacity)?.w
-  if (halfOnThreads) headline[`fan-out on ${THREADS} server threads: p99 commit→delivery at half the measured capacity`] = `${ms(halfOnThreads.latency.p99)} ms at ${fmt(halfOnThreads.deliveriesPerSecond)}/s`
+  if (halfOnThreads) headline[`fan-out on ${SERVER_THREADS} server threads: p99 commit→delivery at half the measured capacity`] = `${ms(halfOnThreads.latency.p99)} ms at ${fmt(halfOnThreads.deliveriesPerSecond)}/s`
   const markdown =
     `${fmt(clients)} subscribers, per 4: unfiltered, by token (1 of 3), by recipient (1 of 5,000), by acquirer (1 of 50). ` +
     'The explorer follows the head (POLL_INTERVAL_MS=10, block by block with parent-hash checks) as the fake node grows at the rate of each row. ' +
@@ -121,8 +120,8 @@ export async function fanout(ctx: BenchContext): Promise<SectionResult> {
         w.load,
       ]),
     ) +
-    `\n\nThe same offered rates on ${THREADS} server threads (SERVER_THREADS=${THREADS}: the kernel spreads the subscribers' connections over two listening sockets, each thread's hub fed the main thread's commits), on a new set of connections:\n\n` +
-    table(['offered deliveries/s', 'kept up', 'deliveries/s', 'commit→delivery p50 / p99 ms, 1 thread', `${THREADS} threads`, `explorer µs per delivery, 1 / ${THREADS} threads`, 'load'], threadedRows)
+    `\n\nThe same offered rates on ${SERVER_THREADS} server threads (SERVER_THREADS=${SERVER_THREADS}: the kernel spreads the subscribers' connections over one listening socket per thread, each thread's hub fed the main thread's commits), on a new set of connections:\n\n` +
+    table(['offered deliveries/s', 'kept up', 'deliveries/s', 'commit→delivery p50 / p99 ms, 1 thread', `${SERVER_THREADS} threads`, `explorer µs per delivery, 1 / ${SERVER_THREADS} threads`, 'load'], threadedRows)
   if (ctx.quick || capacity === 0) return { markdown, headline }
   return {
     markdown:

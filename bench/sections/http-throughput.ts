@@ -21,7 +21,7 @@ import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { measureDispatch, type DispatchCost } from './query-dispatch.js'
 import { queryString, sampleQueries, sampleSettlement } from './sample-queries.js'
-import { profiled, rssOf, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
+import { profiled, rssOf, SERVER_THREADS, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
 
 interface Workload {
   name: string
@@ -328,8 +328,6 @@ const POOLED = 'in the pool'
  * 0.06 / 0.09 / 0.13 of static in turn, against 0.27 / 0.27 / 0.23 on a process warmed 30 s).
  */
 const COLD_WARMUP_MS = 30_000
-/** Server threads of the threaded row: this machine's cores (wrk shares them). */
-const SERVER_THREADS = 2
 const THREADED = `SERVER_THREADS=${SERVER_THREADS}`
 
 /**

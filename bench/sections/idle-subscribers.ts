@@ -17,7 +17,7 @@ import { fmt, ms, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { closesCell, cpuPerDelivery, latencyCells, withFanout, type FanoutWindow } from './fanout-run.js'
-import type { ExplorerChild } from './services.js'
+import { SERVER_THREADS, type ExplorerChild } from './services.js'
 
 const TARGET_SUBSCRIBERS = 100_000
 const TARGET_BYTES = 10 * 1024
@@ -25,8 +25,6 @@ const TARGET_BYTES = 10 * 1024
 const SPARE_FILES = 400
 /** One block a second: the delivery of each block is measured alone, not queued behind the next. */
 const BLOCKS_PER_SECOND = 1
-/** Server threads of the second delivery measurement. */
-const THREADS = 2
 
 interface Memory {
   anon: number
@@ -54,14 +52,14 @@ export async function idleSubscribers(ctx: BenchContext): Promise<SectionResult>
   const { after, w, connectSeconds } = result
   const loadBetween = load1()
   // The same block delivery on two server threads, each sending to its share of the subscribers.
-  const threaded = await withFanout(ctx, clients, (setup) => setup.measure(BLOCKS_PER_SECOND, ctx.quick ? 3 : 10), undefined, { SERVER_THREADS: String(THREADS) })
+  const threaded = await withFanout(ctx, clients, (setup) => setup.measure(BLOCKS_PER_SECOND, ctx.quick ? 3 : 10), undefined, { SERVER_THREADS: String(SERVER_THREADS) })
   const perSubscriber = (field: keyof Memory) => (after[field] - before![field]) / clients
   const bytes = perSubscriber('anon')
   const headline = {
     [`idle subscribers: memory per subscriber, explorer anonymous RSS (target ≤ 10 KB at ${fmt(TARGET_SUBSCRIBERS)})`]:
       `${fmt(bytes)} B at ${fmt(clients)} subscribers — ${verdict(bytes <= TARGET_BYTES)} per subscriber; ${fmt(TARGET_SUBSCRIBERS)} not reachable here (open-file hard limit ${fmt(fileLimit)})`,
     [`idle subscribers: a block to all of ${fmt(clients)}, commit → delivery p50 / p99`]: `${ms(w.latency.p50)} / ${ms(w.latency.p99)} ms`,
-    [`idle subscribers on ${THREADS} server threads: a block to all of ${fmt(clients)}, commit → delivery p50 / p99`]: `${ms(threaded.latency.p50)} / ${ms(threaded.latency.p99)} ms`,
+    [`idle subscribers on ${SERVER_THREADS} server threads: a block to all of ${fmt(clients)}, commit → delivery p50 / p99`]: `${ms(threaded.latency.p50)} / ${ms(threaded.latency.p99)} ms`,
   }
   const markdown =
     `${fmt(clients)} subscribers (the open-file hard limit here is ${fmt(fileLimit)} per process and cannot be raised: ${fmt(TARGET_SUBSCRIBERS)} need another machine or several explorer processes), ` +
@@ -80,7 +78,7 @@ export async function idleSubscribers(ctx: BenchContext): Promise<SectionResult>
       ['server threads', 'blocks/s', 'settlements/s', 'deliveries/s', 'expected/s', 'commit→delivery p50 ms', 'p99 ms', 'p999 ms', 'max ms', 'explorer µs per delivery', 'closes', 'load'],
       [
         ['1', ...blockCells(w), `${loadBefore} → ${loadBetween}`],
-        [String(THREADS), ...blockCells(threaded), `${loadBetween} → ${load1()}`],
+        [String(SERVER_THREADS), ...blockCells(threaded), `${loadBetween} → ${load1()}`],
       ],
     )
   return { markdown, headline }

@@ -38,6 +38,9 @@ export async function growChain(rpc: RpcChild, blocksPerSecond: number): Promise
   return (await rpcCall(rpc.ready.url, 'bench_grow', [blocksPerSecond])) as { head: number; at: number }
 }
 
+/** Server threads of the sections' second pass (SERVER_THREADS): this machine's cores, which the load generators share. */
+export const SERVER_THREADS = 2
+
 export function startExplorerChild(options: {
   dataDir: string
   rpcUrl: string
