@@ -93,33 +93,49 @@ const layoutOnDisk = () =>
   execFileSync(process.execPath, ['--import', 'tsx', 'bench/data/layout-process.ts', String(ctx.chain.shape.seed)], { encoding: 'utf8' }).trim()
 
 const results: { title: string; result: SectionResult }[] = []
+let failed = 0
 for (const name of chosen) {
   const section = SECTIONS[name]!
   ctx.log(`— ${section.title}`)
-  const result = await section.run(ctx)
+  // A section that fails is reported as such and the run goes on: a full run takes an hour and a half,
+  // and the report is rewritten after every section, so nothing measured before a failure is lost.
+  const result = await section.run(ctx).catch((error: unknown): SectionResult => {
+    failed++
+    const why = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    ctx.log(`  section ${name} failed: ${why}`)
+    return { markdown: `**This section failed** and measured nothing:\n\n\`\`\`\n${why}\n\`\`\``, headline: { [`section ${name}`]: '**failed** (see its section)' } }
+  })
   results.push({ title: section.title, result })
   for (const [what, figure] of Object.entries(result.headline)) ctx.log(`  ${what}: ${figure}`)
   if (!quick && layoutOnDisk() !== layout) throw new Error('the store layout in src/explorer/store changed during the run; figures would mix layouts: run again')
+  writeReport(results.length < chosen.length)
+}
+
+function writeReport(partial: boolean): void {
+  const minutes = (performance.now() - started) / 60_000
+  const report = [
+    `# Benchmark results${quick ? ' (quick run)' : ''}${partial ? ` (in progress: ${results.length} of ${chosen.length} sections)` : ''}`,
+    '',
+    `- Date: ${machine.date}`,
+    `- Command: \`${command}\` at commit ${machine.commit}${machine.uncommitted > 0 ? ` with ${machine.uncommitted} uncommitted changed files in src/ (other engineers' work in progress)` : ''}; store layout ${layout}`,
+    `- Machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGb} GB memory, Node ${machine.node}`,
+    `- Run time: ${fmt(minutes, 1)} min; 1-minute load average at the end: ${load1()} (other engineers share this machine; each section notes the load before → after it)`,
+    `- Data: synthetic chain seed ${ctx.chain.shape.seed}: ${ctx.chain.shape.tokens} tokens, ${fmt(ctx.chain.shape.payers)} payers, ${fmt(ctx.chain.shape.recipients)} recipients, ` +
+      `${ctx.chain.shape.acquirers} acquirers on ${ctx.chain.shape.acquirerShare * 100}% of settlements, 0–${ctx.chain.shape.maxPerBlock} settlements per block, written through \`commitBatch\``,
+    '',
+    '## Summary (targets from DESIGN.md)',
+    '',
+    ...(quick ? ['Quick run: a smoke test of the whole suite on a small store with sub-second load runs; its figures and verdicts are not measurements (see bench/RESULTS.md for a full run).', ''] : []),
+    ...results.flatMap(({ result }) => Object.entries(result.headline).map(([what, figure]) => `- ${what}: ${figure}`)),
+    '',
+    ...results.flatMap(({ title, result }) => [`## ${title}`, '', result.markdown, '']),
+  ].join('\n')
+  if (values.append) {
+    // Appended once, complete: an in-progress copy would be appended again by every section.
+    if (!partial) appendFileSync(out, `\n${report.replace(/^# /, '# Appended: ')}`)
+  } else writeFileSync(out, report)
 }
 
 const minutes = (performance.now() - started) / 60_000
-const report = [
-  `# Benchmark results${quick ? ' (quick run)' : ''}`,
-  '',
-  `- Date: ${machine.date}`,
-  `- Command: \`${command}\` at commit ${machine.commit}${machine.uncommitted > 0 ? ` with ${machine.uncommitted} uncommitted changed files in src/ (other engineers' work in progress)` : ''}; store layout ${layout}`,
-  `- Machine: ${machine.nproc} cores (${machine.cpu}), ${machine.memoryGb} GB memory, Node ${machine.node}`,
-  `- Run time: ${fmt(minutes, 1)} min; 1-minute load average at the end: ${load1()} (other engineers share this machine; each section notes the load before → after it)`,
-  `- Data: synthetic chain seed ${ctx.chain.shape.seed}: ${ctx.chain.shape.tokens} tokens, ${fmt(ctx.chain.shape.payers)} payers, ${fmt(ctx.chain.shape.recipients)} recipients, ` +
-    `${ctx.chain.shape.acquirers} acquirers on ${ctx.chain.shape.acquirerShare * 100}% of settlements, 0–${ctx.chain.shape.maxPerBlock} settlements per block, written through \`commitBatch\``,
-  '',
-  '## Summary (targets from DESIGN.md)',
-  '',
-  ...(quick ? ['Quick run: a smoke test of the whole suite on a small store with sub-second load runs; its figures and verdicts are not measurements (see bench/RESULTS.md for a full run).', ''] : []),
-  ...results.flatMap(({ result }) => Object.entries(result.headline).map(([what, figure]) => `- ${what}: ${figure}`)),
-  '',
-  ...results.flatMap(({ title, result }) => [`## ${title}`, '', result.markdown, '']),
-].join('\n')
-if (values.append) appendFileSync(out, `\n${report.replace(/^# /, '# Appended: ')}`)
-else writeFileSync(out, report)
-ctx.log(`wrote ${out} (${fmt(minutes, 1)} min)`)
+ctx.log(`wrote ${out} (${fmt(minutes, 1)} min${failed > 0 ? `; ${failed} section(s) failed` : ''})`)
+if (failed > 0) process.exitCode = 1
