@@ -8,6 +8,8 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { BENCH_DIR } from '../data/bench-store.js'
+import { BENCH_CONTRACT } from '../data/synthetic-chain.js'
+import { bundleExplorer, timeCompiledRestart } from '../explorer/compiled-explorer.js'
 import { fmt, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
 import { cpuSeconds, rssOfPid } from '../lib/proc.js'
@@ -77,16 +79,18 @@ export async function replica(ctx: BenchContext): Promise<SectionResult> {
       await second.stop()
     }
     const restartMs = performance.now() - restartStarted
+    // As production runs it (the image's `node dist/explorer.js`): tsx transpiles at every start.
+    const compiledMs = await timeCompiledRestart(await bundleExplorer(), dataDir, BENCH_CONTRACT, rpc.ready.url, '/ready', 1)
     const rate = rpc.ready.count / catchUpSeconds
 
     const headline = {
       [`replica from nothing to /ready, live chain of ${fmt(rpc.ready.count)} settlements`]: `${catchUpSeconds.toFixed(0)} s (${fmt(rate)} settlements/s), peak RSS ${fmt(peakRss / 1024 ** 2)} MB (anonymous ${fmt(peakAnon / 1024 ** 2)} MB)`,
-      'replica restart to /ready (target < 1 s)': `${fmt(restartMs)} ms (listening after ${fmt(listeningMs)} ms, tsx) — ${verdict(restartMs < 1000)}`,
+      'replica restart to /ready (target < 1 s)': `compiled: ${fmt(compiledMs)} ms — ${verdict(compiledMs < 1000)}; under tsx: ${fmt(restartMs)} ms (listening after ${fmt(listeningMs)} ms)`,
     }
     const markdown =
       `An empty explorer (its own process, QUERY_WORKERS=1, INDEX_WORKERS=1, fsync on) against the fake node holding the chain of ${fmt(rpc.ready.count)} settlements, ` +
       `which grows by ${LIVE_BLOCKS_PER_SECOND} blocks/s from the start; timed from spawning the process to the first \`GET /ready\` 200 (indexed within READY_MAX_LAG blocks of the moving head), ` +
-      'RSS read every second. Then the same directory is opened by a new process (started under tsx; the compiled restart is in the footprint section).\n\n' +
+      'RSS read every second. Then the same directory is opened by a new process, under tsx and then compiled (`npm run build`, plain `node`), each timed to `/ready` 200 with the chain still growing.\n\n' +
       table(
         ['what', 'figure'],
         [
@@ -94,8 +98,9 @@ export async function replica(ctx: BenchContext): Promise<SectionResult> {
           ['settlements/s over the catch-up (the chain at the start ÷ the time)', fmt(rate)],
           ['explorer CPU over the catch-up (all threads)', `${cpu.toFixed(1)} s = ${fmt((cpu / rpc.ready.count) * 1e6, 1)} µs per settlement`],
           ['explorer peak RSS: all / anonymous (heap and buffers; the rest are pages of the LMDB map)', `${fmt(peakRss / 1024 ** 2)} / ${fmt(peakAnon / 1024 ** 2)} MB`],
-          ['restart: spawn → listening', `${fmt(listeningMs)} ms`],
-          ['restart: spawn → /ready 200', `${fmt(restartMs)} ms`],
+          ['restart under tsx: spawn → listening', `${fmt(listeningMs)} ms`],
+          ['restart under tsx: spawn → /ready 200', `${fmt(restartMs)} ms`],
+          ['restart compiled: spawn → /ready 200', `${fmt(compiledMs)} ms`],
           ['load before → after', `${loadBefore} → ${load1()}`],
         ],
       )
