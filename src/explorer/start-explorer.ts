@@ -14,7 +14,7 @@ import { Metrics } from '../platform/observability/index.js'
 import { createQueryExecutor } from './query/index.js'
 import { claimIdentity, claimLayout } from './store/index.js'
 import { openStore, type Store } from './store/index.js'
-import { guardRoutes, loadConfigureApp, registerApi } from './api/index.js'
+import { guardRoutes, listenApp, loadConfigureApp, registerApi } from './api/index.js'
 import { perThreadOptions, ServerThreads } from './server-threads/index.js'
 
 export interface RunningExplorer {
@@ -76,7 +76,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     listener: threads ? threads.forward(api.listener) : api.listener,
   })
 
-  const listenSocket = await listen(app, options.host, options.port, threads !== undefined)
+  const listenSocket = await listenApp(app, options.host, options.port, threads !== undefined)
   const port = uWS.us_socket_local_port(listenSocket)
   try {
     await threads?.start(port)
@@ -108,20 +108,4 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
       await store.close()
     },
   }
-}
-
-/**
- * Listens on `port`. Server threads share it (SO_REUSEPORT), which this uWS build sets on a given port
- * but not on an ephemeral one: for port 0 with threads, a port is found first, then listened on again.
- */
-async function listen(app: uWS.TemplatedApp, host: string, port: number, shared: boolean): Promise<uWS.us_listen_socket> {
-  const on = (at: number) => new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(host, at, resolve))
-  const socket = await on(port)
-  if (!socket) throw new Error(`EXPLORER_PORT ${port} on ${host} is not available`)
-  if (port !== 0 || !shared) return socket
-  const found = uWS.us_socket_local_port(socket)
-  uWS.us_listen_socket_close(socket)
-  const again = await on(found)
-  if (!again) throw new Error(`port ${found} on ${host}, free a moment ago, is not available`)
-  return again
 }

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import uWS from 'uWebSockets.js'
 import packageJson from '../../../package.json' with { type: 'json' }
 import { createLogger, Metrics } from '../../platform/observability/index.js'
-import { guardRoutes, loadConfigureApp, registerApi, type Api } from '../api/index.js'
+import { guardRoutes, listenApp, loadConfigureApp, registerApi, type Api } from '../api/index.js'
 import { createQueryExecutor, storedEnd } from '../query/index.js'
 import { followWriteCounts, openStore } from '../store/index.js'
 import { SharedConnections } from '../../platform/limits/index.js'
@@ -54,13 +54,13 @@ port.on('message', (message: ToThread) => {
   } else if (message.type === 'stop') void stop()
 })
 
-const listenSocket = await new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(options.host, options.port, resolve))
-if (!listenSocket) throw new Error(`server thread ${data.thread} could not listen on ${options.host}:${options.port}`)
+// The main thread listens first: the port is known and shared.
+const listenSocket = await listenApp(app, options.host, options.port, true)
 send({ type: 'listening' })
 
 async function stop(): Promise<void> {
   stopped = true
-  uWS.us_listen_socket_close(listenSocket as uWS.us_listen_socket)
+  uWS.us_listen_socket_close(listenSocket)
   api.live.close()
   await executor.close()
   await store.close()

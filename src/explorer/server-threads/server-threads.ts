@@ -20,7 +20,6 @@ import type { FromThread, ServerThreadData, ToThread } from './thread-messages.j
 
 /** How often threads and the main thread exchange metrics and the main thread checks the indexer's status. */
 const EXCHANGE_MS = 250
-const REQUESTS = 'explorer_http_requests_total'
 /** uWS's idle timeout of kept-alive HTTP connections (10 s), and a margin. */
 const STOP_WAIT_MS = 12_000
 
@@ -118,8 +117,7 @@ export class ServerThreads {
           resolve(thread)
         } else if (message.type === 'metrics') {
           this.#snapshots.set(thread, message.snapshot)
-          const requests = Object.values(message.snapshot[REQUESTS] ?? {}).reduce((sum, n) => sum + n, 0)
-          this.#threadRequests(requests, { thread: String(data.thread) })
+          this.#threadRequests(this.#o.metrics.sumOf(message.snapshot, 'http_requests_total'), { thread: String(data.thread) })
         }
       })
     })

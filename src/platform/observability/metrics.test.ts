@@ -21,3 +21,13 @@ test('render adds merged snapshots to its own values, per label set, and shows l
   // Its own values are untouched by a render: a second one adds the snapshot once again, not twice.
   assert.ok(main.render().split('\n').includes('explorer_requests_total{route="/a"} 12'))
 })
+
+test('sumOf adds a metric of another registry over its label sets, by the name it was registered with', () => {
+  const main = new Metrics()
+  const other = new Metrics()
+  const count = other.counter('requests_total', 'requests')
+  count(7, { route: '/a' })
+  count(2, { route: '/b' })
+  assert.equal(main.sumOf(other.snapshot(), 'requests_total'), 9)
+  assert.equal(main.sumOf(other.snapshot(), 'absent_total'), 0)
+})

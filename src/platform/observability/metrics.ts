@@ -80,6 +80,11 @@ export class Metrics {
     return out
   }
 
+  /** A metric's values in `snapshot` (another registry's, with this one's prefix), summed over its label sets. */
+  sumOf(snapshot: MetricsSnapshot, name: string): number {
+    return Object.values(snapshot[`${this.#prefix}_${name}`] ?? {}).reduce((sum, n) => sum + n, 0)
+  }
+
   /** Adds other registries' values (server threads' snapshots) to this one's in `render`, summed per label set. */
   merge(snapshots: () => Iterable<MetricsSnapshot>): void {
     this.#merged = snapshots
