@@ -179,7 +179,14 @@ export async function startFakeRpc(options: FakeRpcOptions): Promise<FakeRpc> {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Request | Request[]
+      let body: Request | Request[]
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Request | Request[]
+      } catch (error) {
+        // Anything else on this port (a stray GET, a cut-off body) gets JSON-RPC's parse error; a throw here ended the node mid-run.
+        res.writeHead(400, { 'content-type': 'application/json' })
+        return res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `parse error: ${String(error)}` } }))
+      }
       const text = Array.isArray(body) ? `[${body.map(respond).join(',')}]` : respond(body)
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(text)

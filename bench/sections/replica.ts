@@ -14,17 +14,20 @@ import { fmt, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
 import { cpuSeconds, rssOfPid } from '../lib/proc.js'
 import type { BenchContext, SectionResult } from './context.js'
-import { growChain, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
+import { growChain, startExplorerChild, startRpc, type ExplorerChild, type RpcChild } from './services.js'
 
 /** About 40 settlements a second on the bench chain's shape: a busy contract, live. */
 const LIVE_BLOCKS_PER_SECOND = 2
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Polls `/ready` until 200; meanwhile `onTick` runs about once a second. */
-async function untilReady(explorer: ExplorerChild, onTick: () => void = () => {}): Promise<void> {
+/** Polls `/ready` until 200; meanwhile `onTick` runs about once a second. Fails if either process has ended: it would never come. */
+async function untilReady(explorer: ExplorerChild, rpc: RpcChild, onTick: () => void = () => {}): Promise<void> {
   let lastTick = 0
   for (;;) {
+    for (const [what, child] of [['the explorer', explorer], ['the fake node', rpc]] as const) {
+      if (child.process.exitCode !== null || child.process.signalCode !== null) throw new Error(`${what} ended (${child.process.exitCode ?? child.process.signalCode}) before /ready answered 200`)
+    }
     const response = await fetch(`${explorer.ready.url}/ready`).catch(() => undefined)
     if (response?.status === 200) return
     await response?.arrayBuffer()
@@ -53,7 +56,7 @@ export async function replica(ctx: BenchContext): Promise<SectionResult> {
     try {
       const pid = first.process.pid!
       let logged = performance.now()
-      await untilReady(first, () => {
+      await untilReady(first, rpc, () => {
         const memory = rssOfPid(pid)
         peakRss = Math.max(peakRss, memory.rss)
         peakAnon = Math.max(peakAnon, memory.anon)
@@ -74,7 +77,7 @@ export async function replica(ctx: BenchContext): Promise<SectionResult> {
     const second = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, pollIntervalMs: 200 })
     const listeningMs = performance.now() - restartStarted
     try {
-      await untilReady(second)
+      await untilReady(second, rpc)
     } finally {
       await second.stop()
     }
