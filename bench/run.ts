@@ -97,7 +97,7 @@ let failed = 0
 for (const name of chosen) {
   const section = SECTIONS[name]!
   ctx.log(`— ${section.title}`)
-  // A section that fails is reported as such and the run goes on: a full run takes an hour and a half,
+  // A section that fails is reported as such and the run goes on: a full run takes over an hour,
   // and the report is rewritten after every section, so nothing measured before a failure is lost.
   const result = await section.run(ctx).catch((error: unknown): SectionResult => {
     failed++
