@@ -219,28 +219,25 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
       } finally {
         await explorer.stop()
       }
+      /** The any-recipient workload again on an explorer configured by `env`, named `${name}, ${label}`. */
+      const anyRecipientOn = async (env: Record<string, string>, label: string, withGoal: boolean) => {
+        const explorer = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 1, env })
+        try {
+          const w = queryWorkloads(ctx, store).find((q) => q.goal?.key === 'different pages, any recipient')!
+          const goal = withGoal ? { ...w.goal!, key: `${w.goal!.key}, ${label}` } : undefined
+          const variant = { ...w, name: `${w.name}, ${label}`, goal }
+          ctx.log(`HTTP at ${fmt(store.count)} settlements: ${variant.name}`)
+          const m = await measureWorkload(ctx, explorer, store.count, variant)
+          measured.push(m)
+          if (goal) goalHeadlines(headline, goal, m)
+        } finally {
+          await explorer.stop()
+        }
+      }
       // The workload no cache answers, with every query in the pool: the server thread's real share.
-      const pooled = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 1, env: { QUERY_INLINE: 'none' } })
-      try {
-        const w = queryWorkloads(ctx, store).find((q) => q.goal?.key === 'different pages, any recipient')!
-        const inPool = { ...w, name: `${w.name}, QUERY_INLINE=none (${POOLED})`, goal: undefined }
-        ctx.log(`HTTP at ${fmt(store.count)} settlements: ${inPool.name}`)
-        measured.push(await measureWorkload(ctx, pooled, store.count, inPool))
-      } finally {
-        await pooled.stop()
-      }
+      await anyRecipientOn({ QUERY_INLINE: 'none' }, `QUERY_INLINE=none (${POOLED})`, false)
       // The same workload answered by two server threads on the one port: what the second core gives.
-      const threaded = await startExplorerChild({ dataDir: store.path, rpcUrl: rpc.ready.url, queryWorkers: 1, env: { SERVER_THREADS: String(SERVER_THREADS) } })
-      try {
-        const w = queryWorkloads(ctx, store).find((q) => q.goal?.key === 'different pages, any recipient')!
-        const onThreads = { ...w, name: `${w.name}, ${THREADED}`, goal: { ...w.goal!, key: `${w.goal!.key}, ${THREADED}` } }
-        ctx.log(`HTTP at ${fmt(store.count)} settlements: ${onThreads.name}`)
-        const m = await measureWorkload(ctx, threaded, store.count, onThreads)
-        measured.push(m)
-        goalHeadlines(headline, onThreads.goal, m)
-      } finally {
-        await threaded.stop()
-      }
+      await anyRecipientOn({ SERVER_THREADS: String(SERVER_THREADS) }, THREADED, true)
     } finally {
       await rpc.stop()
     }
