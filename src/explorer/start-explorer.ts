@@ -76,15 +76,25 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     listener: threads ? threads.forward(api.listener) : api.listener,
   })
 
-  const listenSocket = await listenApp(app, options.host, options.port, threads !== undefined)
-  const port = uWS.us_socket_local_port(listenSocket)
+  let listenSocket: uWS.us_listen_socket | undefined
+  const stop = async () => {
+    stopped = true
+    if (listenSocket) uWS.us_listen_socket_close(listenSocket)
+    await threads?.close()
+    api.live.close()
+    await indexer.stop()
+    await ranges?.close()
+    await executor.close()
+    await store.close()
+  }
+  let port: number
   try {
+    listenSocket = await listenApp(app, options.host, options.port, threads !== undefined)
+    port = uWS.us_socket_local_port(listenSocket)
     await threads?.start(port)
   } catch (error) {
-    uWS.us_listen_socket_close(listenSocket)
-    api.live.close()
-    await Promise.all([ranges?.close(), executor.close()])
-    await store.close()
+    // Nothing started is left running: the pools' threads, the store's handle, a listening socket.
+    await stop()
     throw error
   }
   indexer.start()
@@ -97,15 +107,6 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     store,
     indexer,
     metrics,
-    async stop() {
-      stopped = true
-      uWS.us_listen_socket_close(listenSocket)
-      await threads?.close()
-      api.live.close()
-      await indexer.stop()
-      await ranges?.close()
-      await executor.close()
-      await store.close()
-    },
+    stop,
   }
 }
