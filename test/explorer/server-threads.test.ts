@@ -23,15 +23,32 @@ const freshGet = (path: string) => freshGetUrl(`${explorer.url}${path}`)
 
 const positions = (events: Pick<Settlement, 'blockNumber' | 'logIndex'>[]) => events.map((e) => `${e.blockNumber}:${e.logIndex}`)
 
-/** The metrics, once every thread's report covers at least `requests` answers in total. */
 /** Requests answered on any route but `/metrics`, whose own scrapes (these polls among them) would make up the count. */
 const answeredIn = (samples: Map<string, number>) =>
   [...samples].filter(([name]) => name.startsWith('explorer_http_requests_total{') && !name.includes('route="/metrics"')).reduce((sum, [, n]) => sum + n, 0)
 
+const scrape = async () => checkPrometheusText(await freshGet('/metrics'), 'explorer', { processGauges: false })
+
+/** The metrics, once every thread's report covers at least `requests` answers in total. */
 async function metricsCovering(requests: number): Promise<Map<string, number>> {
   return waitFor(`metrics covering ${requests} answers`, async () => {
-    const samples = checkPrometheusText(await freshGet('/metrics'), 'explorer', { processGauges: false })
+    const samples = await scrape()
     return answeredIn(samples) >= requests ? samples : undefined
+  })
+}
+
+/**
+ * The metrics once they hold still: threads report every 250 ms, so a scrape right after other requests
+ * (the set-up's polls) may lack some of them, and a count taken from it would later grow by them.
+ */
+async function settledMetrics(): Promise<Map<string, number>> {
+  let last = await scrape()
+  return waitFor('metrics that hold still', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    const now = await scrape()
+    const still = answeredIn(now) === answeredIn(last)
+    last = now
+    return still ? now : undefined
   })
 }
 
@@ -51,7 +68,7 @@ after(async () => {
 describe(`SERVER_THREADS=${THREADS}`, () => {
   test('every thread answers every route the same, and the metrics count them all', async () => {
     const onChain = await settlementsOnChain(chain)
-    const before = checkPrometheusText(await freshGet('/metrics'), 'explorer', { processGauges: false })
+    const before = await settledMetrics()
     const answers = await Promise.all(Array.from({ length: 36 }, () => freshGet('/events?limit=100&order=asc')))
     for (const answer of answers) {
       assert.equal(answer.status, 200)
