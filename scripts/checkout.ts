@@ -14,7 +14,7 @@ import { webhookOptionsFromEnv } from '../src/config/index.js'
 import { startCheckout } from '../src/processor/checkout/index.js'
 import { startWebhookDelivery } from '../src/processor/webhooks/index.js'
 import { openDatabase } from '../src/processor/db/index.js'
-import { createLogger } from '../src/platform/observability/index.js'
+import { createLogger, serviceMetrics } from '../src/platform/observability/index.js'
 
 runCli(
   {
@@ -38,8 +38,10 @@ On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (D
     const log = createLogger(options.logLevel, { service: 'checkout' })
     const db = await openDatabase(databaseOptionsFromEnv(), log)
     try {
-      const checkout = await startCheckout(options, { db, log })
-      const webhooks = await startWebhookDelivery(webhookOptions, { db, log }).catch(async (error: unknown) => {
+      // One registry, so the replica's /metrics shows its webhook deliveries too.
+      const metrics = serviceMetrics('checkout')
+      const checkout = await startCheckout(options, { db, log, metrics })
+      const webhooks = await startWebhookDelivery(webhookOptions, { db, log, metrics }).catch(async (error: unknown) => {
         await checkout.stop()
         throw error
       })

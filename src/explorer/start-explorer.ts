@@ -14,7 +14,7 @@ import { Metrics } from '../platform/observability/index.js'
 import { createQueryExecutor } from './query/index.js'
 import { claimIdentity, claimLayout } from './store/index.js'
 import { openStore, type Store } from './store/index.js'
-import { guardRoutes, listenApp, loadConfigureApp, registerApi } from './api/index.js'
+import { guardRoutes, indexerReady, listenApp, loadConfigureApp, registerApi } from './api/index.js'
 import { perThreadOptions, ServerThreads } from './server-threads/index.js'
 
 export interface RunningExplorer {
@@ -74,6 +74,16 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     logger,
     metrics,
     listener: threads ? threads.forward(api.listener) : api.listener,
+  })
+  // Registered here, on the main thread only: the server threads' values are summed into this registry.
+  metrics.collected('ready', '1 while GET /ready answers 200: the indexer within READY_MAX_LAG blocks, its last step without error', () =>
+    indexerReady(indexer.status(), options.readyMaxLag) ? 1 : 0,
+  )
+  const storeStats = () => store.env.getStats() as { mapSize: number; lastPageNumber: number; pageSize: number }
+  metrics.collected('store_map_size_bytes', "The LMDB map's size: the most the store can hold", () => storeStats().mapSize)
+  metrics.collected('store_used_bytes', "Bytes of the LMDB map in use (its last page's end; freed pages inside are reused)", () => {
+    const { lastPageNumber, pageSize } = storeStats()
+    return (lastPageNumber + 1) * pageSize
   })
 
   let listenSocket: uWS.us_listen_socket | undefined

@@ -1,6 +1,7 @@
 /**
  * Checks a `/metrics` answer: Prometheus text format 0.0.4 (its content type; every sample a valid name,
- * optional labels and a number, announced by its `# HELP` and `# TYPE`), with the process gauges every
+ * optional labels and a number, announced by its `# HELP` and `# TYPE`, a histogram's `_bucket`, `_sum`
+ * and `_count` by its own), with the process gauges every
  * piece exports under its prefix (unless `processGauges` is false: an explorer started in-process
  * without the piece's services). Returns the samples by name (labels included) for further checks.
  */
@@ -26,8 +27,10 @@ export function checkPrometheusText(answer: { status: number; headers: Headers; 
     }
     const sample = SAMPLE.exec(line)
     assert.ok(sample, `not a Prometheus sample: ${JSON.stringify(line)}`)
-    const entry = announced.get(sample[1]!)
-    assert.ok(entry?.help && ['counter', 'gauge'].includes(entry.type ?? ''), `${sample[1]} has no # HELP and # TYPE before it`)
+    // A histogram's series are announced under its name without the suffix.
+    const base = /^(.+)_(bucket|sum|count)$/.exec(sample[1]!)?.[1]
+    const entry = base && announced.get(base)?.type === 'histogram' ? announced.get(base) : announced.get(sample[1]!)
+    assert.ok(entry?.help && ['counter', 'gauge', 'histogram'].includes(entry.type ?? ''), `${sample[1]} has no # HELP and # TYPE before it`)
     samples.set(sample[1]! + (sample[2] ?? ''), Number(sample[3]))
   }
   if (processGauges) for (const gauge of ['process_start_time_seconds', 'process_uptime_seconds', 'process_resident_memory_bytes', 'process_heap_used_bytes']) {

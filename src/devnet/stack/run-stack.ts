@@ -20,7 +20,7 @@ import { startDataService } from '../../processor/data-service/index.js'
 import { setUpDemoMerchant, startDemoStore } from '../demo-store/index.js'
 import { openDatabase } from '../../processor/db/index.js'
 import { startGateway } from '../../processor/gateway/index.js'
-import { createLogger } from '../../platform/observability/index.js'
+import { createLogger, serviceMetrics } from '../../platform/observability/index.js'
 import { startExplorer } from '../../explorer/index.js'
 import { startSubmitter } from '../../processor/submitter/index.js'
 import { startWidget } from '../../processor/widget/index.js'
@@ -77,10 +77,11 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   stops.push(ca.stop)
   console.log(`ca:           ${ca.url} (admin token in ${ca.adminTokenFile ?? 'CA_ADMIN_TOKEN'}; npm run admin -- create-merchant …)`)
 
-  const checkout = await startCheckout(checkoutOptionsFromEnv(processorEnv, deployment), { db, log })
+  const checkoutMetrics = serviceMetrics('checkout')
+  const checkout = await startCheckout(checkoutOptionsFromEnv(processorEnv, deployment), { db, log, metrics: checkoutMetrics })
   stops.push(checkout.stop)
   const webhookOptions = webhookOptionsFromEnv(processorEnv)
-  const webhooks = await startWebhookDelivery(webhookOptions, { db, log })
+  const webhooks = await startWebhookDelivery(webhookOptions, { db, log, metrics: checkoutMetrics })
   stops.push(webhooks.stop)
   console.log(`checkout:     ${checkout.url}/api/v1/charges (mutual TLS, client certificates from the CA) with webhook delivery`)
 

@@ -101,6 +101,7 @@ export class Indexer {
     this.#rpcErrors = options.metrics.counter('rpc_errors_total', 'Failed indexing steps (RPC or node errors)')
     options.metrics.collected('indexed_block', 'Last indexed block', () => this.indexedBlock())
     options.metrics.collected('chain_head_block', 'Chain head seen by the indexer', () => this.#chainHead ?? -1)
+    options.metrics.collected('indexer_lag_blocks', 'Confirmed blocks not yet indexed (-1 until the node answered once)', () => this.status().lag ?? -1)
   }
 
   start(): void {

@@ -6,7 +6,7 @@
  * path with another method a 405 with `Allow` (plain text unless the caller answers it).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Logger, Metrics } from '../observability/index.js'
+import { DURATION_BUCKETS_SECONDS, type Logger, type Metrics } from '../observability/index.js'
 import { listenNodeHttp, type ListeningServer } from './listen-node-http.js'
 
 export interface RouteRequest {
@@ -54,9 +54,14 @@ export function serveRoutes(params: ServeRoutesParams): Promise<ListeningServer>
   const { host, port, portSetting, routes, notFound, log, paths = 'resolved', headAsGet = true } = params
   const methodNotAllowed = params.methodNotAllowed ?? answerMethodNotAllowed
   const requests = params.metrics?.counter('http_requests_total', 'HTTP requests answered, by method and status')
+  const durations = params.metrics?.histogram('http_request_duration_seconds', 'Seconds from a request to its answer, by method', DURATION_BUCKETS_SECONDS)
   const server = createServer((req, res) => {
+    const started = performance.now()
     // On close: an event stream is counted when it ends, and a request the client gave up on too.
-    if (requests) res.once('close', () => requests(1, { method: req.method ?? '', status: String(res.statusCode) }))
+    if (requests) res.once('close', () => {
+      requests(1, { method: req.method ?? '', status: String(res.statusCode) })
+      durations!((performance.now() - started) / 1000, { method: req.method ?? '' })
+    })
     const path = paths === 'as-sent' ? pathAsSent(req) : resolvedPath(req)
     const matching = routes.filter((route) => route.path.test(path))
     const route = matching.find((r) => r.method === req.method || (headAsGet && r.method === 'GET' && req.method === 'HEAD'))

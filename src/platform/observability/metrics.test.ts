@@ -31,3 +31,26 @@ test('sumOf adds a metric of another registry over its label sets, by the name i
   assert.equal(main.sumOf(other.snapshot(), 'requests_total'), 9)
   assert.equal(main.sumOf(other.snapshot(), 'absent_total'), 0)
 })
+
+test('a histogram renders cumulative buckets up to +Inf, a sum and a count per label set, and merges like the rest', () => {
+  const main = new Metrics('piece')
+  const other = new Metrics('piece')
+  const observe = main.histogram('request_duration_seconds', 'durations', [0.1, 1])
+  const otherObserve = other.histogram('request_duration_seconds', 'durations', [0.1, 1])
+  observe(0.05, { route: '/a' })
+  observe(0.1, { route: '/a' })
+  observe(3, { route: '/a' })
+  otherObserve(0.5, { route: '/a' })
+  const snapshots = [other.snapshot()]
+  main.merge(() => snapshots)
+  const text = main.render()
+  assert.ok(text.includes('# TYPE piece_request_duration_seconds histogram\n'))
+  const lines = text.split('\n')
+  for (const line of [
+    'piece_request_duration_seconds_bucket{route="/a",le="0.1"} 2',
+    'piece_request_duration_seconds_bucket{route="/a",le="1"} 3',
+    'piece_request_duration_seconds_bucket{route="/a",le="+Inf"} 4',
+    'piece_request_duration_seconds_sum{route="/a"} 3.65',
+    'piece_request_duration_seconds_count{route="/a"} 4',
+  ]) assert.ok(lines.includes(line), `${line} in\n${text}`)
+})

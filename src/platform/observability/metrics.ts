@@ -1,14 +1,15 @@
 /**
- * A small Prometheus registry: counters and gauges with optional labels, rendered in the text
+ * A small Prometheus registry: counters, gauges and histograms with optional labels, rendered in the text
  * exposition format. Names carry the service's prefix (`explorer_` unless another is given) and base
- * units (seconds, bytes).
+ * units (seconds, bytes). A histogram's series (`_bucket` per bound, `_sum`, `_count`) are kept as
+ * values of its metric under those suffixed keys, so snapshots of server threads merge them like any other.
  */
 type Labels = Record<string, string>
 
 interface Metric {
   name: string
   help: string
-  type: 'counter' | 'gauge'
+  type: 'counter' | 'gauge' | 'histogram'
   values: Map<string, number>
   collect?: () => number
 }
@@ -32,6 +33,9 @@ function labelKeys(): (labels?: Labels) => string {
     return key
   }
 }
+
+/** Bounds for request durations in seconds: Prometheus' client defaults, which a p99 of 5 ms to 10 s falls within. */
+export const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const
 
 /** A registry's values at one moment, by metric name then rendered label set: what another thread sends to be merged. */
 export type MetricsSnapshot = Record<string, Record<string, number>>
@@ -64,6 +68,36 @@ export class Metrics {
     const metric = this.#metric(name, help, 'gauge')
     const labelKey = labelKeys()
     return (value: number, labels?: Labels) => void metric.values.set(labelKey(labels), value)
+  }
+
+  /**
+   * Observes values (seconds, bytes) into cumulative buckets with upper bounds `bounds` (ascending) and
+   * `+Inf`. Each label set's series keys are rendered once; an observation adds to its bucket and those above.
+   */
+  histogram(name: string, help: string, bounds: readonly number[]) {
+    const metric = this.#metric(name, help, 'histogram')
+    const seriesOf = new Map<string, string[]>()
+    const series = (labels: Labels = {}) => {
+      const id = Object.values(labels).join('\u0000')
+      let keys = seriesOf.get(id)
+      if (keys === undefined) {
+        keys = [...bounds.map(String), '+Inf'].map((le) => `_bucket${renderLabels({ ...labels, le })}`)
+        keys.push(`_sum${renderLabels(labels)}`, `_count${renderLabels(labels)}`)
+        for (const key of keys) metric.values.set(key, 0)
+        seriesOf.set(id, keys)
+      }
+      return keys
+    }
+    return (value: number, labels?: Labels) => {
+      const keys = series(labels)
+      let i = 0
+      while (i < bounds.length && value > bounds[i]!) i++
+      for (; i <= bounds.length; i++) metric.values.set(keys[i]!, metric.values.get(keys[i]!)! + 1)
+      const sum = keys[bounds.length + 1]!
+      metric.values.set(sum, metric.values.get(sum)! + value)
+      const count = keys[bounds.length + 2]!
+      metric.values.set(count, metric.values.get(count)! + 1)
+    }
   }
 
   /** A gauge read when scraped, for values another component already holds. */

@@ -24,6 +24,7 @@ import { refundService } from './api/refund-service.js'
 import { startReconciler } from '../reconciliation/index.js'
 import { loadTlsMaterial } from './tls/load-tls-material.js'
 import { watchRevocations } from './tls/watch-revocations.js'
+import { operatorGauges } from './operator-gauges.js'
 
 export interface RunningCheckout {
   /** `https://host:port` */
@@ -69,6 +70,8 @@ export async function startCheckout(options: CheckoutOptions, { db, log, metrics
     metrics.collected('reconciler_active', '1 while this replica holds the reconciler lock', () => (reconciler.role() === 'active' ? 1 : 0))
     metrics.collected('explorer_connected', "1 while the active reconciler follows the explorer's feed", () => (reconciler.connected() ? 1 : 0))
     metrics.collected('crl_number', 'The CRL loaded into the TLS context (0 before any)', () => revocations.crlNumber() ?? 0)
+    const gauges = operatorGauges({ db, metrics, log })
+    stops.push(() => gauges.stop())
     const app = buildCheckoutApp({
       tls,
       db,

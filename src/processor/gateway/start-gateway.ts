@@ -18,6 +18,7 @@ import { ConnectionRegistry } from './connection/connection-registry.js'
 import { registerSocket } from './connection/register-socket.js'
 import { followTransfers } from './explorer/follow-transfers.js'
 import type { GatewayContext } from './handlers/context.js'
+import { operatorGauges } from './health/operator-gauges.js'
 import { registerHealth } from './health/register-health.js'
 import { listenNotifications } from './pushes/listen-notifications.js'
 import { monitorRelayer } from './pushes/relayer-monitor.js'
@@ -44,7 +45,9 @@ export async function startGateway(options: GatewayOptions, { db, log, metrics =
   try {
     const relayer = await monitorRelayer({ sql: db.pool, refreshMs: options.relayerRefreshMs, staleMs: options.relayerStaleMs, log })
     stops.push(() => relayer.stop())
-    const ctx: GatewayContext = { chainId: options.chainId, contract: options.contract, chain, db, explorer, registry, relayer, limits, log }
+    const accepted = metrics.counter('submissions_accepted_total', 'Submissions queued for the submitter, by kind (payment, acquiring)')
+    const countAccepted = (kind: string) => accepted(1, { kind })
+    const ctx: GatewayContext = { chainId: options.chainId, contract: options.contract, chain, db, explorer, registry, relayer, limits, countAccepted, log }
     const listener = await listenNotifications(db, registry, relayer, chain, log)
     stops.push(() => listener.close())
     const transfers = followTransfers(explorer, registry, log)
@@ -55,6 +58,8 @@ export async function startGateway(options: GatewayOptions, { db, log, metrics =
     const app = uWS.App()
     registerSocket(app, ctx, { chainId: options.chainId, maxMessageBytes: limits.maxMessageBytes, maxSeparators: limits.maxSeparators }, limits)
     registerHealth(app, { relayer, connections: () => registry.all.size, db, metrics, log })
+    const gauges = operatorGauges({ relayer, db, metrics, log })
+    stops.push(() => gauges.stop())
     const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
       app.listen(options.host, options.port, (socket) =>
         socket ? resolve(socket) : reject(new ConfigError(`GATEWAY_PORT ${options.port} on ${options.host} is not available`)),

@@ -12,6 +12,7 @@ import type { WebhookOptions } from '../../config/index.js'
 import type { ProcessorServices } from '../db/index.js'
 import { claimDueWebhooks, recordWebhookAttempt, type AttemptOutcome, type ClaimedWebhook, type Verdict } from '../db/index.js'
 import { webhookChannel } from '../db/index.js'
+import { serviceMetrics } from '../../platform/observability/index.js'
 import { sealStoredWebhookSecrets, seedWebhookSecret, webhookSecretsChannel } from '../db/index.js'
 import { retryDelayMs } from './backoff.js'
 import { resolveWebhookSecretKey } from './local-secret-key.js'
@@ -30,8 +31,10 @@ const LEASE_MARGIN_MS = 30_000
 
 export type WebhookDeliveryServices = ProcessorServices
 
-export async function startWebhookDelivery(options: WebhookOptions, { db, log }: WebhookDeliveryServices): Promise<WebhookDelivery> {
+/** `metrics`: the checkout replica's registry, which its `/metrics` serves (without one the counts go nowhere). */
+export async function startWebhookDelivery(options: WebhookOptions, { db, log, metrics = serviceMetrics('checkout') }: WebhookDeliveryServices): Promise<WebhookDelivery> {
   log = log.child({ component: 'webhooks' })
+  const attempts = metrics.counter('webhook_attempts_total', 'Webhook delivery attempts, by outcome: delivered (a 2xx) or failed (anything else; retried)')
   const sealer = await openSecretBox(options)
   const sealed = await sealStoredWebhookSecrets(db, sealer)
   if (sealed > 0) log.info('webhook secrets stored in the clear are now encrypted', { count: sealed })
@@ -61,6 +64,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
       refuseInternal: !options.allowInternalTargets,
     })
     const verdict = judge(outcome, event.attempts + 1)
+    if (verdict.kind !== 'released') attempts(1, { outcome: verdict.kind === 'delivered' ? 'delivered' : 'failed' })
     const status = await recordWebhookAttempt(db.pool, event, outcome, verdict, breaker)
     const fields = { id: event.id, attempt: event.attempts + 1, statusCode: outcome.statusCode, error: outcome.error, durationMs: Math.round(outcome.durationMs) }
     if (status === 'failed') log.warn('webhook given up after its retry window', fields)

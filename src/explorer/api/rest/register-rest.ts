@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import type { ExplorerOptions } from '../../../config/index.js'
 import type { IndexerStatus } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
-import type { Metrics } from '../../../platform/observability/index.js'
+import { DURATION_BUCKETS_SECONDS, type Metrics } from '../../../platform/observability/index.js'
 import { indexedHead, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { badParam, checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
@@ -52,10 +52,12 @@ export const ENDPOINTS = [
 
 export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   const requests = ctx.metrics.counter('http_requests_total', 'HTTP requests answered, by route and status')
+  const durations = ctx.metrics.histogram('http_request_duration_seconds', 'Seconds from a request to its answer, by route', DURATION_BUCKETS_SECONDS)
   const { logger } = ctx
 
   /** A route whose answer is computed now; validation errors become problems. */
   const now = (route: string, allowed: readonly string[], handle: (req: HttpRequest) => Reply) => (res: HttpResponse, req: HttpRequest) => {
+    const started = performance.now()
     let r: Reply
     try {
       const search = req.getQuery()
@@ -66,6 +68,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
       r = errorReply(error, logger)
     }
     requests(1, { route, status: String(r.status) })
+    durations((performance.now() - started) / 1000, { route })
     reply(res, r)
   }
 
@@ -76,20 +79,22 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
    * each one created also pays a `name` definition).
    */
   const query = (route: string, parse: (req: HttpRequest, search: string | undefined) => QueryTask, notFound?: string, pages?: PageCache) => {
-    const count = (r: Reply) => {
+    const count = (r: Reply, started: number) => {
       requests(1, { route, status: String(r.status) })
+      durations((performance.now() - started) / 1000, { route })
       return r
     }
-    const answer = (task: QueryTask, key: string, readAt: number, body: Uint8Array | undefined) => {
+    const answer = (task: QueryTask, key: string, readAt: number, body: Uint8Array | undefined, started: number) => {
       if (pages && body && task.kind === 'events') pages.offer(key, task.query, body, readAt)
-      return count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body))
+      return count(body === undefined ? problemReply(404, notFound ?? 'not found') : json(body), started)
     }
     return (res: HttpResponse, req: HttpRequest) => {
+      const started = performance.now()
       // Read once: each read makes a new string from uWS's buffer.
       const search = req.getQuery()
       const key = search ?? ''
       const cached = pages?.get(key)
-      if (cached) return reply(res, count(json(cached)))
+      if (cached) return reply(res, count(json(cached), started))
       const readAt = pages?.version ?? 0
       let task: QueryTask
       let result: ReturnType<QueryExecutor['run']>
@@ -98,11 +103,11 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
         task = parse(req, search)
         result = (task.kind === 'events' ? ctx.views.page(task.query) : undefined) ?? ctx.executor.run(task)
       } catch (error) {
-        return reply(res, count(errorReply(error, logger)))
+        return reply(res, count(errorReply(error, logger), started))
       }
-      if (!(result instanceof Promise)) return reply(res, answer(task, key, readAt, result))
+      if (!(result instanceof Promise)) return reply(res, answer(task, key, readAt, result, started))
       const pending = result
-      replyLater(res, logger, async () => answer(task, key, readAt, await pending))
+      replyLater(res, logger, async () => answer(task, key, readAt, await pending, started))
     }
   }
 
@@ -191,9 +196,14 @@ function boundedWalk<F extends StatsFilter>(ctx: RestContext, f: F): F {
   )
 }
 
+/** What `/ready` answers 200 to (and the `explorer_ready` gauge shows): the indexer within `maxLag` confirmed blocks of the chain, its last step without error. */
+export function indexerReady(status: IndexerStatus, maxLag: number): boolean {
+  return status.lag !== undefined && status.lag <= maxLag && status.lastError === undefined
+}
+
 function ready(ctx: RestContext): Reply {
   const status = ctx.indexer.status()
-  const isReady = status.lag !== undefined && status.lag <= ctx.options.readyMaxLag && status.lastError === undefined
+  const isReady = indexerReady(status, ctx.options.readyMaxLag)
   const body = { status: isReady ? 'ready' : 'syncing', ...status, maxLag: ctx.options.readyMaxLag }
   return json(JSON.stringify(body), isReady ? 200 : 503)
 }

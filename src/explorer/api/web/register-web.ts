@@ -5,7 +5,7 @@
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import type { Logger } from '../../../platform/observability/index.js'
-import type { Metrics } from '../../../platform/observability/index.js'
+import { DURATION_BUCKETS_SECONDS, type Metrics } from '../../../platform/observability/index.js'
 import { problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { pageShell, PAGE_HEADERS } from './page-shell.js'
 import { prefersHtml } from './prefers-html.js'
@@ -50,14 +50,18 @@ function assetReply(asset: WebAsset, acceptEncoding: string, ifNoneMatch: string
 
 export function registerWeb(app: TemplatedApp, services: { logger: Logger; metrics: Metrics }): WebFront {
   const requests = services.metrics.counter('http_requests_total', 'HTTP requests answered, by route and status')
+  const durations = services.metrics.histogram('http_request_duration_seconds', 'Seconds from a request to its answer, by route', DURATION_BUCKETS_SECONDS)
   const { logger } = services
   // `pick` runs after an await, so callers read the request's headers first (uWS forbids it later).
-  const serve = (route: string, res: HttpResponse, pick: (page: LoadedPage) => Reply) =>
+  const serve = (route: string, res: HttpResponse, pick: (page: LoadedPage) => Reply) => {
+    const started = performance.now()
     replyLater(res, logger, async () => {
       const r = pick(await loadPage())
       requests(1, { route, status: String(r.status) })
+      durations((performance.now() - started) / 1000, { route })
       return r
     })
+  }
   app.get(`${ASSET_PREFIX}*`, (res, req) => {
     const name = req.getUrl().slice(ASSET_PREFIX.length)
     const acceptEncoding = req.getHeader('accept-encoding')

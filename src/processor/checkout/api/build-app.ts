@@ -12,7 +12,7 @@ import type { Server } from 'node:https'
 import type { TLSSocket } from 'node:tls'
 import type { Merchant } from '../../db/index.js'
 import type { Database } from '../../db/index.js'
-import type { Logger, Metrics } from '../../../platform/observability/index.js'
+import { DURATION_BUCKETS_SECONDS, type Logger, type Metrics } from '../../../platform/observability/index.js'
 import { metricsReply, ProblemError, readyReply, type ReadinessCheck, type Reply } from '../../../platform/http/index.js'
 import { problem } from '../../../wire/index.js'
 import { identifyMerchant } from '../tls/identify-merchant.js'
@@ -77,7 +77,11 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
   app.setNotFoundHandler((request, reply) => sendProblem(reply, problem(404, `no route ${request.method} ${request.url.split('?')[0]}`)))
   app.decorateRequest('merchant', undefined as unknown as Merchant)
   const requests = params.metrics.counter('http_requests_total', 'HTTP requests answered, by method and status')
-  app.addHook('onResponse', async (request, reply) => requests(1, { method: request.method, status: String(reply.statusCode) }))
+  const durations = params.metrics.histogram('http_request_duration_seconds', 'Seconds from a request to its answer, by method', DURATION_BUCKETS_SECONDS)
+  app.addHook('onResponse', async (request, reply) => {
+    requests(1, { method: request.method, status: String(reply.statusCode) })
+    durations(reply.elapsedTime / 1000, { method: request.method })
+  })
 
   app.get('/health', async (_request, reply) => {
     const { healthy, body } = params.health()

@@ -22,11 +22,13 @@ import type { BoundConnection, GatewayContext, Handler } from './context.js'
 
 export const acceptPayment: Handler<'SUBMIT_PAYMENT'> = async (ctx, conn, { payload, signedPayload }) => {
   const payloadId = await accept(ctx, conn, intentOfPayment(payload.transferRequest), signedPayload.transferRequest)
+  ctx.countAccepted('payment')
   return { type: 'SUBMIT_PAYMENT_ACK', requestId: payload.requestId, payloadId, status: 'ENQUEUING' } satisfies ServerMessage
 }
 
 export const acceptAcquiring: Handler<'SUBMIT_ACQUIRING'> = async (ctx, conn, { payload, signedPayload }) => {
   const payloadId = await accept(ctx, conn, intentOfAcquiring(payload.buyAcquiringPackRequest), signedPayload.buyAcquiringPackRequest)
+  ctx.countAccepted('acquiring')
   return { type: 'SUBMIT_ACQUIRING_ACK', requestId: payload.requestId, payloadId, status: 'ENQUEUING' } satisfies ServerMessage
 }
 

@@ -23,6 +23,8 @@ export interface GatewayContext {
   relayer: RelayerMonitor
   /** The queue caps among them bound what one permit owner can make the submitter re-check. */
   limits: GatewayLimits
+  /** Counts a submission queued (`gateway_submissions_accepted_total`), by its kind. */
+  countAccepted(kind: 'payment' | 'acquiring'): void
   log: Logger
 }
 
