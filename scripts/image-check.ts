@@ -191,7 +191,7 @@ function compose(): void {
   const project = `imagecheck${process.pid}`
   try {
     mkdirSync(join(dir, 'secrets'))
-    for (const secret of ['postgres_password', 'database_url', 'relayer_private_key', 'ca_admin_token', 'ca_cert.pem', 'ca_key.pem', 'checkout_cert.pem', 'checkout_key.pem', 'webhook_secret_key', 'webhook_encryption_key']) {
+    for (const secret of ['postgres_password', 'database_url', 'relayer_private_key', 'ca_admin_token', 'ca_cert.pem', 'ca_key.pem', 'checkout_cert.pem', 'checkout_key.pem', 'webhook_secret_key', 'webhook_encryption_key', 'prometheus_cert.pem', 'prometheus_key.pem', 'grafana_admin_password']) {
       writeFileSync(join(dir, 'secrets', secret), 'placeholder\n')
     }
     const env = { ...process.env, CHAIN_ID: '8453', RPC_URL: 'https://rpc.example.com', SETTLEMENT_CONTRACT: '0x' + '11'.repeat(20), GATEWAY_DOMAIN: 'pay.example.com', CHECKOUT_WIDGET_URL: 'https://checkout.example.com' }

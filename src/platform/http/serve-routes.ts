@@ -60,7 +60,8 @@ export function serveRoutes(params: ServeRoutesParams): Promise<ListeningServer>
     // On close: an event stream is counted when it ends, and a request the client gave up on too.
     if (requests) res.once('close', () => {
       requests(1, { method: req.method ?? '', status: String(res.statusCode) })
-      durations!((performance.now() - started) / 1000, { method: req.method ?? '' })
+      // An event stream's duration is its subscriber's stay, not a latency.
+      if (!String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) durations!((performance.now() - started) / 1000, { method: req.method ?? '' })
     })
     const path = paths === 'as-sent' ? pathAsSent(req) : resolvedPath(req)
     const matching = routes.filter((route) => route.path.test(path))
