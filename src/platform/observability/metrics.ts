@@ -12,6 +12,8 @@ interface Metric {
   type: 'counter' | 'gauge' | 'histogram'
   values: Map<string, number>
   collect?: () => number
+  /** Writes values kept elsewhere (a histogram's buckets) into `values` before they are read. */
+  flush?: () => void
 }
 
 function renderLabels(labels: Labels): string {
@@ -71,32 +73,37 @@ export class Metrics {
   }
 
   /**
-   * Observes values (seconds, bytes) into cumulative buckets with upper bounds `bounds` (ascending) and
-   * `+Inf`. Each label set's series keys are rendered once; an observation adds to its bucket and those above.
+   * Observes values (seconds, bytes) into buckets with upper bounds `bounds` (ascending) and `+Inf`. An
+   * observation adds to one bucket of a plain array (the hot path: every request); the cumulative series
+   * are written into the metric's values only when it is read.
    */
   histogram(name: string, help: string, bounds: readonly number[]) {
     const metric = this.#metric(name, help, 'histogram')
-    const seriesOf = new Map<string, string[]>()
-    const series = (labels: Labels = {}) => {
+    const sets = new Map<string, { keys: string[]; counts: number[]; sum: number }>()
+    const setOf = (labels: Labels = {}) => {
       const id = Object.values(labels).join('\u0000')
-      let keys = seriesOf.get(id)
-      if (keys === undefined) {
-        keys = [...bounds.map(String), '+Inf'].map((le) => `_bucket${renderLabels({ ...labels, le })}`)
+      let set = sets.get(id)
+      if (set === undefined) {
+        const keys = [...bounds.map(String), '+Inf'].map((le) => `_bucket${renderLabels({ ...labels, le })}`)
         keys.push(`_sum${renderLabels(labels)}`, `_count${renderLabels(labels)}`)
-        for (const key of keys) metric.values.set(key, 0)
-        seriesOf.set(id, keys)
+        sets.set(id, (set = { keys, counts: new Array<number>(bounds.length + 1).fill(0), sum: 0 }))
       }
-      return keys
+      return set
+    }
+    metric.flush = () => {
+      for (const { keys, counts, sum } of sets.values()) {
+        let cumulative = 0
+        counts.forEach((n, i) => metric.values.set(keys[i]!, (cumulative += n)))
+        metric.values.set(keys[counts.length]!, sum)
+        metric.values.set(keys[counts.length + 1]!, cumulative)
+      }
     }
     return (value: number, labels?: Labels) => {
-      const keys = series(labels)
+      const set = setOf(labels)
       let i = 0
       while (i < bounds.length && value > bounds[i]!) i++
-      for (; i <= bounds.length; i++) metric.values.set(keys[i]!, metric.values.get(keys[i]!)! + 1)
-      const sum = keys[bounds.length + 1]!
-      metric.values.set(sum, metric.values.get(sum)! + value)
-      const count = keys[bounds.length + 2]!
-      metric.values.set(count, metric.values.get(count)! + 1)
+      set.counts[i]!++
+      set.sum += value
     }
   }
 
@@ -108,6 +115,7 @@ export class Metrics {
   snapshot(): MetricsSnapshot {
     const out: MetricsSnapshot = {}
     for (const m of this.#metrics.values()) {
+      m.flush?.()
       const values: Record<string, number> = (out[m.name] = Object.fromEntries(m.values))
       if (m.collect) values[''] = m.collect()
     }
@@ -128,6 +136,7 @@ export class Metrics {
     const others = [...this.#merged()]
     let text = ''
     for (const m of this.#metrics.values()) {
+      m.flush?.()
       text += `# HELP ${m.name} ${m.help}\n# TYPE ${m.name} ${m.type}\n`
       const values = new Map<string, number>(m.collect ? [['', m.collect()]] : [])
       for (const [labels, value] of m.values) values.set(labels, value)
