@@ -13,8 +13,8 @@ const STATS_POLL_MS = 15_000
 const OVERDUE_GRACE_SECONDS = 60
 
 export function operatorGauges({ db, metrics, log }: { db: Database; metrics: Metrics; log: Logger }): { stop(): Promise<void> } {
-  const charges = metrics.gauge('charges', 'Charges by status')
-  const refunds = metrics.gauge('refunds', 'Refunds by status')
+  const charges = byStatus(metrics.gauge('charges', 'Charges by status'))
+  const refunds = byStatus(metrics.gauge('refunds', 'Refunds by status'))
   const overdue = metrics.gauge('charges_overdue', `Charges awaiting payment ${OVERDUE_GRACE_SECONDS} s past their deadline: not expired while the feed has not passed it`)
   const backlog = metrics.gauge('webhook_backlog_events', 'Webhook events neither delivered nor given up on')
   const retrying = metrics.gauge('webhook_retrying_events', 'Of the backlog, events whose last attempt failed')
@@ -26,8 +26,8 @@ export function operatorGauges({ db, metrics, log }: { db: Database; metrics: Me
     everyMs: STATS_POLL_MS,
     read: (sql) => readCheckoutStats(sql, OVERDUE_GRACE_SECONDS),
     onRead(stats) {
-      for (const [status, n] of Object.entries(stats.chargesByStatus)) charges(n, { status })
-      for (const [status, n] of Object.entries(stats.refundsByStatus)) refunds(n, { status })
+      charges(stats.chargesByStatus)
+      refunds(stats.refundsByStatus)
       overdue(stats.overdueCharges)
       backlog(stats.webhookBacklog)
       retrying(stats.webhookRetrying)
@@ -38,4 +38,13 @@ export function operatorGauges({ db, metrics, log }: { db: Database; metrics: Me
     metrics,
     log,
   })
+}
+
+/** Sets a gauge per status; a status counted before and absent now (none left) reads 0, not its last count. */
+function byStatus(gauge: (value: number, labels: { status: string }) => void): (counts: Record<string, number>) => void {
+  const seen = new Set<string>()
+  return (counts) => {
+    for (const status of Object.keys(counts)) seen.add(status)
+    for (const status of seen) gauge(counts[status] ?? 0, { status })
+  }
 }
