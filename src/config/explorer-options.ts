@@ -7,11 +7,14 @@ import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, oneOfSetting, stringSetting, type Env } from './parse-env.js'
+import { trustedProxiesSetting } from './trusted-proxies.js'
 
 export interface LiveLimits {
   maxConnections: number
   /** Live connections (WebSocket and SSE) one client address may hold. */
   maxConnectionsPerAddress: number
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[]
   maxSubscriptionsPerConnection: number
   maxMessageBytes: number
   /** A WebSocket or SSE subscriber whose unsent bytes pass this is disconnected. */
@@ -85,6 +88,7 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     live: {
       maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
       maxConnectionsPerAddress: intSetting(env, 'WS_MAX_CONNECTIONS_PER_IP', 256, 1),
+      trustedProxies: trustedProxiesSetting(env),
       maxSubscriptionsPerConnection,
       maxMessageBytes: intSetting(env, 'WS_MAX_MESSAGE_BYTES', 4096, 256, 1 << 20),
       maxBufferedBytes,

@@ -9,6 +9,7 @@ import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from '.
 import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
 import { chargeTtlSetting } from './checkout-options.js'
 import { publicUrlsFromEnv } from './public-urls.js'
+import { trustedProxiesSetting } from './trusted-proxies.js'
 
 export interface WidgetOptions extends ChainSettings {
   host: string
@@ -40,6 +41,8 @@ export interface PaymentLinkLimits {
   /** Charges one client address may create from links: a burst, then a rate per minute. */
   chargesPerMinutePerAddress: number
   chargeBurstPerAddress: number
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[]
   /** Charges of one link awaiting payment at once, whoever made them. */
   maxOpenChargesPerLink: number
 }
@@ -63,6 +66,7 @@ export function widgetOptionsFromEnv(env: Env = process.env, deployment?: Deploy
       chargeTtlSeconds: chargeTtlSetting(env),
       chargesPerMinutePerAddress: intSetting(env, 'PAYMENT_LINK_CHARGES_PER_MINUTE', 6, 1, 100_000),
       chargeBurstPerAddress: intSetting(env, 'PAYMENT_LINK_CHARGE_BURST', 5, 1, 100_000),
+      trustedProxies: trustedProxiesSetting(env),
       maxOpenChargesPerLink: intSetting(env, 'PAYMENT_LINK_MAX_OPEN_CHARGES', 100, 1, 1_000_000),
     },
     logLevel: logLevelSetting(env),

@@ -12,7 +12,7 @@ import type { PaymentLinkLimits } from '../../config/index.js'
 import type { DirectoryToken } from '../../chain/index.js'
 import { chargeFromPaymentLink, paymentLinkStatus, type ChargeTerms } from '../checkout/index.js'
 import { findMerchant, findPaymentLinkById, type Database, type PaymentLinkRow } from '../db/index.js'
-import { redirect, sendHtmlPage, type Route, type RouteRequest } from '../../platform/http/index.js'
+import { redirect, requestAddress, sendHtmlPage, type Route, type RouteRequest } from '../../platform/http/index.js'
 import { BucketsPerAddress } from '../../platform/limits/index.js'
 import { linkPage, missingLinkPage, type LinkPageNote } from './link-page.js'
 
@@ -48,7 +48,7 @@ export function linkRoutes({ db, terms, limits }: LinkRoutesContext): Route[] {
       path: new RegExp(`^/l/${LINK}/?$`),
       async handle(request) {
         const id = request.params[0]!
-        if (!perAddress.take(request.req.socket.remoteAddress ?? '', Date.now())) {
+        if (!perAddress.take(requestAddress(request.req, limits.trustedProxies), Date.now())) {
           const link = await findPaymentLinkById(db.pool, id)
           if (!link) return sendHtmlPage(request.res, 404, missingLinkPage(id))
           return show(request, link, 429, 'slow-down', { 'retry-after': String(perAddress.retryAfterSeconds()) })
