@@ -64,6 +64,16 @@ export interface ExplorerOptions extends ChainSettings {
   live: LiveLimits
   /** Where a new replica's store comes from when DATA_DIR holds none (explorer/snapshot). */
   snapshot?: SnapshotSource
+  /** What shared caches may keep of the REST answers (explorer/api/rest/http-cache.ts). */
+  httpCache: HttpCacheOptions
+}
+
+export interface HttpCacheOptions {
+  /** HTTP_MAX_AGE_SECONDS: answers that move with the head (about a block). */
+  maxAgeSeconds: number
+  /** HTTP_FINAL_MAX_AGE_SECONDS: answers about blocks HTTP_FINAL_DEPTH or more below the indexed head. */
+  finalMaxAgeSeconds: number
+  finalDepth: number
 }
 
 export interface SnapshotSource {
@@ -95,6 +105,11 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),
     snapshot: snapshotSetting(env),
+    httpCache: {
+      maxAgeSeconds: intSetting(env, 'HTTP_MAX_AGE_SECONDS', 1, 0, 3600),
+      finalMaxAgeSeconds: intSetting(env, 'HTTP_FINAL_MAX_AGE_SECONDS', 3600, 0, 31_536_000),
+      finalDepth: intSetting(env, 'HTTP_FINAL_DEPTH', 64, 1, 1_000_000),
+    },
     live: {
       maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
       maxConnectionsPerAddress: intSetting(env, 'WS_MAX_CONNECTIONS_PER_IP', 256, 1),

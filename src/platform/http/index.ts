@@ -3,6 +3,7 @@
  * servers a router, a capped body reader, listening, replies and server-sent events.
  */
 export * from './client-address.js'
+export * from './content-negotiation.js'
 export * from './event-stream.js'
 export * from './listen-node-http.js'
 export * from './operator-endpoints.js'
