@@ -94,6 +94,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
     chainId: settings.chainId,
     fees,
     nextNonce: Math.max(await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), (await highestRecordedNonce(db.pool, relayer)) + 1),
+    maxFeePerGas: settings.maxFeePerGas,
     log,
   })
   const sends = createSendQueue(broadcaster, () => ctx.doorbell.ring(), log)
