@@ -159,13 +159,16 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
         return { row, intent, verdict: await validateSubmission(validation, intent) }
       }),
     )
-    const ready: { row: SubmissionRow; intent: PaymentIntent; data: Hex }[] = []
+    const valid: { row: SubmissionRow; intent: PaymentIntent; data: Hex }[] = []
     for (const { row, intent, verdict } of checked) {
-      if (verdict.ok) ready.push({ row, intent, data: verdict.data })
+      if (verdict.ok) valid.push({ row, intent, data: verdict.data })
       else await refuseOrPutBack(row, verdict)
     }
+    // A gateway may have evicted a waiting future submission meanwhile: only those this step moved to
+    // PENDING (or found there) are signed.
+    const moved = new Set(await markPending(db.pool, valid.filter((r) => r.row.status === 'ENQUEUING').map((r) => r.row.payloadId)))
+    const ready = valid.filter((r) => r.row.status === 'PENDING' || moved.has(r.row.payloadId))
     if (ready.length === 0) return true
-    await markPending(db.pool, ready.filter((r) => r.row.status === 'ENQUEUING').map((r) => r.row.payloadId))
 
     const gas = await Promise.all(ready.map((r) => gasFor(r.intent, r.data)))
     // Nonces are taken in queue order, before any await, so recording and sending keep that order.
