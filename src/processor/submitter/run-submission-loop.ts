@@ -16,7 +16,8 @@
  * A submission that cannot be decided yet (permit nonce ahead, node not answering) is put back for a
  * wait that doubles each time, and fails after `maxDeferrals` waits in a row without the owner's token
  * nonce moving: permits signed for free cannot keep the submitter busy re-checking them, and fresh
- * submissions are taken before re-checks. A mined payment makes its owner's next ones due at once.
+ * submissions are taken before re-checks, executable ones before future ones (the gateway's class,
+ * submissions.ts). A mined payment makes its owner's next ones due at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFunctionData, type Hex, type PublicClient } from 'viem'
