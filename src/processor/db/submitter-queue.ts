@@ -129,7 +129,7 @@ export async function evictOldestFuture(sql: Sql, budget: number): Promise<strin
      LIMIT greatest(0, (SELECT count(*) FROM submissions WHERE future AND status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')) - $1)`,
     [budget],
   )
-  const reason = `evicted: ${budget} submissions that could not run yet (permit nonce ahead of the chain's, or more than the owner's balance covers) were waiting, and newer ones came; submit it again once it can run`
+  const reason = `evicted: ${budget} submissions that could not run yet (permit nonce ahead of the chain's, or more than the owner's balance covers) were waiting, and newer ones came; sign it again once it can run`
   return transition(sql, rows, ['ENQUEUING'], 'FAILURE', { category: 'EVICTED', reason })
 }
 
