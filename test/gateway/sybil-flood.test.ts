@@ -2,10 +2,11 @@
  * The submission queue under a sybil flood (issue 38, item 2), with the real gateway, a real submitter,
  * anvil and PostgreSQL. First the rules on a small scale: future submissions (not executable yet) have
  * budgets of their own, the oldest is evicted with a final FAILURE EVICTED its wallet is told of, and
- * executable payments never count them. Then the flood, with the default queue limits: 1,000 fresh wallets (no funds, keys that cost
- * nothing) each send 16 permits — nonces 0 to 15, one after the other as the nonce bound lets them in:
- * the first at the chain's nonce, the other 15 ahead of it; none can ever run. They come from 100
- * loopback addresses, 10 wallets each, so the per-address limits do not stop them (an attacker has many
+ * executable payments never count them; a mined payment promotes the owner's next one.
+ * Then the flood, with the default queue limits: 1,000 fresh wallets (no funds, keys that cost nothing)
+ * each send 16 permits — nonces 0 to 15, one after the other as the nonce bound lets them in: the first
+ * at the chain's nonce, the other 15 ahead of it; none can ever run. They come from 100 loopback
+ * addresses, 10 wallets each, so the per-address limits do not stop them (an attacker has many
  * addresses). The submitter is stopped during the flood, so the queue is as full as sybils who keep
  * refilling it keep it; it is started again before the real payment.
  * Must hold: a payment from a funded wallet is accepted and settles in its normal time (here: within
@@ -15,7 +16,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import type { Hex, LocalAccount } from 'viem'
+import type { LocalAccount } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { nativeAccount } from '../../src/chain/tx/native-signer.js'
@@ -27,6 +28,9 @@ import { signPayment } from '../../src/wire/sign-payment.js'
 import { waitFor } from '../helpers/explorer.js'
 import { connectGateway, pushes, type GatewayMessage, type GatewayTestClient } from '../helpers/gateway-client.js'
 import { startTestSubmitter } from '../helpers/processor.js'
+import { enqueueSubmission, type QueueLimits } from '../../src/processor/db/submissions.js'
+import { markSucceeded, waitingSubmissions } from '../../src/processor/db/submitter-queue.js'
+import { bindingDigest, intentOfPayment } from '../../src/wire/payment-request.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 const WALLETS = 1_000
@@ -117,6 +121,33 @@ test('future submissions have their own budgets: per owner refused, in all the o
   assert.deepEqual([asked.status, asked.failureCategory], ['FAILURE', 'EVICTED'])
   const { rows } = await f.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM submissions WHERE future AND status = 'ENQUEUING'`)
   assert.equal(rows[0]!.n, 3)
+})
+
+test('a mined payment makes the owner\'s future submission with the next permit nonce executable: taken before other future ones', async () => {
+  const token = f.tokens[0]!
+  // As a gateway saw them: the owner's nonce 0, nothing to pay with, so both permits are future.
+  const limits: QueueLimits = { chainNonce: 0n, balance: 0n, maxPerOwner: 16, maxTotal: 10_000, maxFuturePerOwner: 4, maxFuture: 1_024 }
+  const queue = async (account: LocalAccount, nonce: bigint) => {
+    const request = await f.signedPayment(account, { token, nonce })
+    const intent = intentOfPayment(request)
+    const digest = bindingDigest(intent, f.chainId, f.contract)
+    const { outcome, future } = await enqueueSubmission(f.db.pool, { intent, callerAddress: intent.owner, digest, request }, limits)
+    assert.deepEqual([outcome, future], ['enqueued', true])
+    return request.payloadId
+  }
+  const [owner, other] = [throwawayWallet(), throwawayWallet()]
+  const otherFuture = await queue(other, 0n)
+  const [first, second] = [await queue(owner, 0n), await queue(owner, 1n)]
+  // The first one is mined (its transaction recorded and sent by a submitter, here written directly).
+  await f.db.pool.query(`UPDATE submissions SET status = 'BROADCASTING' WHERE payload_id = $1`, [first])
+  await markSucceeded(f.db.pool, [{ payloadId: first, txHash: `0x${'ab'.repeat(32)}` }])
+  const { rows } = await f.db.pool.query<{ payloadId: string; future: boolean }>(
+    `SELECT payload_id AS "payloadId", future FROM submissions WHERE payload_id = ANY($1)`,
+    [[second, otherFuture]],
+  )
+  assert.deepEqual(Object.fromEntries(rows.map((r) => [r.payloadId, r.future])), { [second]: false, [otherFuture]: true })
+  const order = (await waitingSubmissions(f.db.pool, 1_000)).map((row) => row.payloadId)
+  assert.ok(order.indexOf(second) >= 0 && order.indexOf(second) < order.indexOf(otherFuture), 'the promoted one before the older future one')
 })
 
 test('1,000 fresh wallets with 16 permits each do not keep a real payment out: it settles in its normal time', async (t) => {
