@@ -31,10 +31,14 @@ export interface GatewayLimits {
   idleSeconds: number
   /** Subscribed, queried or subscribed-to domain separators per message. */
   maxSeparators: number
-  /** Submissions not yet final one permit owner may have queued (RATE_LIMIT_EXCEEDED past it). */
+  /** Submissions not yet final one permit owner may have queued, executable and future (RATE_LIMIT_EXCEEDED past it). */
   maxQueuedPerOwner: number
-  /** Submissions not yet final in the whole queue (RELAYER_UNAVAILABLE past it). */
+  /** Executable submissions not yet final in the whole queue (RELAYER_UNAVAILABLE past it). */
   maxQueued: number
+  /** Future submissions (not executable yet) not yet final one permit owner may have queued (RATE_LIMIT_EXCEEDED past it). */
+  maxFuturePerOwner: number
+  /** Future submissions not yet final in the whole queue; a new one past it evicts the oldest waiting ones. */
+  maxFuture: number
 }
 
 export interface GatewayOptions extends ChainSettings {
@@ -78,6 +82,8 @@ export function gatewayOptionsFromEnv(env: Env = process.env, deployment?: Deplo
       maxSeparators: intSetting(env, 'GATEWAY_MAX_SEPARATORS', 32, 1, 1000),
       maxQueuedPerOwner: intSetting(env, 'GATEWAY_MAX_QUEUED_PER_OWNER', 16, 1, 100_000),
       maxQueued: intSetting(env, 'GATEWAY_MAX_QUEUED_TOTAL', 10_000, 1, 10_000_000),
+      maxFuturePerOwner: intSetting(env, 'GATEWAY_MAX_FUTURE_PER_OWNER', 4, 0, 100_000),
+      maxFuture: intSetting(env, 'GATEWAY_MAX_FUTURE_TOTAL', 1_024, 1, 10_000_000),
     },
   }
 }
