@@ -46,7 +46,8 @@ export function liveStreams(limits: LiveStreamLimits, statuses: SharedStatus, me
         unfollow?.()
       })
       let stream: EventStream | undefined
-      const followed = await statuses.follow(id, read, (status) => (stream ??= openEventStream(res)).send('status', status))
+      // A client gone before its first status gets no stream (whose heartbeat would never be stopped).
+      const followed = await statuses.follow(id, read, (status) => !closed && (stream ??= openEventStream(res)).send('status', status))
       if (followed === 'unknown') return sendProblem(res, 404, `no ${id.startsWith('re_') ? 'refund' : 'charge'} ${id}`)
       if (followed === 'unreadable') return sendProblem(res, 503, 'the status cannot be read now; retry later', { 'retry-after': String(limits.retryAfterSeconds) })
       if (closed) followed()
