@@ -5,14 +5,18 @@
  * addresses meet a cap of 3,000 streams in the process and 80 per address. The extra ones get the
  * documented 429 / 503 problems with Retry-After and nothing else (no 500); a normal payer's page still
  * loads; the widget's memory stays bounded; and a status change watched by 3,000 streams costs one
- * database read (the widget's own `widget_live_status_reads_total`), every stream hearing it.
+ * database read (the widget's own `widget_live_status_reads_total`), every stream hearing it; so does a
+ * refund's change watched by 400 streams.
  */
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { request as httpRequest, type ClientRequest } from 'node:http'
 import { after, before, test } from 'node:test'
-import { transitionCharge } from '../../src/processor/db/charges.js'
+import { transitionCharge, type ChargeRow } from '../../src/processor/db/charges.js'
+import { insertRefund, transitionRefund } from '../../src/processor/db/refunds.js'
+import { issueEphemeralToken } from '../../src/processor/checkout/index.js'
+import { randomBytes16 } from '../../src/wire/order-reference.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { findFreePort } from '../../src/platform/net/index.js'
 import { waitFor } from '../helpers/explorer.js'
@@ -31,6 +35,7 @@ let db: Database
 let widget: ChildProcess
 let url: string
 let chargeId: string
+let charge: ChargeRow
 const streams: Stream[] = []
 
 interface Stream {
@@ -65,7 +70,7 @@ before(async () => {
   widget.stdout!.on('data', (chunk: Buffer) => (out += chunk))
   await waitFor('the widget to listen', () => out.includes('widget: '), 60_000)
   chargeId = `ch_${'c3'.repeat(12)}`
-  await storeCharge(db, chain, { id: chargeId, orderId: 'stream-1', merchantName: 'Stream Store' })
+  charge = await storeCharge(db, chain, { id: chargeId, orderId: 'stream-1', merchantName: 'Stream Store' })
 })
 after(async () => {
   for (const stream of streams) stream.request.destroy()
@@ -169,4 +174,26 @@ test('streams given back free their slots: a closed stream makes room for the ne
   const unknown = await openStream('127.0.10.3', `/s/ch_${'0'.repeat(24)}/events`)
   assert.equal(unknown.status, 404)
   assert.equal(JSON.parse(unknown.body).status, 404)
+})
+
+test('a refund\'s streams share its reads too: 400 streams, one read for a change', async () => {
+  const closing = streams.filter((stream) => stream.status === 200 && !stream.request.destroyed).slice(0, 500)
+  for (const stream of closing) stream.request.destroy()
+  await waitFor('room for the refund streams', async () => (await metrics()).get('widget_live_streams_open')! <= MAX_STREAMS - 400, 10_000)
+  const deadline = new Date(Date.now() + 600_000)
+  const issued = issueEphemeralToken(deadline)
+  const refund = await insertRefund(db.pool, {
+    id: `re_${'d4'.repeat(12)}`, chargeId, merchantId: charge.merchantId, amount: '1000000', reason: null, token: charge.token, currency: charge.currency,
+    payer: charge.beneficiary, recipient: `0x${'12'.repeat(20)}`, orderReference: randomBytes16(), acquirerId: charge.acquirerId, fees: '10', deadline,
+    createdAt: new Date(), ephemeralTokenHash: issued.hash, ephemeralTokenExpiresAt: issued.expiresAt,
+  })
+  const watching = await Promise.all(Array.from({ length: 400 }, (_, i) => openStream(`127.0.11.${(i % 10) + 1}`, `/r/${refund.id}/events`)))
+  streams.push(...watching)
+  assert.deepEqual([...new Set(watching.map((stream) => stream.status))], [200])
+  assert.ok(watching.every((stream) => stream.events[0]!.status === 'awaiting-signature'))
+  const readsBefore = (await metrics()).get('widget_live_status_reads_total')!
+  await transitionRefund(db.pool, refund.id, { to: 'canceled' })
+  await waitFor('every refund stream to hear the change', () => watching.every((stream) => stream.events.length === 2), 30_000)
+  assert.ok(watching.every((stream) => stream.events[1]!.status === 'canceled'))
+  assert.equal((await metrics()).get('widget_live_status_reads_total')! - readsBefore, 1)
 })
