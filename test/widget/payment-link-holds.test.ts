@@ -3,8 +3,9 @@
  * the checkout engine on mutual TLS, and the widget asking the node through a relay that counts its
  * calls; presses over real sockets from loopback addresses of their own): pressing Pay `maxUses` times
  * without paying fills the link only for PAYMENT_LINK_HOLD_SECONDS (answered 503 `busy` with the
- * Retry-After of the first hold's end, never `used-up`), a paid charge counts for good, and every cap
- * (the per-address bucket, the held-charge cap, a used-up link) answers before the node is asked anything.
+ * Retry-After of the first hold's end, never `used-up`), a paid charge counts for good, every cap (the
+ * per-address bucket, the held-charge cap, a used-up link) answers before the node is asked anything, and
+ * a payer whose hold ended while others used the link up gets no payment session (no sale past maxUses).
  */
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
@@ -126,4 +127,27 @@ test('every cap answers before the node is asked: the held-charge cap, a used-up
   await sleep(HOLD_SECONDS * 1000 + 300)
   assert.equal((await press(open.id)).status, 303)
   assert.ok(ethCalls >= 1, 'a charge that is made is priced on the node')
+})
+
+async function openSessionOf(pressed: { location?: string }): Promise<{ status: number; detail?: string }> {
+  const page = await fetch(`${widget.url}${pressed.location}`)
+  const token = /\?t=([A-Za-z0-9_-]+)/.exec(await page.text())?.[1]
+  assert.ok(token, `the payment page of ${pressed.location} shows a payment link`)
+  const session = await fetch(`${widget.url}${pressed.location}/api/session`, { headers: { authorization: `Bearer ${token}` } })
+  return { status: session.status, detail: ((await session.json()) as { detail?: string }).detail }
+}
+
+test('a payer whose hold ended gets a payment session while the link has room, and a 409 once others used it up', async () => {
+  const roomy = await createLink({ maxUses: 2 })
+  const early = await press(roomy.id)
+  const full = await createLink({ maxUses: 1 })
+  const late = await press(full.id)
+  await sleep(HOLD_SECONDS * 1000 + 300)
+  assert.equal((await openSessionOf(early)).status, 200, 'past its hold, with room left')
+  const other = await press(full.id)
+  assert.equal(other.status, 303, 'the hold ended: another payer gets the link')
+  const refused = await openSessionOf(late)
+  assert.equal(refused.status, 409)
+  assert.match(refused.detail!, /came from a payment link that others used up after its hold ended: it can no longer be paid/)
+  assert.equal((await openSessionOf(other)).status, 200, 'the payer holding it pays')
 })

@@ -96,3 +96,16 @@ export async function countPaymentLinkCharge(sql: Sql, id: string): Promise<numb
 export async function holdPaymentLinkCharge(sql: Sql, chargeId: string, seconds: number): Promise<void> {
   await sql.query(`UPDATE charges SET link_hold_until = now() + make_interval(secs => $2) WHERE id = $1`, [chargeId, seconds])
 }
+
+/**
+ * Whether a charge of a link may still be paid without selling past `maxUses`: it is held, or the link has
+ * room beside its paid and held charges. True for a charge not made from a link.
+ */
+export async function paymentLinkHasRoomFor(sql: Sql, chargeId: string): Promise<boolean> {
+  const { rows } = await sql.query<{ room: boolean }>(
+    `SELECT l."maxUses" IS NULL OR c.link_hold_until > now() OR l.uses < l."maxUses" AS room
+     FROM charges c CROSS JOIN LATERAL (SELECT ${columns} FROM payment_links l WHERE l.id = c.payment_link_id) l WHERE c.id = $1`,
+    [chargeId],
+  )
+  return rows[0]?.room ?? true
+}
