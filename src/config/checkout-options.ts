@@ -42,6 +42,13 @@ export interface CheckoutOptions extends ChainSettings {
   chargeTtlSeconds: number
   /** Blocks on top of a settlement's before its charge is settled. */
   confirmationBlocks: number
+  /**
+   * Blocks the chain must build on without a settlement, seen at both ends, before it counts as gone (a
+   * reorg): one answer of a lagging or erring node never takes a payment away.
+   */
+  removedAfterBlocks: number
+  /** Blocks a payment taken away stays watched for its return; its charge or refund does not expire meanwhile. */
+  restoreWatchBlocks: number
   /** Chain head polling (confirmations). */
   pollIntervalMs: number
   /** How often charges past their deadline are expired. */
@@ -64,6 +71,8 @@ export function checkoutOptionsFromEnv(env: Env = process.env, deployment?: Depl
     widgetBaseUrl: publicUrlsFromEnv(env).checkoutWidgetUrl,
     chargeTtlSeconds: chargeTtlSetting(env),
     confirmationBlocks: intSetting(env, 'CONFIRMATION_BLOCKS', 0, 0, 10_000),
+    removedAfterBlocks: intSetting(env, 'CHECKOUT_REMOVED_AFTER_BLOCKS', 3, 1, 10_000),
+    restoreWatchBlocks: intSetting(env, 'CHECKOUT_RESTORE_WATCH_BLOCKS', 64, 1, 100_000),
     pollIntervalMs: pollIntervalSetting(env, chain.chainId),
     expirySweepMs: intSetting(env, 'CHECKOUT_EXPIRY_SWEEP_MS', 1_000, 10, 3_600_000),
     standbyPollMs: intSetting(env, 'CHECKOUT_STANDBY_POLL_MS', 1_000, 10, 3_600_000),

@@ -6,12 +6,15 @@ import { availableParallelism } from 'node:os'
 import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
-import { intSetting, logLevelSetting, oneOfSetting, stringSetting, type Env } from './parse-env.js'
+import { intSetting, logLevelSetting, oneOfSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+import { trustedProxiesSetting } from './trusted-proxies.js'
 
 export interface LiveLimits {
   maxConnections: number
   /** Live connections (WebSocket and SSE) one client address may hold. */
   maxConnectionsPerAddress: number
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[]
   maxSubscriptionsPerConnection: number
   maxMessageBytes: number
   /** A WebSocket or SSE subscriber whose unsent bytes pass this is disconnected. */
@@ -59,6 +62,15 @@ export interface ExplorerOptions extends ChainSettings {
   indexWorkers: number
   logLevel: LogLevel
   live: LiveLimits
+  /** Where a new replica's store comes from when DATA_DIR holds none (explorer/snapshot). */
+  snapshot?: SnapshotSource
+}
+
+export interface SnapshotSource {
+  /** SNAPSHOT_FROM: a snapshot directory, or the http(s) URL of one. */
+  from: string
+  /** SNAPSHOT_TOKEN: sent as `Authorization: Bearer …` to a URL. */
+  token?: string
 }
 
 /** The local devnet's deployment fills in what the environment leaves out, on chain 31337 only. */
@@ -82,9 +94,11 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 250_000, 1),
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),
+    snapshot: snapshotSetting(env),
     live: {
       maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
       maxConnectionsPerAddress: intSetting(env, 'WS_MAX_CONNECTIONS_PER_IP', 256, 1),
+      trustedProxies: trustedProxiesSetting(env),
       maxSubscriptionsPerConnection,
       maxMessageBytes: intSetting(env, 'WS_MAX_MESSAGE_BYTES', 4096, 256, 1 << 20),
       maxBufferedBytes,
@@ -97,4 +111,11 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
       subscribeBurst: intSetting(env, 'WS_SUBSCRIBE_BURST', maxSubscriptionsPerConnection, 1, 10_000),
     },
   }
+}
+
+function snapshotSetting(env: Env): SnapshotSource | undefined {
+  const from = env.SNAPSHOT_FROM?.trim()
+  if (!from) return undefined
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) urlSetting(env, 'SNAPSHOT_FROM', undefined)
+  return { from, token: env.SNAPSHOT_TOKEN?.trim() || undefined }
 }

@@ -7,6 +7,7 @@ import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+import { trustedProxiesSetting } from './trusted-proxies.js'
 
 export interface GatewayLimits {
   /** Messages over this size are answered INVALID_FORMAT; frames over 16 times it are cut by uWS. */
@@ -22,6 +23,8 @@ export interface GatewayLimits {
   /** Connections held at once (HTTP 503 at the upgrade past it), and from one client address (429). */
   maxConnections: number
   maxConnectionsPerAddress: number
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[]
   /** A connection that has sent no valid signed message by then is closed (4002). */
   firstMessageSeconds: number
   /** A connection that has sent nothing for this long is closed (4003). */
@@ -69,6 +72,7 @@ export function gatewayOptionsFromEnv(env: Env = process.env, deployment?: Deplo
       abuseThreshold: intSetting(env, 'GATEWAY_ABUSE_THRESHOLD', 100, 1),
       maxConnections: intSetting(env, 'GATEWAY_MAX_CONNECTIONS', 20_000, 1),
       maxConnectionsPerAddress: intSetting(env, 'GATEWAY_MAX_CONNECTIONS_PER_IP', 256, 1),
+      trustedProxies: trustedProxiesSetting(env),
       firstMessageSeconds: intSetting(env, 'GATEWAY_FIRST_MESSAGE_SECONDS', 30, 1, 3600),
       idleSeconds: intSetting(env, 'GATEWAY_IDLE_SECONDS', 300, 1, 86_400),
       maxSeparators: intSetting(env, 'GATEWAY_MAX_SEPARATORS', 32, 1, 1000),

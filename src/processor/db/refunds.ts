@@ -170,10 +170,11 @@ export async function insertRefundPayment(sql: Sql, payment: NewRefundPayment): 
   return rows[0]
 }
 
-export async function markRefundPaymentRemoved(sql: Sql, txHash: Hex, logIndex: number): Promise<RefundPaymentRow | undefined> {
+/** As `markChargePaymentRemoved`, for a refund's settlement. */
+export async function markRefundPaymentRemoved(sql: Sql, txHash: Hex, logIndex: number, atBlock?: number): Promise<RefundPaymentRow | undefined> {
   const { rows } = await sql.query<RefundPaymentRow>(
-    `UPDATE refund_payments SET removed_at = now() WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${paymentColumns}`,
-    [txHash.toLowerCase(), logIndex],
+    `UPDATE refund_payments SET removed_at = now(), removed_at_block = $3 WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${paymentColumns}`,
+    [txHash.toLowerCase(), logIndex, atBlock ?? null],
   )
   return rows[0]
 }

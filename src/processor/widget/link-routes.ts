@@ -3,8 +3,8 @@
  * nothing, so a crawler, a link preview or a flood of loads costs a read; `POST /l/:id` (the page's "Pay"
  * button) makes the payer's own charge and answers 303 to its payment page. A charge costs a fee lookup
  * on the node and a row, so creation is bounded twice, both before the node is asked: per client address
- * (clientAddressOf) by a token bucket (PAYMENT_LINK_CHARGE_BURST, then PAYMENT_LINK_CHARGES_PER_MINUTE;
- * 429 with Retry-After), and per link by PAYMENT_LINK_MAX_OPEN_CHARGES held charges (503 with
+ * (requestAddress: behind TRUSTED_PROXIES the forwarded one, IPv6 by /64) by a token bucket
+ * (PAYMENT_LINK_CHARGE_BURST, then PAYMENT_LINK_CHARGES_PER_MINUTE; 429 with Retry-After), and per link by PAYMENT_LINK_MAX_OPEN_CHARGES held charges (503 with
  * Retry-After), which holds against many addresses too. An unpaid charge holds one of the link's uses for
  * PAYMENT_LINK_HOLD_SECONDS only (issue 38 item 6): while holds fill a link it answers 503 `busy`, never
  * `used-up`, and Retry-After says when the first hold ends.
@@ -14,9 +14,8 @@ import type { PaymentLinkLimits } from '../../config/index.js'
 import type { DirectoryToken } from '../../chain/index.js'
 import { chargeFromPaymentLink, linkRefusal, type ChargeTerms } from '../checkout/index.js'
 import { findMerchant, findPaymentLinkById, type Database, type PaymentLinkRow } from '../db/index.js'
-import { redirect, sendHtmlPage, type Route, type RouteRequest } from '../../platform/http/index.js'
+import { redirect, requestAddress, sendHtmlPage, type Route, type RouteRequest } from '../../platform/http/index.js'
 import { BucketsPerAddress } from '../../platform/limits/index.js'
-import { clientAddressOf } from './client-address.js'
 import { linkPage, missingLinkPage, type LinkPageNote } from './link-page.js'
 
 export interface LinkRoutesContext {
@@ -51,7 +50,7 @@ export function linkRoutes({ db, terms, limits }: LinkRoutesContext): Route[] {
       path: new RegExp(`^/l/${LINK}/?$`),
       async handle(request) {
         const id = request.params[0]!
-        if (!perAddress.take(clientAddressOf(request.req), Date.now())) {
+        if (!perAddress.take(requestAddress(request.req, limits.trustedProxies), Date.now())) {
           const link = await findPaymentLinkById(db.pool, id)
           if (!link) return sendHtmlPage(request.res, 404, missingLinkPage(id))
           return show(request, link, 429, 'slow-down', { 'retry-after': String(perAddress.retryAfterSeconds()) })

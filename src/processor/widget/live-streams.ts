@@ -1,16 +1,16 @@
 /**
  * The pages' live status streams (`/s/:id/events`, `/r/:id/events`) under caps (issue 38 item 4): at
- * most `maxStreams` open in the process and `maxStreamsPerAddress` per client address (clientAddressOf),
- * checked before anything is read; past them a problem, 503 or 429, with Retry-After. A slot is taken at
- * once, so streams still opening count, and given back when the client goes away. Statuses come from
- * one read per change shared by every stream of the id (shared-status.ts).
+ * most `maxStreams` open in the process and `maxStreamsPerAddress` per client address (requestAddress:
+ * behind TRUSTED_PROXIES the forwarded one, IPv6 by /64), checked before anything is read; past them a
+ * problem, 503 or 429, with Retry-After. A slot is taken at once, so streams still opening count, and
+ * given back when the client goes away. Statuses come from one read per change shared by every stream of
+ * the id (shared-status.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { openEventStream, sendProblem, type EventStream } from '../../platform/http/index.js'
+import { openEventStream, requestAddress, sendProblem, type EventStream } from '../../platform/http/index.js'
 import { ConnectionsPerAddress } from '../../platform/limits/index.js'
 import type { Metrics } from '../../platform/observability/index.js'
 import type { LiveStreamLimits } from '../../config/index.js'
-import { clientAddressOf } from './client-address.js'
 import type { SharedStatus, StatusRead } from './shared-status.js'
 
 export interface LiveStreams {
@@ -26,7 +26,7 @@ export function liveStreams(limits: LiveStreamLimits, statuses: SharedStatus, me
 
   return {
     async serve(req, res, id, read) {
-      const address = clientAddressOf(req)
+      const address = requestAddress(req, limits.trustedProxies)
       if (open >= limits.maxStreams) {
         refused(1, { cap: 'server' })
         return sendProblem(res, 503, `the widget holds ${limits.maxStreams} live status streams, its most; retry later`, { 'retry-after': String(limits.retryAfterSeconds) })
