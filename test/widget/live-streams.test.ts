@@ -6,7 +6,8 @@
  * documented 429 / 503 problems with Retry-After and nothing else (no 500); a normal payer's page still
  * loads; the widget's memory stays bounded; and a status change watched by 3,000 streams costs one
  * database read (the widget's own `widget_live_status_reads_total`), every stream hearing it; so does a
- * refund's change watched by 400 streams.
+ * refund's change watched by 400 streams. Behind a trusted proxy (TRUSTED_PROXIES) each forwarded client
+ * has its own per-address cap.
  */
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -30,6 +31,8 @@ const MAX_STREAMS = 3_000
 const PER_ADDRESS = 80
 const ADDRESSES = 50
 const ATTEMPTS_PER_ADDRESS = 100
+/** A reverse proxy in front of the widget, trusted to name its clients in X-Forwarded-For. */
+const PROXY = '127.0.12.1'
 let chain: LocalChain
 let db: Database
 let widget: ChildProcess
@@ -61,6 +64,7 @@ before(async () => {
       WIDGET_PORT: String(port),
       WIDGET_MAX_STREAMS: String(MAX_STREAMS),
       WIDGET_MAX_STREAMS_PER_ADDRESS: String(PER_ADDRESS),
+      TRUSTED_PROXIES: PROXY,
       LOG_LEVEL: 'error',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -83,9 +87,9 @@ after(async () => {
 })
 
 /** Opens `/s/<id>/events` on a connection of its own from `localAddress`; resolves once the answer's head (and, for a stream, its first event) is in. */
-function openStream(localAddress: string, path = `/s/${chargeId}/events`): Promise<Stream> {
+function openStream(localAddress: string, path = `/s/${chargeId}/events`, headers: Record<string, string> = {}): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${url}${path}`, { localAddress, agent: false }, (res) => {
+    const request = httpRequest(`${url}${path}`, { localAddress, agent: false, headers }, (res) => {
       const stream: Stream = { status: res.statusCode!, retryAfter: res.headers['retry-after'], contentType: res.headers['content-type'], events: [], body: '', request }
       let pending = ''
       res.setEncoding('utf8').on('data', (chunk: string) => {
@@ -196,4 +200,16 @@ test('a refund\'s streams share its reads too: 400 streams, one read for a chang
   await waitFor('every refund stream to hear the change', () => watching.every((stream) => stream.events.length === 2), 30_000)
   assert.ok(watching.every((stream) => stream.events[1]!.status === 'canceled'))
   assert.equal((await metrics()).get('widget_live_status_reads_total')! - readsBefore, 1)
+})
+
+test('behind a trusted proxy each forwarded client has its own cap', async () => {
+  await waitFor('room for a client behind the proxy', async () => (await metrics()).get('widget_live_streams_open')! <= MAX_STREAMS - PER_ADDRESS - 2, 10_000)
+  const via = (client: string) => openStream(PROXY, `/s/${chargeId}/events`, { 'x-forwarded-for': client })
+  const first = await Promise.all(Array.from({ length: PER_ADDRESS + 1 }, () => via('198.51.100.7')))
+  streams.push(...first)
+  assert.equal(first.filter((stream) => stream.status === 200).length, PER_ADDRESS)
+  assert.equal(first.filter((stream) => stream.status === 429).length, 1)
+  const other = await via('198.51.100.8')
+  streams.push(other)
+  assert.equal(other.status, 200, 'another client behind the same proxy is not held back')
 })
