@@ -7,7 +7,7 @@ export { startCheckout, type CheckoutServices, type RunningCheckout } from './st
 export { hashEphemeralToken, issueEphemeralToken, EPHEMERAL_TOKEN_TTL_MS } from './api/ephemeral-token.js'
 export * from './api/charge-terms.js'
 export { checkoutOpenApi } from './api/openapi.js'
-export { chargeFromPaymentLink, type LinkChargeOutcome, type LinkChargeSettings } from './api/payment-link-charges.js'
+export { chargeFromPaymentLink, linkRefusal, type LinkChargeOutcome, type LinkChargeSettings, type LinkRefusal } from './api/payment-link-charges.js'
 export { paymentLinkStatus, type PaymentLinkStatus } from './api/payment-link-json.js'
 // The request and answer shapes of the merchant API, for its typed client (processor/merchant-client).
 export type { CreateChargeRequest } from './api/charge-service.js'

@@ -30,7 +30,7 @@ const REFUND_FILTERS: Record<string, string> = {
 
 const LINK_STATUSES: Record<PaymentLinkStatus, string> = {
   active: 'a payer can make a charge from it',
-  'used-up': '`uses` reached `maxUses`; active again if one of its charges expires or is canceled',
+  'used-up': '`uses` reached `maxUses`; active again when a hold ends or one of its charges expires or is canceled',
   expired: '`expiresAt` passed',
   deactivated: 'the merchant deactivated it',
 }
@@ -41,7 +41,7 @@ export function paymentLinkPaths() {
     '/api/v1/payment-links': {
       post: operation(
         'Create a payment link',
-        'A reusable public page (`url`, on the checkout widget) asking for `amount` of `token` to `beneficiary`, checked and priced as a charge would be. Loading the page creates nothing; each press of its "Pay" button makes the payer an ordinary charge (order id `<link id>.<n>`, `paymentLinkId` set, fees quoted then), reconciled and reported by webhooks like any other. `uses` counts its charges awaiting payment, confirming or paid: the link takes no new charge once `uses` reaches `maxUses`, after `expiresAt`, or once deactivated. Presses are limited per client address and open charges per link (widget settings `PAYMENT_LINK_*`).',
+        'A reusable public page (`url`, on the checkout widget) asking for `amount` of `token` to `beneficiary`, checked and priced as a charge would be. Loading the page creates nothing; each press of its "Pay" button makes the payer an ordinary charge (order id `<link id>.<n>`, `paymentLinkId` set, fees quoted then), reconciled and reported by webhooks like any other. `uses` counts its paid charges (confirming, settled, refunded) and those awaiting payment within their hold (`PAYMENT_LINK_HOLD_SECONDS` after the press): the link takes no new charge while `uses` is `maxUses`, after `expiresAt`, or once deactivated. Presses are limited per client address and held charges per link (widget settings `PAYMENT_LINK_*`).',
         { requestBody: { required: true, content: json(createPaymentLinkSchema.body) } },
         {
           '201': {
@@ -133,7 +133,7 @@ export function paymentLinkSchemas() {
         description: { type: 'string', description: 'shown to payers on the page' },
         maxUses: nullable({ type: 'integer', minimum: 1 }),
         expiresAt: nullable(TIME),
-        uses: { ...COUNT, description: 'its charges awaiting payment, confirming or paid' },
+        uses: { ...COUNT, description: 'its charges paid (confirming, settled, refunded) or awaiting payment within their hold' },
         chargesCreated: { ...COUNT, description: 'every charge made from it, whatever became of it' },
         createdAt: TIME,
         deactivatedAt: nullable(TIME),
