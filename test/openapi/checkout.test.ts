@@ -245,6 +245,7 @@ describe('refunds', () => {
   const refunds = '/api/v1/charges/{id}/refunds'
   const oneRefund = '/api/v1/refunds/{refundId}'
   const cancelRefund = '/api/v1/refunds/{refundId}/cancel'
+  const allRefunds = '/api/v1/refunds'
   const unknownRefund = `re_${'0'.repeat(24)}`
 
   test('created, replayed, listed, read, canceled, and refused', async () => {
@@ -266,6 +267,9 @@ describe('refunds', () => {
     await check(400, 'GET', refunds, `${charges}/x/refunds`)
     await check(404, 'GET', refunds, `${charges}/${unknownCharge}/refunds`)
     await check(200, 'GET', oneRefund, `/api/v1/refunds/${created.id}`)
+    const page = await check(200, 'GET', allRefunds, `${allRefunds}?limit=1&refundStatus=awaiting-signature&chargeId=${charge.id}`)
+    assert.deepEqual((page.body as { refunds: { id: string }[] }).refunds.map((r) => r.id), [created.id])
+    for (const query of ['refundStatus=paid', 'status=settled', 'cursor=abc', 'limit=0', 'from=2026-02-30']) await check(400, 'GET', allRefunds, `${allRefunds}?${query}`)
     await check(400, 'GET', oneRefund, '/api/v1/refunds/x')
     await check(404, 'GET', oneRefund, `/api/v1/refunds/${unknownRefund}`)
     await check(400, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`, { body: { now: 1 } })
@@ -274,7 +278,7 @@ describe('refunds', () => {
     await check(200, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`)
     await check(409, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`)
     await check(404, 'POST', cancelRefund, `/api/v1/refunds/${unknownRefund}/cancel`)
-    for (const [method, template, url] of [['POST', refunds, path], ['GET', refunds, path], ['GET', oneRefund, `/api/v1/refunds/${created.id}`], ['POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`]] as const) {
+    for (const [method, template, url] of [['POST', refunds, path], ['GET', refunds, path], ['GET', oneRefund, `/api/v1/refunds/${created.id}`], ['GET', allRefunds, allRefunds], ['POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`]] as const) {
       await check(401, method, template, url, method === 'POST' && template === refunds ? { body: { amount: '1' } } : {}, stranger)
     }
     const node = await startRpcProxy(f.chain.rpcUrl)
@@ -303,7 +307,7 @@ describe('the rest', () => {
   })
 
   test('an unknown route or method is the documented 404', async () => {
-    const missing = await f.request(merchant.credentials, 'GET', '/api/v1/refunds')
+    const missing = await f.request(merchant.credentials, 'GET', '/api/v1/nothing')
     assert.equal(missing.status, 404)
     openApi.checkSchema('#/components/responses/NotFound/content/application~1problem+json/schema', missing.body)
     openApi.check('DELETE', charges, await f.request(merchant.credentials, 'DELETE', charges))

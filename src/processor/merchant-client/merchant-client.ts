@@ -7,7 +7,7 @@
  */
 import type { Response } from 'undici'
 import type { ChargeJson, PaymentJson, RefundJson } from '../charges/index.js'
-import type { ChargeFilterQuery, CreateChargeRequest, CreatePaymentLinkRequest, CreateRefundRequest, PaymentLinkJson, RefundReportQuery } from '../checkout/index.js'
+import type { ChargeFilterQuery, CreateChargeRequest, CreatePaymentLinkRequest, CreateRefundRequest, PaymentLinkJson, RefundFilterQuery } from '../checkout/index.js'
 import { readCredentialFiles, type ClientCredentials } from './credentials.js'
 import { MerchantNetworkError } from './errors.js'
 import { clientError, createTransport, type Query, type RequestInit, type Transport } from './transport.js'
@@ -121,7 +121,7 @@ export class MerchantClient {
     return this.#download('/api/v1/reports/charges.csv', { ...filter })
   }
 
-  downloadRefundsReport(filter: RefundReportQuery = {}): AsyncGenerator<Uint8Array> {
+  downloadRefundsReport(filter: RefundFilterQuery = {}): AsyncGenerator<Uint8Array> {
     return this.#download('/api/v1/reports/refunds.csv', { ...filter })
   }
 
