@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { Hex } from 'viem'
+import { MerchantClient } from '../../src/processor/merchant-client/index.js'
 import { insertCharge } from '../../src/processor/db/charges.js'
 import { insertRefund } from '../../src/processor/db/refunds.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
@@ -115,6 +116,20 @@ describe('GET /api/v1/refunds', () => {
     await agree(`from=2026-03-01T00:01:40Z&to=2026-03-01T00:02:30Z&chargeId=${paid.id}`, (r) => inRange(r) && r.chargeId === paid.id, 25)
     await agree('from=2026-03-02', (r) => viaApi.some((made) => made.id === r.id), 2)
     await agree('to=2026-03-01', () => false, 0)
+  })
+
+  test('the typed client pages through them as the API does', async () => {
+    const client = new MerchantClient({ baseUrl: f.checkout.url, credentials: { ...merchant.credentials, ca: f.checkout.caCertificatePem }, servername: 'localhost' })
+    try {
+      const seen: string[] = []
+      for await (const refund of client.allRefunds({ chargeId: second.id, limit: 40 })) seen.push(refund.id)
+      assert.deepEqual(seen, (await allPages(`chargeId=${second.id}`, 100)).map((r) => r.id))
+      const page = await client.listMerchantRefunds({ refundStatus: 'canceled' })
+      assert.deepEqual(page, { refunds: [await client.getRefund(viaApi[1].id)], nextCursor: null })
+      await assert.rejects(client.listMerchantRefunds({ limit: 0 }), (error: any) => error.status === 400 && error.problem.param === 'limit')
+    } finally {
+      await client.close()
+    }
   })
 
   test('bad filters and cursors are problems naming the parameter', async () => {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { deriveMerchantSecret, merchantWebhookSecrets, rotateWebhookSecret, startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { MAX_WEBHOOK_URL_LENGTH, parseWebhookUrl } from '../../src/processor/webhooks/index.js'
+import { MerchantClient } from '../../src/processor/merchant-client/index.js'
 import { waitFor } from '../helpers/explorer.js'
 import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 import { delivered, log, startReceiver, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, type ReceivedWebhook, type Receiver } from './webhooks-fixture.js'
@@ -178,6 +179,21 @@ describe('rotating the secret', () => {
       assert.deepEqual([verifiesWith(printed, received), verifiesWith(own, received)], [true, true], 'the secret the admin command prints, and the merchant’s own until the overlap ends')
       assert.deepEqual((await merchantWebhookSecrets(f.db.pool, testSealer, who.id)).map((s) => s.secret), [printed, own])
       assert.equal((await endpoint(who)).body.secrets.length, 2)
+    }
+  })
+
+  test('the typed client reads, changes and rotates', async () => {
+    const client = new MerchantClient({ baseUrl: f.checkout.url, credentials: { ...other.credentials, ca: f.checkout.caCertificatePem }, servername: 'localhost' })
+    try {
+      assert.deepEqual(await client.getWebhookEndpoint(), (await endpoint(other)).body)
+      await assert.rejects(client.setWebhookUrl('gopher://shop.example'), (error: any) => error.status === 400 && error.problem.param === 'webhookUrl')
+      assert.equal((await client.setWebhookUrl(otherReceiver.url)).webhookUrl, otherReceiver.url)
+      const rotation = await client.rotateWebhookSecret({ overlapHours: 0 })
+      const received = await nextDelivery(other, otherReceiver)
+      assert.deepEqual([verifiesWith(rotation.secret, received), verifiesWith(otherNewSecret, received)], [true, false])
+      assert.equal((await client.getWebhookEndpoint()).secrets.length, 1)
+    } finally {
+      await client.close()
     }
   })
 

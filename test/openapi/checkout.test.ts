@@ -15,6 +15,8 @@ import { waitFor } from '../helpers/explorer.js'
 import { nextOrderId, startCheckoutFixture, type CheckoutFixture, type Credentials, type TestMerchant } from '../checkout/checkout-fixture.js'
 import { startRpcProxy } from '../helpers/rpc-proxy.js'
 import { openApiChecker, type Answer, type OpenApiChecker } from './openapi-checker.js'
+import { generateWebhookSecret, seedWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { TEST_ENCRYPTION_KEY, testSealer } from '../checkout/webhooks-fixture.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -23,7 +25,7 @@ let openApi: OpenApiChecker
 let stranger: Credentials
 
 before(async () => {
-  f = await startCheckoutFixture()
+  f = await startCheckoutFixture({ WEBHOOK_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY })
   merchant = await f.createMerchant()
   const served = await f.request(merchant.credentials, 'GET', '/openapi.json')
   assert.equal(served.status, 200)
@@ -292,6 +294,31 @@ describe('refunds', () => {
       await engine.stop()
       await node.stop()
     }
+  })
+})
+
+describe('webhook endpoint', () => {
+  const endpoint = '/api/v1/webhook-endpoint'
+  const rotate = '/api/v1/webhook-endpoint/rotate-secret'
+
+  test('read, changed, rotated, and refused', async () => {
+    await check(503, 'POST', rotate, rotate)
+    await seedWebhookSecret(f.db, generateWebhookSecret(), testSealer)
+    await check(200, 'GET', endpoint, endpoint)
+    await check(200, 'PUT', endpoint, endpoint, { body: { webhookUrl: 'https://shop.example/hooks' } })
+    for (const body of [{ webhookUrl: 'ftp://shop.example' }, {}, { webhookUrl: 'https://shop.example', x: 1 }]) await check(400, 'PUT', endpoint, endpoint, { body })
+    await check(413, 'PUT', endpoint, endpoint, { body: { webhookUrl: big } })
+    await check(415, 'PUT', endpoint, endpoint, { body: 'webhookUrl=x', headers: { 'content-type': 'text/plain' } })
+    await check(201, 'POST', rotate, rotate)
+    await check(201, 'POST', rotate, rotate, { body: { overlapHours: 1 } })
+    await check(409, 'POST', rotate, rotate, { body: { overlapHours: 2 } })
+    await check(201, 'POST', rotate, rotate, { body: { overlapHours: 0 } })
+    for (const body of [{ overlapHours: -1 }, { overlapHours: '1' }, { now: 1 }]) await check(400, 'POST', rotate, rotate, { body })
+    await check(413, 'POST', rotate, rotate, { body: { x: big } })
+    await check(415, 'POST', rotate, rotate, { body: 'x', headers: { 'content-type': 'text/plain' } })
+    await check(401, 'GET', endpoint, endpoint, {}, stranger)
+    await check(401, 'PUT', endpoint, endpoint, { body: { webhookUrl: 'https://shop.example/hooks' } }, stranger)
+    await check(401, 'POST', rotate, rotate, {}, stranger)
   })
 })
 
