@@ -197,6 +197,28 @@ describe('rotating the secret', () => {
     }
   })
 
+  test('rotations are limited per merchant and replica: past the limit a 429 with Retry-After, and nothing changes', async () => {
+    const engine = await f.startCheckout({ WEBHOOK_ROTATIONS_PER_HOUR: '2' })
+    try {
+      const third = await f.createMerchant()
+      const asThird = (body?: unknown) => f.request(third.credentials, 'POST', '/api/v1/webhook-endpoint/rotate-secret', body === undefined ? {} : { body }, engine)
+      assert.equal((await asThird({ overlapHours: 0 })).status, 201)
+      const last = await asThird({ overlapHours: 0 })
+      assert.equal(last.status, 201)
+      const limited = await asThird({ overlapHours: 0 })
+      assertProblem(limited, 429, undefined, 'a third rotation within the hour')
+      assert.match(limited.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/)
+      assert.match(limited.body.detail, /more than 2 webhook secret rotations an hour/)
+      const [live] = await merchantWebhookSecrets(f.db.pool, testSealer, third.id)
+      assert.equal(live!.secret, last.body.secret, 'the refused one changed nothing')
+      const another = await f.request(other.credentials, 'POST', '/api/v1/webhook-endpoint/rotate-secret', { body: { overlapHours: 0 } }, engine)
+      assert.equal(another.status, 201, 'another merchant has its own allowance')
+      otherNewSecret = another.body.secret
+    } finally {
+      await engine.stop()
+    }
+  })
+
   test('bad bodies are problems naming the field', async () => {
     for (const [body, param] of [
       [{ overlapHours: -1 }, 'overlapHours'],

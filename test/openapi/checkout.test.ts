@@ -25,7 +25,7 @@ let openApi: OpenApiChecker
 let stranger: Credentials
 
 before(async () => {
-  f = await startCheckoutFixture({ WEBHOOK_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY })
+  f = await startCheckoutFixture({ WEBHOOK_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, WEBHOOK_ROTATIONS_PER_HOUR: '10' })
   merchant = await f.createMerchant()
   const served = await f.request(merchant.credentials, 'GET', '/openapi.json')
   assert.equal(served.status, 200)
@@ -316,6 +316,7 @@ describe('webhook endpoint', () => {
     for (const body of [{ overlapHours: -1 }, { overlapHours: '1' }, { now: 1 }]) await check(400, 'POST', rotate, rotate, { body })
     await check(413, 'POST', rotate, rotate, { body: { x: big } })
     await check(415, 'POST', rotate, rotate, { body: 'x', headers: { 'content-type': 'text/plain' } })
+    await check(429, 'POST', rotate, rotate, { body: { overlapHours: 0 } })
     await check(401, 'GET', endpoint, endpoint, {}, stranger)
     await check(401, 'PUT', endpoint, endpoint, { body: { webhookUrl: 'https://shop.example/hooks' } }, stranger)
     await check(401, 'POST', rotate, rotate, {}, stranger)

@@ -81,6 +81,7 @@ export async function startCheckout(options: CheckoutOptions, { db, log, metrics
       log,
       health,
       webhookRetriesPerMinute: options.webhookRetriesPerMinute,
+      webhookRotationsPerHour: options.webhookRotationsPerHour,
       // What /health calls degraded, and the database every charge is kept in.
       async ready() {
         const unavailable = await databaseUnavailable(db.pool)

@@ -46,6 +46,7 @@ export interface CheckoutAppParams {
   reports: Omit<ReportRoutesOptions, 'db'>
   refunds: RefundService
   webhookEndpoint: WebhookEndpointService
+  webhookRotationsPerHour: number
   health(): { healthy: boolean; body: object }
   ready: ReadinessCheck
   /** Served at `/metrics`; every answer is counted in it by status. */
@@ -107,7 +108,7 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
     await merchantApi.register(paymentLinkRoutes, { prefix: '/api/v1', service: params.paymentLinks })
     await merchantApi.register(reportRoutes, { prefix: '/api/v1', db, ...params.reports })
     await merchantApi.register(refundRoutes, { prefix: '/api/v1', refunds: params.refunds })
-    await merchantApi.register(webhookEndpointRoutes, { prefix: '/api/v1', endpoint: params.webhookEndpoint })
+    await merchantApi.register(webhookEndpointRoutes, { prefix: '/api/v1', endpoint: params.webhookEndpoint, rotationsPerHour: params.webhookRotationsPerHour })
     await merchantApi.register(webhookRoutes, { db, getMerchantId: (request) => request.merchant.id, retriesPerMinute: params.webhookRetriesPerMinute })
   })
   return app as unknown as FastifyInstance<Server>

@@ -7,6 +7,8 @@ import { json, nullable, operation, problem, ref, responseRef, TIME } from './op
 import { changeWebhookEndpointSchema, rotateWebhookSecretSchema } from './schemas.js'
 import { DEFAULT_OVERLAP_HOURS, MAX_LIVE_WEBHOOK_SECRETS } from './webhook-endpoint-service.js'
 
+const RETRY_AFTER = { 'Retry-After': { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } } }
+
 export function webhookEndpointPaths() {
   return {
     '/api/v1/webhook-endpoint': {
@@ -36,9 +38,13 @@ export function webhookEndpointPaths() {
           '409': problem(`${MAX_LIVE_WEBHOOK_SECRETS} secrets sign for the merchant already (\`param\`: \`overlapHours\`): wait for the next one to end, or rotate with \`overlapHours\` 0.`),
           '413': responseRef('PayloadTooLarge'),
           '415': responseRef('UnsupportedMediaType'),
+          '429': {
+            ...problem('More than `WEBHOOK_ROTATIONS_PER_HOUR` (10) rotations of this merchant an hour on this replica; nothing changed.'),
+            headers: RETRY_AFTER,
+          },
           '503': {
             ...problem('No webhook secret exists yet (no delivery worker has started): nothing changed; retry after `Retry-After` seconds.'),
-            headers: { 'Retry-After': { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } } },
+            headers: RETRY_AFTER,
           },
         },
       ),
