@@ -320,6 +320,18 @@ describe('webhook endpoint', () => {
     await check(401, 'GET', endpoint, endpoint, {}, stranger)
     await check(401, 'PUT', endpoint, endpoint, { body: { webhookUrl: 'https://shop.example/hooks' } }, stranger)
     await check(401, 'POST', rotate, rotate, {}, stranger)
+    const otherKey = await f.startCheckout({ WEBHOOK_ENCRYPTION_KEY: 'not-the-workers-key-0123456789abcdef' })
+    try {
+      for (const [method, template, init] of [['GET', endpoint, {}], ['PUT', endpoint, { body: { webhookUrl: 'https://elsewhere.example/hooks' } }], ['POST', rotate, {}]] as const) {
+        const answer = await f.request(merchant.credentials, method, template, init, otherKey)
+        assert.equal(answer.status, 503, `${method} ${template}: ${JSON.stringify(answer.body)}`)
+        assert.match(answer.body.detail, /cannot open the webhook secrets/)
+        openApi.check(method, template, answer)
+      }
+      assert.equal(((await check(200, 'GET', endpoint, endpoint)).body as { webhookUrl: string }).webhookUrl, 'https://shop.example/hooks', 'the refused change changed nothing')
+    } finally {
+      await otherKey.stop()
+    }
   })
 })
 

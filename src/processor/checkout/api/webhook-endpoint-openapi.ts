@@ -9,11 +9,16 @@ import { DEFAULT_OVERLAP_HOURS, MAX_LIVE_WEBHOOK_SECRETS } from './webhook-endpo
 
 const RETRY_AFTER = { 'Retry-After': { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } } }
 
+/** The replica's WEBHOOK_ENCRYPTION_KEY does not open the secrets (not the delivery workers' key). */
+const UNOPENABLE = 'this replica cannot open the webhook secrets (its `WEBHOOK_ENCRYPTION_KEY` is not the delivery workers’): nothing changed; another replica may answer'
+const unavailable = (description: string) => ({ ...problem(description), headers: RETRY_AFTER })
+
 export function webhookEndpointPaths() {
   return {
     '/api/v1/webhook-endpoint': {
       get: operation('Read the webhook endpoint', 'The merchant’s webhook URL and the secrets that sign its webhooks now (when each was made and stops signing, never the secret itself).', {}, {
         '200': { description: 'The endpoint.', content: json(ref('WebhookEndpoint')) },
+        '503': unavailable(`${UNOPENABLE}.`),
       }),
       put: operation(
         'Change the webhook URL',
@@ -24,6 +29,7 @@ export function webhookEndpointPaths() {
           '400': responseRef('BadRequest'),
           '413': responseRef('PayloadTooLarge'),
           '415': responseRef('UnsupportedMediaType'),
+          '503': unavailable(`${UNOPENABLE}.`),
         },
       ),
     },
@@ -38,14 +44,8 @@ export function webhookEndpointPaths() {
           '409': problem(`${MAX_LIVE_WEBHOOK_SECRETS} secrets sign for the merchant already (\`param\`: \`overlapHours\`): wait for the next one to end, or rotate with \`overlapHours\` 0.`),
           '413': responseRef('PayloadTooLarge'),
           '415': responseRef('UnsupportedMediaType'),
-          '429': {
-            ...problem('More than `WEBHOOK_ROTATIONS_PER_HOUR` (10) rotations of this merchant an hour on this replica; nothing changed.'),
-            headers: RETRY_AFTER,
-          },
-          '503': {
-            ...problem('No webhook secret exists yet (no delivery worker has started): nothing changed; retry after `Retry-After` seconds.'),
-            headers: RETRY_AFTER,
-          },
+          '429': { ...problem('More than `WEBHOOK_ROTATIONS_PER_HOUR` (10) rotations of this merchant an hour on this replica; nothing changed.'), headers: RETRY_AFTER },
+          '503': unavailable(`No webhook secret exists yet (no delivery worker has started), or ${UNOPENABLE}; retry after \`Retry-After\` seconds.`),
         },
       ),
     },

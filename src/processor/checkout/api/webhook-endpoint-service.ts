@@ -10,7 +10,7 @@ import type { WebhookKeyOptions } from '../../../config/index.js'
 import { ProblemError } from '../../../platform/http/index.js'
 import { liveWebhookSecrets, merchantSigningSecrets, NoWebhookSecretError, rotateWebhookSecret, setMerchantWebhookUrl, WebhookSecretLimitError } from '../../db/index.js'
 import type { Database, Merchant, SecretSealer } from '../../db/index.js'
-import { deriveMerchantSecret, openSecretBox, parseWebhookUrl } from '../../webhooks/index.js'
+import { deriveMerchantSecret, openSecretBox, parseWebhookUrl, SecretKeyMismatchError } from '../../webhooks/index.js'
 
 /** Secrets that may sign for one merchant at once; a rotation past it is refused unless it ends the others now (overlap 0). */
 export const MAX_LIVE_WEBHOOK_SECRETS = 3
@@ -49,6 +49,12 @@ export interface WebhookEndpointServiceParams {
   localChain: boolean
 }
 
+/** This replica's WEBHOOK_ENCRYPTION_KEY is not the delivery workers': an operator's fault, said as such. */
+function unopenable(error: unknown): never {
+  if (error instanceof SecretKeyMismatchError) throw new ProblemError(503, "this replica cannot open the webhook secrets (its WEBHOOK_ENCRYPTION_KEY is not the delivery workers'); nothing changed, retry later", undefined, { cause: error })
+  throw error
+}
+
 export function webhookEndpointService({ db, webhookKeys, localChain }: WebhookEndpointServiceParams): WebhookEndpointService {
   // Opened at the first use: on the local chain that may create the local key, which only this route needs.
   let sealer: Promise<SecretSealer> | undefined
@@ -56,21 +62,20 @@ export function webhookEndpointService({ db, webhookKeys, localChain }: WebhookE
     sealer = undefined
     throw error
   }))
-  const render = async (webhookUrl: string, merchantId: string): Promise<WebhookEndpointJson> => {
-    const { secrets } = await liveWebhookSecrets(db.pool, await openSealer())
-    return {
-      webhookUrl,
-      secrets: merchantSigningSecrets(secrets, merchantId).map((s) => ({ createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt?.toISOString() ?? null })),
-    }
+  const signingTimes = async (merchantId: string): Promise<WebhookEndpointJson['secrets']> => {
+    const { secrets } = await liveWebhookSecrets(db.pool, await openSealer()).catch(unopenable)
+    return merchantSigningSecrets(secrets, merchantId).map((s) => ({ createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt?.toISOString() ?? null }))
   }
 
   return {
-    get: (merchant) => render(merchant.webhookUrl, merchant.id),
+    get: async (merchant) => ({ webhookUrl: merchant.webhookUrl, secrets: await signingTimes(merchant.id) }),
 
     async change(merchant, { webhookUrl }) {
       const url = parseWebhookUrl(webhookUrl, { httpsOnly: !localChain, refuseInternal: !localChain })
+      // Read first: a replica that cannot answer refuses before it changes anything.
+      const secrets = await signingTimes(merchant.id)
       const changed = await setMerchantWebhookUrl(db.pool, merchant.id, url)
-      return render(changed!.webhookUrl, merchant.id)
+      return { webhookUrl: changed!.webhookUrl, secrets }
     },
 
     async rotateSecret(merchant, { overlapHours = DEFAULT_OVERLAP_HOURS }) {
@@ -81,9 +86,9 @@ export function webhookEndpointService({ db, webhookKeys, localChain }: WebhookE
           throw new ProblemError(409, `${error.limit} webhook secrets sign for this merchant already${until}: wait for it, or rotate with overlapHours 0, which ends them all now`, 'overlapHours')
         }
         if (error instanceof NoWebhookSecretError) throw new ProblemError(503, `${error.message}; retry later`, undefined, { cause: error })
-        throw error
+        return unopenable(error)
       })
-      return { secret: deriveMerchantSecret(rotation.secret.secret, merchant.id), ...(await render(merchant.webhookUrl, merchant.id)) }
+      return { secret: deriveMerchantSecret(rotation.secret.secret, merchant.id), webhookUrl: merchant.webhookUrl, secrets: await signingTimes(merchant.id) }
     },
   }
 }
