@@ -13,6 +13,7 @@ export { paymentLinkStatus, type PaymentLinkStatus } from './api/payment-link-js
 export type { CreateChargeRequest } from './api/charge-service.js'
 export type { ChargeFilterQuery } from './api/charge-filter.js'
 export type { CreateRefundRequest } from './api/refund-service.js'
+export type { RotateWebhookSecretRequest, WebhookEndpointJson, WebhookSecretRotationJson } from './api/webhook-endpoint-service.js'
 export type { CreatePaymentLinkRequest } from './api/payment-link-service.js'
 export type { PaymentLinkJson } from './api/payment-link-json.js'
-export type { RefundReportQuery } from './api/report-routes.js'
+export type { RefundFilterQuery } from './api/charge-filter.js'

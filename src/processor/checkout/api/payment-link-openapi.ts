@@ -19,7 +19,7 @@ export const FILTER_DESCRIPTIONS: Record<string, string> = {
   refundStatus: 'only refunds in this status',
 }
 
-/** The refunds report's parameters say what they filter on a refund. */
+/** The refunds listing's and report's parameters say what they filter on a refund. */
 const REFUND_FILTERS: Record<string, string> = {
   from: 'only refunds created at or after this time (a date is UTC midnight)',
   to: 'only refunds created before this time (a date is UTC midnight)',
@@ -27,6 +27,9 @@ const REFUND_FILTERS: Record<string, string> = {
   chargeId: 'only the refunds of this charge',
   orderId: 'only the refunds of the charge with this order id',
 }
+
+export const refundFilterParameters = (schema: Parameters<typeof parameters>[0]) =>
+  parameters(schema, 'query').map((p) => ({ ...p, description: REFUND_FILTERS[p.name] ?? p.description }))
 
 const LINK_STATUSES: Record<PaymentLinkStatus, string> = {
   active: 'a payer can make a charge from it',
@@ -102,7 +105,7 @@ export function paymentLinkPaths() {
       get: operation(
         'Refunds report (CSV)',
         `Every refund the filters match, newest first, streamed as CSV as the charges report is (same format, same constant memory, same way of failing). \`from\`/\`to\` are the refund’s creation time; \`beneficiary\` is the charge’s (the wallet that pays the refund), \`orderId\` the charge’s. Columns: ${refundColumns.map(([name]) => `\`${name}\``).join(', ')}.`,
-        { parameters: parameters(refundReportSchema.querystring, 'query').map((p) => ({ ...p, description: REFUND_FILTERS[p.name] ?? p.description })) },
+        { parameters: refundFilterParameters(refundReportSchema.querystring) },
         {
           '200': {
             description: 'The report.',
