@@ -15,6 +15,7 @@ import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from '.
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
 import { publicUrlsFromEnv } from './public-urls.js'
+import { webhookKeyOptionsFromEnv, type WebhookKeyOptions } from './webhook-options.js'
 
 export interface PemFiles {
   certPath: string
@@ -57,6 +58,10 @@ export interface CheckoutOptions extends ChainSettings {
   standbyPollMs: number
   /** Manual webhook retries (`POST …/retry`) one merchant may ask of one replica per minute. */
   webhookRetriesPerMinute: number
+  /** Webhook secret rotations (`POST …/rotate-secret`) one merchant may ask of one replica per hour. */
+  webhookRotationsPerHour: number
+  /** What opens and seals the webhook secrets, for a merchant's rotation of its own (the delivery workers' key). */
+  webhookKeys: WebhookKeyOptions
   logLevel: LogLevel
 }
 
@@ -77,6 +82,8 @@ export function checkoutOptionsFromEnv(env: Env = process.env, deployment?: Depl
     expirySweepMs: intSetting(env, 'CHECKOUT_EXPIRY_SWEEP_MS', 1_000, 10, 3_600_000),
     standbyPollMs: intSetting(env, 'CHECKOUT_STANDBY_POLL_MS', 1_000, 10, 3_600_000),
     webhookRetriesPerMinute: intSetting(env, 'WEBHOOK_RETRIES_PER_MINUTE', 10, 1, 10_000),
+    webhookRotationsPerHour: intSetting(env, 'WEBHOOK_ROTATIONS_PER_HOUR', 10, 1, 10_000),
+    webhookKeys: webhookKeyOptionsFromEnv(env),
     logLevel: logLevelSetting(env),
   }
 }

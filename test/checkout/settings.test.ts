@@ -64,7 +64,7 @@ test("the operator's files: a server certificate and key that belong together, a
   writeFileSync(files.cert, certificate.toString('pem'))
   writeFileSync(files.key, privateKeyPem)
   writeFileSync(files.otherKey, (await createKeyAndCsr()).privateKeyPem)
-  const env = { ...OFF_LOCAL, CHECKOUT_TLS_CERT_PATH: files.cert, CHECKOUT_TLS_KEY_PATH: files.key, CA_CERT_PATH: join(dir, 'ca.crt.pem') }
+  const env = { ...OFF_LOCAL, CHECKOUT_TLS_CERT_PATH: files.cert, CHECKOUT_TLS_KEY_PATH: files.key, CA_CERT_PATH: join(dir, 'ca.crt.pem'), WEBHOOK_ENCRYPTION_KEY: 'e'.repeat(32) }
 
   const material = await loadTlsMaterial(checkoutOptionsFromEnv(env), log)
   assert.deepEqual(material, { key: privateKeyPem, cert: certificate.toString('pem'), ca: authority.certificatePem })

@@ -53,7 +53,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
 
   const deliver = async (event: ClaimedWebhook) => {
     await secrets.catchUp(event.secretsVersion)
-    const headers = webhookHeaders({ id: event.id, merchantId: event.merchantId, body: event.body, secrets: secrets.live() })
+    const headers = webhookHeaders({ id: event.id, merchantId: event.merchantId, body: event.body, secrets: secrets.live(event.merchantId) })
     const outcome = await sendWebhook({
       url: event.webhookUrl,
       headers,
