@@ -34,13 +34,13 @@ runCli(
   {
     name: 'soak',
     usage: `usage: npm run soak -- [--minutes N] [--rate P] [--junk-rate J] [--rest-workers W] [--fault-every S]
-       [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--charge-workers K]
+       [--sybil-wallets W] [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--charge-workers K]
        [--report FILE] [--keep]
 
 Starts the local stack on free ports (anvil with 1 s blocks, embedded PostgreSQL, data service, CA in
 this process; explorer, gateway and submitter as child processes) and for N minutes (default 10) runs
-demo payments through the gateway (P per second, default 3) beside junk permits from 10 unfunded wallets
-(J per second, default 5; 0 for none), REST paging (W workers, default 3), hostile sockets from
+demo payments through the gateway (P per second, default 3) beside a sybil flood of junk permits from
+W throwaway wallets, 16 future nonces each (J per second, default 30; W default 1000; 0 for none), REST paging (W workers, default 3), hostile sockets from
 ${FLOOD_ADDRESS} (C connections each to the gateway and to the explorer, default 300, past the per-address
 caps of 256; M junk messages a second to the gateway, default 400; R of the explorer ones subscribe from
 the start and never read, default 32; 0 connections for none), a slow and a fast webhook receiver
@@ -55,6 +55,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       minutes: { type: 'string' },
       rate: { type: 'string' },
       'junk-rate': { type: 'string' },
+      'sybil-wallets': { type: 'string' },
       'rest-workers': { type: 'string' },
       'fault-every': { type: 'string' },
       'flood-connections': { type: 'string' },
@@ -69,7 +70,8 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
   async ({ values }) => {
     const minutes = numberFlag(values.minutes, 'minutes', 10, 0.5, 24 * 60)
     const rate = numberFlag(values.rate, 'rate', 3, 0.1, 100)
-    const junkRate = numberFlag(values['junk-rate'], 'junk-rate', 5, 0, 100)
+    const junkRate = numberFlag(values['junk-rate'], 'junk-rate', 30, 0, 1000)
+    const sybilWallets = numberFlag(values['sybil-wallets'], 'sybil-wallets', 1000, 1, 100_000)
     const restWorkers = numberFlag(values['rest-workers'], 'rest-workers', 3, 0, 64)
     const faultEvery = numberFlag(values['fault-every'], 'fault-every', 12, 1, 3600)
     const floodConnections = numberFlag(values['flood-connections'], 'flood-connections', 300, 0, 2000)
@@ -133,7 +135,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
           log(`payments sent ${p.sent}, settled ${p.settled}, failed ${p.failed}${p.lastError ? ` (last error: ${p.lastError.split('\n')[0]})` : ''}`)
         },
       })
-      const junk = startJunkPermits({ deployment, directory, gatewayUrl: stack.gatewayWsUrl, wallets: 10, rate: junkRate, signal: stopLoad.signal })
+      const junk = startJunkPermits({ deployment, directory, gatewayUrl: stack.gatewayWsUrl, wallets: sybilWallets, rate: junkRate, signal: stopLoad.signal })
       const rest = startRestLoad({ baseUrl: stack.explorerUrl, deployment, workers: restWorkers, pauseMs: 30, signal: stopLoad.signal })
       const flood = startSocketFlood({ gatewayWsUrl: stack.gatewayWsUrl, explorerUrl: stack.explorerUrl, connections: floodConnections, messagesPerSecond: floodRate, readers: floodReaders, signal: stopLoad.signal })
       const webhooks = webhookRate > 0 ? await startSlowWebhooks({ db: stack.db, log: createLogger('warn', { service: 'soak-webhooks' }), rate: webhookRate, slowAnswerMs: 15_000, signal: stopLoad.signal }) : undefined
@@ -198,7 +200,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
         { name: 'the SDK reported nothing but failed reconnects', pass: unexpectedSdkErrors.length === 0, detail: Object.entries(sdkErrors).map(([c, n]) => `${c}: ${n}`).join(', ') || 'nothing' },
         { name: 'the payment queue drained', pass: openSubmissions === 0, detail: `${openSubmissions} submissions still open after the drain` },
         {
-          name: 'junk permits were bounded at the gateway and failed in the submitter, none mined',
+          name: 'a sybil flood of junk permits was bounded at the gateway and failed or evicted, none mined',
           pass: junkRate === 0 || (junkRows.open === 0 && junkRows.succeeded === 0 && (junk.stats.answers.NONCE_MISMATCH ?? 0) > 0),
           detail: `${junk.stats.sent} sent (${Object.entries(junk.stats.answers).sort().map(([a, n]) => `${a}: ${n}`).join(', ')}); ${junkRows.queued} queued: ${Object.entries(junkRows.failed).sort().map(([c, n]) => `FAILURE ${c}: ${n}`).join(', ') || 'none failed'}, ${junkRows.succeeded} SUCCESS, ${junkRows.open} open`,
         },
