@@ -53,7 +53,7 @@ ${webhookCommandUsage}`,
     const deployment = await readDeployment(values.deployment ?? DEFAULT_DEPLOYMENT_PATH)
     const publicClient = createChainClient({ rpcUrl: urlSetting(process.env, 'RPC_URL', deployment.rpcUrl) })
     if (isOwnerCommand(command)) return runOwnerCommand(command, args, values, { publicClient, deployment, env: process.env })
-    if (command === 'sign-safe-tx') return signSafeTx(args[0], deployment.chainId, process.env)
+    if (command === 'sign-safe-tx') return console.log(await signSafeTx(args[0], values.nonce, { publicClient, deployment, env: process.env }))
     if (command === 'relayer') return runRelayerCommand(args, values, { publicClient, deployment, env: process.env })
     const address = deployment.settlementContract
     const read = (functionName: 'baseFeeAmount' | 'acquiringPrice' | 'maxAcquiringFee' | 'feeRecipient' | 'owner' | 'pendingOwner') =>

@@ -27,12 +27,15 @@ import { STUCK_REPLACED, startStack } from './soak/start-stack.js'
 import { soakFilters, startSdkSubscriber, startSseSubscriber, type Subscriber } from './soak/subscribers.js'
 import { drain, verifySoak } from './soak/verify-soak.js'
 import { renderReport, type Check } from './soak/write-report.js'
+import { startChargeMerchant } from './soak/charge-merchant.js'
+import { startChargeLoad, verifyCharges } from './soak/charges.js'
 
 runCli(
   {
     name: 'soak',
     usage: `usage: npm run soak -- [--minutes N] [--rate P] [--junk-rate J] [--rest-workers W] [--fault-every S]
-       [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--report FILE] [--keep]
+       [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--charge-workers K]
+       [--report FILE] [--keep]
 
 Starts the local stack on free ports (anvil with 1 s blocks, embedded PostgreSQL, data service, CA in
 this process; explorer, gateway and submitter as child processes) and for N minutes (default 10) runs
@@ -41,7 +44,9 @@ demo payments through the gateway (P per second, default 3) beside junk permits 
 ${FLOOD_ADDRESS} (C connections each to the gateway and to the explorer, default 300, past the per-address
 caps of 256; M junk messages a second to the gateway, default 400; R of the explorer ones subscribe from
 the start and never read, default 32; 0 connections for none), a slow and a fast webhook receiver
-(H events a second each, default 2; 0 for none),
+(H events a second each, default 2; 0 for none), K customers buying charges end to end (merchant API,
+widget session, gateway; default 4, 0 for none) while the checkout engine's node hides every receipt for
+4 blocks about every 20 s,
 WebSocket (SDK) and SSE subscribers, with a fault every S seconds on average (default 12): kill -9 of the
 explorer or of the submitter, an anvil reorg, or subscribers dropping their connections. Then it drains the traffic and checks the explorer and every subscriber against the
 chain, the 5xx count and RSS. --report writes the results as Markdown; --keep keeps the work directory
@@ -56,6 +61,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       'flood-rate': { type: 'string' },
       'flood-readers': { type: 'string' },
       'webhook-rate': { type: 'string' },
+      'charge-workers': { type: 'string' },
       report: { type: 'string' },
       keep: { type: 'boolean' },
     },
@@ -70,6 +76,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
     const floodRate = numberFlag(values['flood-rate'], 'flood-rate', 400, 0, 10_000)
     const floodReaders = numberFlag(values['flood-readers'], 'flood-readers', 32, 0, 2000)
     const webhookRate = numberFlag(values['webhook-rate'], 'webhook-rate', 2, 0, 100)
+    const chargeWorkers = numberFlag(values['charge-workers'], 'charge-workers', 4, 0, 20)
     const command = `npx tsx scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim()
     const machine = describeMachine()
     mkdirSync('.data', { recursive: true })
@@ -130,6 +137,9 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       const rest = startRestLoad({ baseUrl: stack.explorerUrl, deployment, workers: restWorkers, pauseMs: 30, signal: stopLoad.signal })
       const flood = startSocketFlood({ gatewayWsUrl: stack.gatewayWsUrl, explorerUrl: stack.explorerUrl, connections: floodConnections, messagesPerSecond: floodRate, readers: floodReaders, signal: stopLoad.signal })
       const webhooks = webhookRate > 0 ? await startSlowWebhooks({ db: stack.db, log: createLogger('warn', { service: 'soak-webhooks' }), rate: webhookRate, slowAnswerMs: 15_000, signal: stopLoad.signal }) : undefined
+      const chargeMerchant = await startChargeMerchant(stack)
+      const charges = startChargeLoad({ merchant: chargeMerchant.client, deployment, rpcUrl: deployment.rpcUrl, dataServiceUrl: stack.dataService.url, workers: chargeWorkers, pauseMs: 2_000, signal: stopLoad.signal })
+      const lagging = stack.laggingNode.run(stopLoad.signal)
       const stopChaos = new AbortController()
       const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
 
@@ -145,11 +155,15 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       await junk.done
       await rest.done
       await flood.done
+      await charges.done
+      await lagging
       const webhookStats = await webhooks?.finish()
       const loadSeconds = (Date.now() - startedAt) / 1000
       const openSubmissions = await drain(stack)
       const verification = await verifySoak(stack, subscribers, openSubmissions)
       const junkRows = await junkOutcome(stack.db, junk.owners)
+      const chargeVerdict = await verifyCharges(stack.db, charges.paid, 120_000)
+      await chargeMerchant.stop()
       rss.stop()
       clearInterval(loadTimer)
       const checkSeconds = (Date.now() - startedAt) / 1000 - loadSeconds
@@ -206,6 +220,11 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
             : 'not run',
         },
       )
+      checks.push({
+        name: "every paid charge settled exactly once and none expired, the engine's node hiding receipts meanwhile",
+        pass: chargeWorkers === 0 || (chargeVerdict.paid > 0 && chargeVerdict.unsettled.length === 0 && chargeVerdict.miscounted.length === 0 && chargeVerdict.expired === 0),
+        detail: `${charges.stats.created} charges, ${chargeVerdict.paid} paid (SUCCESS), ${chargeVerdict.settled} settled, unsettled ${chargeVerdict.unsettled.slice(0, 3).join(', ') || 'none'}, not exactly one live payment ${chargeVerdict.miscounted.length}, expired ${chargeVerdict.expired}; events ${Object.entries(chargeVerdict.events).map(([t, n]) => `${t}: ${n}`).join(', ')}; node: ${stack.laggingNode.stats.episodes} episodes, ${stack.laggingNode.stats.hidden} receipts hidden; purchases failed ${Object.entries(charges.stats.failed).map(([c, n]) => `${c}: ${n}`).join(', ') || '0'}${charges.stats.lastError ? ` (last: ${charges.stats.lastError})` : ''}`,
+      })
       passed = checks.every((c) => c.pass)
       const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, junk: { stats: junk.stats, queued: junkRows.queued, failed: junkRows.failed }, flood, webhooks: webhookStats, faults, rss, verification, checks }
       for (const c of checks) log(`${c.pass ? 'pass' : 'FAIL'}: ${c.name} — ${c.detail}`)

@@ -1,6 +1,7 @@
 /**
- * Composes the explorer: store → indexer → query executor → uWebSockets.js server. Shared services
- * (logger, metrics) are created here and handed to each part.
+ * Composes the explorer: store (restored from a snapshot when DATA_DIR has none and SNAPSHOT_FROM names
+ * one) → indexer → query executor → uWebSockets.js server. Shared services (logger, metrics) are created
+ * here and handed to each part.
  */
 import { mkdirSync } from 'node:fs'
 import uWS from 'uWebSockets.js'
@@ -16,6 +17,7 @@ import { claimIdentity, claimLayout } from './store/index.js'
 import { openStore, type Store } from './store/index.js'
 import { guardRoutes, listenApp, loadConfigureApp, registerApi } from './api/index.js'
 import { perThreadOptions, ServerThreads } from './server-threads/index.js'
+import { restoreSnapshot } from './snapshot/index.js'
 
 export interface RunningExplorer {
   url: string
@@ -42,6 +44,7 @@ const VERSION = packageJson.version
 export async function startExplorer(options: ExplorerOptions, services: ExplorerServices = {}): Promise<RunningExplorer> {
   const logger = services.log ?? createLogger(options.logLevel, { service: 'explorer' })
   mkdirSync(options.dataDir, { recursive: true })
+  if (options.snapshot) await restoreSnapshot({ source: options.snapshot, dataDir: options.dataDir, identity: options, log: logger })
   const store = openStore({ path: options.dataDir })
   try {
     claimLayout(store, options.dataDir)

@@ -21,6 +21,7 @@ import { openChargeTerms } from './api/charge-terms.js'
 import { chargeService } from './api/charge-service.js'
 import { paymentLinkService } from './api/payment-link-service.js'
 import { refundService } from './api/refund-service.js'
+import { webhookEndpointService } from './api/webhook-endpoint-service.js'
 import { startReconciler } from '../reconciliation/index.js'
 import { loadTlsMaterial } from './tls/load-tls-material.js'
 import { watchRevocations } from './tls/watch-revocations.js'
@@ -76,9 +77,11 @@ export async function startCheckout(options: CheckoutOptions, { db, log, metrics
       paymentLinks: paymentLinkService({ db, terms, widgetBaseUrl: options.widgetBaseUrl }),
       reports: { terms, widgetBaseUrl: options.widgetBaseUrl },
       refunds: refundService({ db, terms, widgetBaseUrl: options.widgetBaseUrl, ttlSeconds: options.chargeTtlSeconds }),
+      webhookEndpoint: webhookEndpointService({ db, webhookKeys: options.webhookKeys, localChain: options.chainId === LOCAL_CHAIN_ID }),
       log,
       health,
       webhookRetriesPerMinute: options.webhookRetriesPerMinute,
+      webhookRotationsPerHour: options.webhookRotationsPerHour,
       // What /health calls degraded, and the database every charge is kept in.
       async ready() {
         const unavailable = await databaseUnavailable(db.pool)

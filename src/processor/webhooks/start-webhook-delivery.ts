@@ -62,7 +62,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log }:
 
   const deliver = async (event: ClaimedWebhook) => {
     await secrets.catchUp(event.secretsVersion)
-    const headers = webhookHeaders({ id: event.id, merchantId: event.merchantId, body: event.body, secrets: secrets.live() })
+    const headers = webhookHeaders({ id: event.id, merchantId: event.merchantId, body: event.body, secrets: secrets.live(event.merchantId) })
     const outcome = await sendWebhook({
       url: event.webhookUrl,
       headers,

@@ -12,6 +12,8 @@ import { serviceMetrics } from '../../platform/observability/index.js'
 import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
 import { linkRoutes } from './link-routes.js'
+import { liveStreams } from './live-streams.js'
+import { sharedStatus } from './shared-status.js'
 import { refundRoutes } from './refund-routes.js'
 import { widgetNotFound, widgetRoutes, type WidgetContext } from './routes.js'
 
@@ -36,7 +38,7 @@ export async function startWidget(options: WidgetOptions, { db, log, metrics = s
   const context: WidgetContext = {
     db,
     log,
-    charges,
+    live: liveStreams(options.liveStreams, sharedStatus(charges, log, metrics), metrics),
     token: (address) => terms.token(address),
     session: { chainId: options.chainId, settlementContract: options.contract, walletGatewayUrl: options.walletGatewayUrl },
     explorerUrl: options.explorerUrl,
