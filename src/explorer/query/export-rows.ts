@@ -14,6 +14,7 @@ import { amountInRange, type EventsQuery } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, matchesAll } from './field-index.js'
 import { primaryKeys } from './run-events-query.js'
 import type { TokenCache } from './token-cache.js'
+import { csvCell } from '../../wire/index.js'
 
 export type ExportFormat = 'csv' | 'ndjson'
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'ndjson']
@@ -137,7 +138,12 @@ function* matchingRows(store: Store, q: EventsQuery, transaction: Transaction): 
   }
 }
 
-/** One RFC 4180 record: fields as `/events` writes them, then UTC time and the amounts in token units. */
+/**
+ * One RFC 4180 record: fields as `/events` writes them, then UTC time and the amounts in token units.
+ * Only `tokenSymbol` is text from outside (the token contract's `symbol()`): it is written by `csvCell`,
+ * quoted when it must be and with an apostrophe in front of what a spreadsheet would run as a formula;
+ * the other fields are hex and unsigned integers of our own encoding.
+ */
 function csvRow(s: StoredSettlement, tokens: TokenCache): string {
   const token = tokens.get(fieldHex(s, 'token'))
   const hex = (field: Parameters<typeof fieldHex>[1]) => `0x${fieldHex(s, field)}`
@@ -147,7 +153,7 @@ function csvRow(s: StoredSettlement, tokens: TokenCache): string {
     s.logIndex,
     s.timestamp,
     hex('token'),
-    csvText(token.symbol),
+    csvCell(token.symbol),
     token.decimals,
     hex('payer'),
     hex('recipient'),
@@ -161,11 +167,6 @@ function csvRow(s: StoredSettlement, tokens: TokenCache): string {
     decimalAmount(s.fee, token.decimals),
   ]
   return fields.join(',') + CRLF
-}
-
-/** Quoted when it holds a comma, a quote or a line break, quotes doubled (RFC 4180 §2). */
-export function csvText(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
 /** An integer amount in the token's units with every decimal written ("25.500000" for 25500000 at 6 decimals); exact. */

@@ -206,7 +206,7 @@ export function explorerOpenApi(version: string) {
           description: [
             'Every settlement matching the filters, in `order`, as one file: no `limit`, no cursor. The file is read from one snapshot of the store, so it is the chain at one indexed head even while blocks arrive; it is streamed as the client reads it.',
             '',
-            '- `format=csv`: RFC 4180 (CRLF line ends), one header row, then a row per settlement. The first columns are the settlement fields by name (`' + CSV_COLUMNS.slice(0, 14).join('`, `') + '`), written exactly as in `/events`; then `timeUtc` (ISO 8601, UTC), `amountDecimal` and `feeDecimal` (in token units, every decimal written).',
+            '- `format=csv`: RFC 4180 (CRLF line ends), one header row, then a row per settlement. The first columns are the settlement fields by name (`' + CSV_COLUMNS.slice(0, 14).join('`, `') + '`), written exactly as in `/events`; then `timeUtc` (ISO 8601, UTC), `amountDecimal` and `feeDecimal` (in token units, every decimal written). A `tokenSymbol` starting with `=`, `+`, `-`, `@`, a tab, a CR or an apostrophe (a formula in a spreadsheet) is written with an apostrophe in front: drop one leading apostrophe to compare with `/events`.',
             '- `format=ndjson`: one `Settlement` JSON object per line.',
             '',
             '`Content-Disposition: attachment` names the filters and the indexed head. Bad parameters (an unknown `format` included) are a 400 problem before any byte of a file.',
