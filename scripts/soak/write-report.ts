@@ -92,8 +92,8 @@ export function renderReport(r: SoakResult): string {
     'GATEWAY_IP_MESSAGES_PER_SECOND (200); explorer WebSocket connections past WS_MAX_CONNECTIONS_PER_IP (256),',
     'some of them subscribing to every settlement from the start and then never reading (socket paused, given up',
     'after 60 s and replaced). Closed or refused connections are opened again after 1 s. A webhook delivery worker',
-    'in the soak process serves two merchants whose events are written to the outbox as the checkout engine',
-    'writes them: one endpoint answers after 15 s (past WEBHOOK_TIMEOUT_MS, 10 s), the other at once.',
+    'in the soak process serves twelve merchants whose events are written to the outbox as the checkout engine',
+    'writes them: ten endpoints answer 2xx after 5 s, one after 15 s (past WEBHOOK_TIMEOUT_MS, 10 s), one at once.',
     '',
     '## Checks',
     '',
@@ -120,7 +120,7 @@ export function renderReport(r: SoakResult): string {
       ? [
           `| webhooks to the fast merchant: enqueued / delivered / twice | ${r.webhooks.fastEnqueued} / ${r.webhooks.fastDelivered} / ${r.webhooks.fastDuplicates} |`,
           `| fast merchant, enqueue → its request (ms): p50 / p95 / max | ${r.webhooks.fastLatencyMs.p50} / ${r.webhooks.fastLatencyMs.p95} / ${r.webhooks.fastLatencyMs.max} |`,
-          `| webhooks to the slow merchant: events / requests / most at once (limit) | ${r.webhooks.slowEnqueued} / ${r.webhooks.slowRequests} / ${r.webhooks.slowMaxInFlight} (${r.webhooks.perMerchantConcurrency}) |`,
+          `| webhooks to the ${r.webhooks.slowMerchants} slow merchants: events / requests / most at once to one (limit) | ${r.webhooks.slowEnqueued} / ${r.webhooks.slowRequests} / ${r.webhooks.slowMaxInFlight} (${r.webhooks.perMerchantConcurrency}) |`,
         ]
       : []),
     `| REST requests | ${restTotal} (${Object.entries(r.rest.statuses).sort().map(([s, n]) => `${s}: ${n}`).join(', ')}; refused while the explorer was down: ${r.rest.networkErrors}) |`,
