@@ -14,7 +14,7 @@ import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../
 import { addressFlag, formatTable, runCli } from '../src/platform/cli/index.js'
 import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/devnet/cli/index.js'
 import { amountInTokens, isOwnerCommand, ownerCommandOptions, ownerCommandUsage, runOwnerCommand, runRelayerCommand, signSafeTx } from '../src/devnet/cli/index.js'
-import { ConfigError, urlSetting } from '../src/config/index.js'
+import { ConfigError, rpcEndpointsSetting } from '../src/config/index.js'
 
 runCli(
   {
@@ -51,7 +51,7 @@ ${webhookCommandUsage}`,
       throw new ConfigError(`unknown command "${command ?? ''}": use info, balances, relayer, an owner operation (set-base-fee, transfer-ownership, ...), or a certificate authority or webhook command (--help)`)
     }
     const deployment = await readDeployment(values.deployment ?? DEFAULT_DEPLOYMENT_PATH)
-    const publicClient = createChainClient({ rpcUrl: urlSetting(process.env, 'RPC_URL', deployment.rpcUrl) })
+    const publicClient = createChainClient(rpcEndpointsSetting(process.env, deployment.rpcUrl))
     if (isOwnerCommand(command)) return runOwnerCommand(command, args, values, { publicClient, deployment, env: process.env })
     if (command === 'sign-safe-tx') return signSafeTx(args[0], deployment.chainId, process.env)
     if (command === 'relayer') return runRelayerCommand(args, values, { publicClient, deployment, env: process.env })

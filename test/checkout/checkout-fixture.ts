@@ -51,6 +51,10 @@ export interface CheckoutFixture {
   explorer: TestExplorer
   /** Between the explorer and anvil when asked for (`explorerRpcProxy`): take it down and the explorer falls behind. */
   explorerRpc: RpcProxy | undefined
+  /** Proxies in front of anvil when asked for (`rpcProxies`): the explorer's and the engine's RPC_URL lists them all, in order. */
+  rpcProxies: RpcProxy[]
+  /** RPC_URL as the explorer and the engine have it. */
+  rpcUrl: string
   ca: TestCa
   checkout: RunningCheckout
   /** Every log line of the engine (debug and up). */
@@ -79,11 +83,16 @@ export type Payable = Pick<ChargeJson, 'token' | 'beneficiary' | 'amount' | 'ord
 let orderCounter = 0
 export const nextOrderId = () => `order-${process.pid}-${++orderCounter}`
 
-export async function startCheckoutFixture(env: Record<string, string> = {}, world: { explorerRpcProxy?: boolean } = {}): Promise<CheckoutFixture> {
+export async function startCheckoutFixture(
+  env: Record<string, string> = {},
+  world: { explorerRpcProxy?: boolean; rpcProxies?: number; explorerEnv?: Record<string, string> } = {},
+): Promise<CheckoutFixture> {
   const chain = await startLocalChain()
   const db = await openDatabase(await testDatabase(), createLogger('silent'))
   const explorerRpc = world.explorerRpcProxy ? await startRpcProxy(chain.rpcUrl) : undefined
-  const explorer = await startTestExplorer(chain, explorerRpc ? { RPC_URL: explorerRpc.url } : {})
+  const rpcProxies = await Promise.all(Array.from({ length: world.rpcProxies ?? 0 }, () => startRpcProxy(chain.rpcUrl)))
+  const rpcUrl = rpcProxies.length > 0 ? rpcProxies.map((proxy) => proxy.url).join(',') : chain.rpcUrl
+  const explorer = await startTestExplorer(chain, { RPC_URL: explorerRpc?.url ?? rpcUrl, ...world.explorerEnv })
   const ca = await startTestCa(db)
   const logs: string[] = []
   const log: Logger = createLogger('debug', {}, (line) => logs.push(line) > 0)
@@ -98,12 +107,14 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
     db,
     explorer,
     explorerRpc,
+    rpcProxies,
+    rpcUrl,
     ca,
     checkout: undefined as unknown as RunningCheckout,
     logs,
     async startCheckout(more = {}) {
       const options = checkoutOptionsFromEnv({
-        RPC_URL: chain.rpcUrl,
+        RPC_URL: rpcUrl,
         SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
         START_BLOCK: String(chain.deployment.startBlock),
         EXPLORER_URL: explorer.url,
@@ -193,6 +204,7 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
       await ca.stop()
       await explorer.stop()
       await explorerRpc?.stop()
+      for (const proxy of rpcProxies) await proxy.stop()
       await db.close()
       await chain.stop()
     },

@@ -1,0 +1,125 @@
+/**
+ * RPC_URL with two nodes of one chain (two proxies in front of one anvil) for the explorer, the
+ * submitter and the checkout engine: the first goes down, comes back, lags (its head frozen) and
+ * catches up while charges are paid through the submitter; indexing, sending and reconciliation go on,
+ * every charge settles once, and reads go back to the first node when it is fine again.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { Hex } from 'viem'
+import type { ChargeJson } from '../../src/processor/charges/index.js'
+import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
+import { waitFor } from '../helpers/explorer.js'
+import { signTransferRequests } from '../helpers/payment-requests.js'
+import { enqueue, settlementsOnChain, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
+import type { RpcRequest } from '../helpers/rpc-proxy.js'
+import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+
+const STALL = { RPC_STALL_SECONDS: '1' }
+// Asked of every node (probes) or sent to every node that is fine (transactions): not a sign of the node in use.
+const EVERY_NODE = new Set(['eth_blockNumber', 'eth_chainId', 'eth_sendRawTransaction'])
+
+let f: CheckoutFixture
+let merchant: TestMerchant
+let submitter: RunningSubmitter
+/** Reads each node answered that only the node in use is asked. */
+const reads = [0, 0]
+let frozenHead: string | undefined
+const paid: ChargeJson[] = []
+
+before(async () => {
+  f = await startCheckoutFixture({ ...STALL, CONFIRMATION_BLOCKS: '1' }, { rpcProxies: 2, explorerEnv: STALL })
+  for (const [i, proxy] of f.rpcProxies.entries()) {
+    proxy.rewrite = (request: RpcRequest, result: unknown) => {
+      if (!EVERY_NODE.has(request.method ?? '')) reads[i]!++
+      return i === 0 && request.method === 'eth_blockNumber' && frozenHead !== undefined ? frozenHead : result
+    }
+  }
+  merchant = await f.createMerchant()
+  submitter = await startTestSubmitter(f.chain, f.db, { RPC_URL: f.rpcUrl, ...STALL, SUBMITTER_POLL_MS: '20' })
+})
+after(async () => {
+  await submitter?.stop()
+  await f?.stop()
+})
+
+/** Charges paid by wallets through the queue and the submitter; resolves once each is settled. */
+async function payCharges(count: number): Promise<void> {
+  const charges: ChargeJson[] = []
+  for (let i = 0; i < count; i++) charges.push(await f.createCharge(merchant))
+  const signed = await signTransferRequests(f.chain, count, {
+    orderReference: (i) => charges[i]!.orderReference as Hex,
+    recipient: charges[0]!.beneficiary as Hex,
+    principal: BigInt(charges[0]!.amount),
+  })
+  await enqueue(f.db, signed)
+  const rows = await waitForFinal(f.db, signed.map((s) => s.request.payloadId), 30_000)
+  assert.deepEqual(rows.map((row) => row.status), rows.map(() => 'SUCCESS'))
+  // A later payment's block may already be the confirmation of an earlier one.
+  for (const charge of charges) await seen(charge.id)
+  await mine(f.chain, 1)
+  for (const charge of charges) await f.waitForStatus(merchant, charge.id, 'settled')
+  paid.push(...charges)
+}
+
+function seen(chargeId: string): Promise<unknown> {
+  return waitFor(`charge ${chargeId} seen paid`, async () => {
+    const { body } = await f.request(merchant.credentials, 'GET', `/api/v1/charges/${chargeId}`)
+    return body.status === 'confirming' || body.status === 'settled'
+  })
+}
+
+/** Waits until every piece reads from the first node again, then pays and checks that the second node was not read. */
+async function readsReturnToFirst(): Promise<void> {
+  const atFirst = reads[0]!
+  await waitFor('reads on the first node again', () => reads[0]! > atFirst + 20, 10_000)
+  // Every client probes at least once a second while it is used; give each its probe.
+  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  const before = [...reads]
+  await payCharges(2)
+  const second = reads[1]! - before[1]!
+  const first = reads[0]! - before[0]!
+  assert.ok(second === 0, `after the first node came back the second still answered ${second} reads (the first ${first})`)
+  assert.ok(first > 0)
+}
+
+test('both nodes fine: everything reads from the first', async () => {
+  await payCharges(2)
+  assert.ok(reads[0]! > 0)
+  assert.equal(reads[1], 0)
+})
+
+test('the first node down: indexing, payments and reconciliation go on through the second', async () => {
+  f.rpcProxies[0]!.down = true
+  const atSecond = reads[1]!
+  await payCharges(2)
+  assert.ok(reads[1]! > atSecond, 'the second node answered the reads')
+})
+
+test('the first node back: reads return to it', async () => {
+  f.rpcProxies[0]!.down = false
+  await readsReturnToFirst()
+})
+
+test("the first node's head frozen while the chain moves: the second takes over after RPC_STALL_SECONDS", async () => {
+  frozenHead = (await f.rpc<string>('eth_blockNumber'))
+  const atSecond = reads[1]!
+  await payCharges(2)
+  assert.ok(reads[1]! > atSecond, 'the second node answered the reads')
+})
+
+test('the first node caught up again: reads return to it', async () => {
+  frozenHead = undefined
+  await readsReturnToFirst()
+})
+
+test('nothing lost or repeated: each charge settled once, one settlement each on chain, the explorer has them all', async () => {
+  const onChain = await settlementsOnChain(f.chain)
+  for (const charge of paid) {
+    assert.deepEqual(await f.webhookTypes(charge.id), ['charge.confirming', 'charge.settled'], charge.id)
+    assert.equal(onChain.filter((s) => s.orderReference === charge.orderReference.toLowerCase()).length, 1, charge.id)
+  }
+  assert.equal(onChain.length, paid.length)
+  const { body } = await f.explorer.get(`/events?limit=100`)
+  assert.equal(body.events.length, paid.length)
+})
