@@ -103,6 +103,7 @@ export function failoverTransport(params: FailoverTransportParams): FailoverTran
   }
 
   const probe = async (i: number) => {
+    if (health.chain(i) === 'wrong') return
     try {
       if (chainId !== undefined && health.chain(i) === 'unknown') {
         health.checkedChain(i, Number(await nodes[i]!({ method: 'eth_chainId' })) === chainId ? 'right' : 'wrong')
