@@ -1,17 +1,26 @@
 /**
  * RPC_URL with two nodes of one chain (two proxies in front of one anvil) for the explorer, the
- * submitter and the checkout engine: the first goes down, comes back, lags (its head frozen) and
- * catches up while charges are paid through the submitter; indexing, sending and reconciliation go on,
- * every charge settles once, and reads go back to the first node when it is fine again.
+ * wallet gateway, the submitter and the checkout engine: the first goes down, comes back, lags (its
+ * head frozen) and catches up while wallets pay charges through the gateway and the submitter;
+ * indexing, payments and reconciliation go on, every charge settles once, and reads go back to the
+ * first node when it is fine again.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { privateKeyToAccount } from 'viem/accounts'
 import type { Hex } from 'viem'
+import { createChainClient } from '../../src/chain/create-chain-client.js'
+import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
+import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
+import { gatewayOptionsFromEnv } from '../../src/config/gateway-options.js'
 import type { ChargeJson } from '../../src/processor/charges/index.js'
+import { startGateway, type RunningGateway } from '../../src/processor/gateway/index.js'
 import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
+import { createLogger } from '../../src/platform/observability/logger.js'
+import type { SessionToken } from '../../src/sdk/wallet/payment-session.js'
+import { WalletClient } from '../../src/sdk/wallet/wallet-client.js'
 import { waitFor } from '../helpers/explorer.js'
-import { signTransferRequests } from '../helpers/payment-requests.js'
-import { enqueue, settlementsOnChain, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
+import { settlementsOnChain, startTestSubmitter } from '../helpers/processor.js'
 import type { RpcRequest } from '../helpers/rpc-proxy.js'
 import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
@@ -22,6 +31,9 @@ const EVERY_NODE = new Set(['eth_blockNumber', 'eth_chainId', 'eth_sendRawTransa
 let f: CheckoutFixture
 let merchant: TestMerchant
 let submitter: RunningSubmitter
+let gateway: RunningGateway
+const wallets: WalletClient[] = []
+let sessionToken: SessionToken
 /** Reads each node answered that only the node in use is asked. */
 const reads = [0, 0]
 let frozenHead: string | undefined
@@ -37,24 +49,62 @@ before(async () => {
   }
   merchant = await f.createMerchant()
   submitter = await startTestSubmitter(f.chain, f.db, { RPC_URL: f.rpcUrl, ...STALL, SUBMITTER_POLL_MS: '20' })
+  const { deployment } = f.chain
+  gateway = await startGateway(
+    gatewayOptionsFromEnv({
+      RPC_URL: f.rpcUrl,
+      ...STALL,
+      SETTLEMENT_CONTRACT: deployment.settlementContract,
+      START_BLOCK: String(deployment.startBlock),
+      EXPLORER_URL: f.explorer.url,
+      GATEWAY_PORT: '0',
+      POLL_INTERVAL_MS: '50',
+      GATEWAY_RELAYER_REFRESH_MS: '200',
+    }),
+    { db: f.db, log: createLogger('silent') },
+  )
+  for (const key of deployment.payerKeys.slice(0, 2)) {
+    const wallet = new WalletClient({ url: gateway.wsUrl, account: privateKeyToAccount(key), chainId: deployment.chainId, timeout: 30_000 })
+    await wallet.connect()
+    wallets.push(wallet)
+  }
+  // The wallet's own view of the token, read straight from anvil (as the data service would hand it).
+  const direct = createChainClient({ rpcUrl: f.chain.rpcUrl })
+  const token = deployment.tokens[0]!.address
+  const domain = await createPermitTracker(direct).tokenDomain(token)
+  const domainSeparator = await direct.readContract({ address: token, abi: stablecoinAbi, functionName: 'DOMAIN_SEPARATOR' })
+  sessionToken = { name: domain.name, version: domain.version, domainSeparator }
 })
 after(async () => {
+  for (const wallet of wallets) wallet.disconnect()
+  await gateway?.stop()
   await submitter?.stop()
   await f?.stop()
 })
 
-/** Charges paid by wallets through the queue and the submitter; resolves once each is settled. */
+/** Charges paid by wallets through the gateway and the submitter; resolves once each is settled. */
 async function payCharges(count: number): Promise<void> {
   const charges: ChargeJson[] = []
   for (let i = 0; i < count; i++) charges.push(await f.createCharge(merchant))
-  const signed = await signTransferRequests(f.chain, count, {
-    orderReference: (i) => charges[i]!.orderReference as Hex,
-    recipient: charges[0]!.beneficiary as Hex,
-    principal: BigInt(charges[0]!.amount),
-  })
-  await enqueue(f.db, signed)
-  const rows = await waitForFinal(f.db, signed.map((s) => s.request.payloadId), 30_000)
-  assert.deepEqual(rows.map((row) => row.status), rows.map(() => 'SUCCESS'))
+  const finals = await Promise.all(
+    charges.map((charge, i) =>
+      wallets[i % wallets.length]!.pay(
+        {
+          token: charge.token as Hex,
+          beneficiary: charge.beneficiary as Hex,
+          principal: charge.amount,
+          orderReference: charge.orderReference as Hex,
+          acquirerId: charge.acquirerId as Hex,
+          deadline: Math.floor(Date.parse(charge.deadline) / 1000),
+          chainId: f.chain.deployment.chainId,
+          settlementContract: f.chain.deployment.settlementContract,
+          walletGatewayUrl: gateway.wsUrl,
+        },
+        sessionToken,
+      ),
+    ),
+  )
+  assert.deepEqual(finals.map((final) => final.status), finals.map(() => 'SUCCESS'))
   // A later payment's block may already be the confirmation of an earlier one.
   for (const charge of charges) await seen(charge.id)
   await mine(f.chain, 1)
