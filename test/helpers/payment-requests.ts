@@ -31,10 +31,6 @@ export interface SignRequestsOptions {
   deadline?: bigint
   /** Added to each payer's token nonce: permits far ahead of anything the chain will reach. */
   nonceOffset?: bigint
-  /** The i-th request's order reference (a charge's); default random. */
-  orderReference?: (i: number) => Hex
-  /** Who every request pays; default the deployment's recipients in turn. */
-  recipient?: Hex
 }
 
 export async function signTransferRequests(chain: LocalChain, count: number, opts: SignRequestsOptions = {}): Promise<SignedRequest[]> {
@@ -55,12 +51,12 @@ export async function signTransferRequests(chain: LocalChain, count: number, opt
       nextNonce.get(payer.address) ??
       (await publicClient.readContract({ address: token, abi: stablecoinAbi, functionName: 'nonces', args: [payer.address] })) + (opts.nonceOffset ?? 0n)
     nextNonce.set(payer.address, nonce + 1n)
-    const orderReference = opts.orderReference?.(i) ?? randomBytes16()
+    const orderReference = randomBytes16()
     const payment = await signPayment({
       payer,
       settlementContract: deployment.settlementContract,
       tokenDomain,
-      recipient: opts.recipient ?? deployment.recipients[i % deployment.recipients.length]!,
+      recipient: deployment.recipients[i % deployment.recipients.length]!,
       principal,
       fee,
       permitNonce: nonce,
