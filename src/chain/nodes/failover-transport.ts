@@ -130,7 +130,8 @@ export function failoverTransport(params: FailoverTransportParams): FailoverTran
     for (const i of order) {
       try {
         const result = await nodes[i]!(args as never, options)
-        answered(i, args.method === 'eth_blockNumber' && typeof result === 'string' ? BigInt(result) : undefined)
+        // Heads are taken from the probes alone: asked of every node at once, they compare.
+        answered(i)
         return result
       } catch (error) {
         failed(i, error)
