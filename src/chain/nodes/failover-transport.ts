@@ -102,12 +102,15 @@ export function failoverTransport(params: FailoverTransportParams): FailoverTran
     noteCurrent()
   }
 
+  const checked = (i: number, served: number) => {
+    if (chainId === undefined) return
+    health.checkedChain(i, served === chainId ? 'right' : 'wrong')
+    if (served !== chainId) log?.error('an RPC_URL node serves another chain: it is never used', { node: `${i + 1} (${hosts[i]})`, serves: served, chainId })
+  }
   const probe = async (i: number) => {
     if (health.chain(i) === 'wrong') return
     try {
-      if (chainId !== undefined && health.chain(i) === 'unknown') {
-        health.checkedChain(i, Number(await nodes[i]!({ method: 'eth_chainId' })) === chainId ? 'right' : 'wrong')
-      }
+      if (chainId !== undefined && health.chain(i) === 'unknown') checked(i, Number(await nodes[i]!({ method: 'eth_chainId' })))
       answered(i, BigInt((await nodes[i]!({ method: 'eth_blockNumber' })) as string))
     } catch (error) {
       failed(i, error)
@@ -200,7 +203,7 @@ export function failoverTransport(params: FailoverTransportParams): FailoverTran
         urls.map(async (_, i): Promise<NodeChainAnswer> => {
           try {
             const served = Number(await nodes[i]!({ method: 'eth_chainId' }))
-            if (chainId !== undefined) health.checkedChain(i, served === chainId ? 'right' : 'wrong')
+            checked(i, served)
             answered(i)
             return { host: hosts[i]!, chainId: served }
           } catch (error) {
