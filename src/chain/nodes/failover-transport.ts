@@ -65,7 +65,7 @@ export interface FailoverValue {
 
 export type FailoverTransport = Transport<'failover', FailoverValue>
 
-/** No node answered with a JSON-RPC body. */
+/** A node answered with an HTTP error and no JSON-RPC body. */
 export class NodeHttpError extends BaseError {
   override name = 'NodeHttpError'
 }
@@ -137,8 +137,10 @@ export function failoverTransport(params: FailoverTransportParams): FailoverTran
         answered(i)
         return result
       } catch (error) {
+        // The caller gave up: no word on the node.
+        if (options?.signal?.aborted) throw error
         failed(i, error)
-        if (options?.signal?.aborted || (error instanceof Error && shouldThrow(error))) throw error
+        if (error instanceof Error && shouldThrow(error)) throw error
         if (nodeFailure(error)) nodeError ??= error
         else answerError ??= error
       }
