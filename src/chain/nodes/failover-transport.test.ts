@@ -12,16 +12,19 @@ interface FakeNode {
   chainId: number
   head: number
   down: boolean
+  /** Answers this late (past the client's timeout: a node that hangs). */
+  delayMs: number
   asked: string[]
   server: Server
 }
 
 async function fakeNode(chainId = 31337): Promise<FakeNode> {
-  const node = { chainId, head: 100, down: false, asked: [] as string[] } as FakeNode
+  const node = { chainId, head: 100, down: false, delayMs: 0, asked: [] as string[] } as FakeNode
   node.server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
+    req.on('end', async () => {
+      if (node.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, node.delayMs))
       if (node.down) return res.writeHead(503).end('down')
       const body = JSON.parse(Buffer.concat(chunks).toString()) as { id: number; method: string } | { id: number; method: string }[]
       const answer = (request: { id: number; method: string }) => {
@@ -49,7 +52,7 @@ after(() => {
   }
 })
 const reset = () => {
-  for (const node of nodes) Object.assign(node, { chainId: 31337, head: 100, down: false, asked: [] })
+  for (const node of nodes) Object.assign(node, { chainId: 31337, head: 100, down: false, delayMs: 0, asked: [] })
 }
 const host = (node: FakeNode) => new URL(node.url).host
 const count = (node: FakeNode, method: string) => node.asked.filter((m) => m === method).length
@@ -97,6 +100,20 @@ test('reads go to the first node; while it fails to the next at once; back to th
   const before = count(nodes[1]!, 'eth_getLogs')
   await client.getLogs()
   assert.equal(count(nodes[1]!, 'eth_getLogs'), before)
+})
+
+test('a node that does not answer within the timeout is left for the next, for this request and the following ones', async () => {
+  reset()
+  const client = clientOf(nodes[0]!, nodes[1]!)
+  await checkChainId(client, 31337)
+  nodes[0]!.delayMs = 2_000
+  const started = Date.now()
+  await client.getLogs()
+  assert.ok(Date.now() - started < 1_900, 'answered by the second after the 1 s timeout')
+  assert.equal(count(nodes[1]!, 'eth_getLogs'), 1)
+  await client.getLogs()
+  assert.equal(count(nodes[1]!, 'eth_getLogs'), 2)
+  assert.equal(client.transport.nodes()[0]!.failed, true)
 })
 
 test('a head that stops while another moves on is left after the stall time; the raw byte path follows the same choice', async () => {
