@@ -63,7 +63,8 @@ before(async () => {
     }),
     { db: f.db, log: createLogger('silent') },
   )
-  for (const key of deployment.payerKeys.slice(0, 2)) {
+  // One wallet per payment of a step: a payer's permits of one token are taken in turn.
+  for (const key of deployment.payerKeys.slice(0, 3)) {
     const wallet = new WalletClient({ url: gateway.wsUrl, account: privateKeyToAccount(key), chainId: deployment.chainId, timeout: 30_000 })
     await wallet.connect()
     wallets.push(wallet)
@@ -104,7 +105,7 @@ async function payCharges(count: number): Promise<void> {
       ),
     ),
   )
-  assert.deepEqual(finals.map((final) => final.status), finals.map(() => 'SUCCESS'))
+  assert.deepEqual(finals.map((final) => final.status), finals.map(() => 'SUCCESS'), JSON.stringify(finals))
   // A later payment's block may already be the confirmation of an earlier one.
   for (const charge of charges) await seen(charge.id)
   await mine(f.chain, 1)
@@ -139,10 +140,21 @@ test('both nodes fine: everything reads from the first', async () => {
   assert.equal(reads[1], 0)
 })
 
-test('the first node down: indexing, payments and reconciliation go on through the second', async () => {
-  f.rpcProxies[0]!.down = true
+/** Pays three charges, doing `act` once the gateway has queued the first of them. */
+async function whilePaying(act: () => Promise<void> | void): Promise<void> {
+  const submissions = async () => Number((await f.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM submissions')).rows[0]!.n)
+  const before = await submissions()
+  const paying = payCharges(3)
+  await waitFor('the payments under way', async () => (await submissions()) > before, 10_000)
+  await act()
+  await paying
+}
+
+test('the first node goes down while payments are on their way: indexing, payments and reconciliation go on through the second', async () => {
   const atSecond = reads[1]!
-  await payCharges(2)
+  await whilePaying(() => {
+    f.rpcProxies[0]!.down = true
+  })
   assert.ok(reads[1]! > atSecond, 'the second node answered the reads')
 })
 
@@ -151,10 +163,11 @@ test('the first node back: reads return to it', async () => {
   await readsReturnToFirst()
 })
 
-test("the first node's head frozen while the chain moves: the second takes over after RPC_STALL_SECONDS", async () => {
-  frozenHead = (await f.rpc<string>('eth_blockNumber'))
+test("the first node's head frozen while payments are on their way: the second takes over after RPC_STALL_SECONDS", async () => {
   const atSecond = reads[1]!
-  await payCharges(2)
+  await whilePaying(async () => {
+    frozenHead = await f.rpc<string>('eth_blockNumber')
+  })
   assert.ok(reads[1]! > atSecond, 'the second node answered the reads')
 })
 
