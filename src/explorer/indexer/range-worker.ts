@@ -1,7 +1,8 @@
 /**
  * A Piscina worker of the indexing pool: fetches, decodes and encodes one backfill range
- * (fetch-range.ts) with its own chain client (its own view of which node is fine), so that JSON parsing and encoding stay off the thread
- * that commits and serves. The batch crosses back as typed arrays and short lists.
+ * (fetch-range.ts) with its own chain client (and its own view of which node is fine), so that JSON
+ * parsing and encoding stay off the thread that commits and serves. The batch crosses back as typed
+ * arrays and short lists.
  */
 import { createChainSource, describeError, type ChainSource } from './chain-source.js'
 import { fetchRange } from './fetch-range.js'

@@ -8,7 +8,6 @@ import { checkChainId, settlementAbi, type ChainClient } from '../../../chain/in
 import type { DirectoryToken } from '../../../chain/index.js'
 import { watchDirectory } from '../../../chain/index.js'
 import type { ChainSettings } from '../../../config/index.js'
-import { ConfigError } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 
 export interface ChargeTerms {
@@ -39,12 +38,7 @@ export async function openChargeTerms(chain: ChainSettings & { pollIntervalMs: n
     },
     onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
   })
-  const directory = watch.current()
-  if (directory.chainId !== chain.chainId) {
-    watch.stop()
-    throw new ConfigError(`CHAIN_ID is ${chain.chainId} but RPC_URL serves chain ${directory.chainId}`)
-  }
-  tokens = byAddress(directory.tokens)
+  tokens = byAddress(watch.current().tokens)
   return {
     token: (address) => tokens.get(address),
     feesOn: (amount, acquirerId) =>

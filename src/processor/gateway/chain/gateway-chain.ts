@@ -11,7 +11,7 @@ import { checkChainId, createChainClient, endpointsOf } from '../../../chain/ind
 import type { Directory, DirectoryToken } from '../../../chain/index.js'
 import { watchDirectory } from '../../../chain/index.js'
 import type { TokenDomain } from '../../../wire/index.js'
-import { ConfigError, type RpcEndpoints } from '../../../config/index.js'
+import type { RpcEndpoints } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import { GatewayRefusal } from '../input/gateway-refusal.js'
 import { HeadCache } from './head-cache.js'
@@ -65,12 +65,7 @@ export async function openGatewayChain(params: OpenGatewayChainParams): Promise<
     },
     onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
   })
-  const directory = watch.current()
-  if (directory.chainId !== chainId) {
-    watch.stop()
-    throw new ConfigError(`CHAIN_ID is ${chainId} but RPC_URL serves chain ${directory.chainId}`)
-  }
-  index = indexTokens(directory)
+  index = indexTokens(watch.current())
   const cache = new HeadCache()
   const cached = <T>(key: string, load: () => Promise<T>) => cache.read(key.toLowerCase(), load)
 
