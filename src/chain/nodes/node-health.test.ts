@@ -47,3 +47,13 @@ test('with checkChain, a node is fine only once its chain is right; one serving 
   health.failed(1)
   assert.deepEqual(health.order(0), [1])
 })
+
+test('once a node is known to be on the right chain, a node not yet checked is not asked, even as a last resort', () => {
+  const health = createNodeHealth({ count: 3, stallMs: 1_000, checkChain: true })
+  health.checkedChain(1, 'right')
+  assert.deepEqual(health.order(0), [1])
+  health.failed(1)
+  assert.deepEqual(health.order(0), [1])
+  health.checkedChain(0, 'right')
+  assert.deepEqual(health.order(0), [0, 1])
+})

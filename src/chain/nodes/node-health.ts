@@ -24,8 +24,8 @@ export interface NodeHealth {
   current(now: number): number
   /**
    * Every node worth asking, best first: the current one, the others that are fine in RPC_URL's order,
-   * then those that failed or lag (they may have recovered since), then those whose chain is unknown;
-   * never one that serves another chain.
+   * then those that failed or lag (they may have recovered since); never one that serves another chain,
+   * nor one whose chain is unknown once another's is known to be right.
    */
   order(now: number): number[]
   /** The nodes that are fine, in RPC_URL's order (a transaction is sent to each). */
@@ -38,7 +38,7 @@ export interface NodeHealth {
   describe(now: number): { current: boolean; failed: boolean; lagging: boolean; head?: bigint; chain: ChainCheck }[]
 }
 
-/** `checkChain`: each node's chain id is to be checked before it counts as fine (until then it is a last resort). */
+/** `checkChain`: each node's chain id is to be checked before it counts as fine (before any is checked, all are asked). */
 export function createNodeHealth({ count, stallMs, checkChain }: { count: number; stallMs: number; checkChain: boolean }): NodeHealth {
   const nodes: NodeState[] = Array.from({ length: count }, () => ({ movedAt: 0, failed: false, chain: checkChain ? 'unknown' : 'right' }))
   let current = 0
@@ -74,14 +74,10 @@ export function createNodeHealth({ count, stallMs, checkChain }: { count: number
     current: pick,
     order(now) {
       const first = pick(now)
-      const indexes = nodes.map((_, i) => i).filter((i) => i !== first)
-      const usable = nodes[first]!.chain === 'wrong' ? [] : [first]
-      return [
-        ...usable,
-        ...indexes.filter((i) => fine(i, now)),
-        ...indexes.filter((i) => !fine(i, now) && nodes[i]!.chain === 'right'),
-        ...indexes.filter((i) => nodes[i]!.chain === 'unknown'),
-      ]
+      // A node of unknown chain is asked only while no node is known to be right (before the first check).
+      const askable = (i: number) => nodes[i]!.chain === 'right' || (nodes[i]!.chain === 'unknown' && !nodes.some((node) => node.chain === 'right'))
+      const indexes = nodes.map((_, i) => i).filter((i) => i !== first && askable(i))
+      return [...(askable(first) ? [first] : []), ...indexes.filter((i) => fine(i, now)), ...indexes.filter((i) => !fine(i, now))]
     },
     healthy: (now) => nodes.map((_, i) => i).filter((i) => fine(i, now)),
     answered(i, now, head) {
