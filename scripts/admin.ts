@@ -34,7 +34,7 @@ ${ownerCommandUsage}
 
 Amounts are integers in the token's smallest unit (2500000 = 2.50 of a 6-decimal token).
 --deployment: the deployment file (${DEFAULT_DEPLOYMENT_PATH}).
-Environment: RPC_URL (default: the deployment's), ADMIN_PRIVATE_KEY (the sender of owner operations,
+Environment: RPC_URL (default: the deployment's; several nodes: comma-separated), ADMIN_PRIVATE_KEY (the sender of owner operations,
 the payer of --execute, the signer of sign-safe-tx; default on chain 31337: the local deployer, which
 owns the devnet contract and receives its fees).
 
