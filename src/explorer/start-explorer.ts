@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs'
 import uWS from 'uWebSockets.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { ExplorerOptions } from '../config/index.js'
+import { endpointsOf } from '../chain/index.js'
 import { createChainSource, type ChainSource } from './indexer/index.js'
 import { Indexer } from './indexer/index.js'
 import { createRangePool, type RangePool } from './indexer/index.js'
@@ -66,10 +67,10 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   const api = registerApi(app, { options: serving, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp, connections: threads?.connections })
   // The pool reaches the node itself; an injected source lives on this thread, and so does its indexing.
   const ranges: RangePool | undefined =
-    services.source || options.indexWorkers === 0 ? undefined : createRangePool({ rpcUrl: options.rpcUrl, contract: options.contract, workers: options.indexWorkers })
+    services.source || options.indexWorkers === 0 ? undefined : createRangePool({ endpoints: endpointsOf(options), chainId: options.chainId, contract: options.contract, workers: options.indexWorkers })
   const indexer = new Indexer({
     store,
-    source: services.source ?? createChainSource({ rpcUrl: options.rpcUrl, contract: options.contract }),
+    source: services.source ?? createChainSource({ ...endpointsOf(options), chainId: options.chainId, contract: options.contract, log: logger }),
     fetchRange: ranges?.fetch,
     startBlock: options.startBlock,
     confirmations: options.confirmations,
