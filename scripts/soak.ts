@@ -20,7 +20,7 @@ import { junkOutcome, startJunkPermits } from './soak/junk-permits.js'
 import { describeFlood, FLOOD_ADDRESS, startSocketFlood } from './soak/socket-flood.js'
 import { startSlowWebhooks } from './soak/slow-webhooks.js'
 import { createLogger } from '../src/platform/observability/index.js'
-import { startRestLoad } from './soak/rest-load.js'
+import { p99Between, startRestLoad } from './soak/rest-load.js'
 import { rssOfPid } from './soak/managed-process.js'
 import { RssSampler } from './soak/rss-sampler.js'
 import { STUCK_REPLACED, startStack } from './soak/start-stack.js'
@@ -29,12 +29,19 @@ import { drain, verifySoak } from './soak/verify-soak.js'
 import { renderReport, type Check } from './soak/write-report.js'
 import { startChargeMerchant } from './soak/charge-merchant.js'
 import { startChargeLoad, verifyCharges } from './soak/charges.js'
+import { describeRequestFlood, startRequestFlood } from './soak/request-flood.js'
+
+/** Resolves at `at` (ms since the epoch), or at once when `signal` aborts first. */
+const sleepUntil = (at: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const timer = setTimeout(resolve, Math.max(0, at - Date.now()))
+  signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+})
 
 runCli(
   {
     name: 'soak',
     usage: `usage: npm run soak -- [--minutes N] [--rate P] [--junk-rate J] [--rest-workers W] [--fault-every S]
-       [--sybil-wallets W] [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--charge-workers K]
+       [--sybil-wallets W] [--flood-exports E] [--flood-queries Q] [--flood-streams S] [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--charge-workers K]
        [--report FILE] [--keep]
 
 Starts the local stack on free ports (anvil with 1 s blocks, embedded PostgreSQL, data service, CA in
@@ -62,6 +69,9 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       'flood-connections': { type: 'string' },
       'flood-rate': { type: 'string' },
       'flood-readers': { type: 'string' },
+      'flood-exports': { type: 'string' },
+      'flood-queries': { type: 'string' },
+      'flood-streams': { type: 'string' },
       'webhook-rate': { type: 'string' },
       'charge-workers': { type: 'string' },
       report: { type: 'string' },
@@ -78,6 +88,9 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
     const floodConnections = numberFlag(values['flood-connections'], 'flood-connections', 300, 0, 2000)
     const floodRate = numberFlag(values['flood-rate'], 'flood-rate', 400, 0, 10_000)
     const floodReaders = numberFlag(values['flood-readers'], 'flood-readers', 32, 0, 2000)
+    const floodExports = numberFlag(values['flood-exports'], 'flood-exports', 200, 0, 2000)
+    const floodQueries = numberFlag(values['flood-queries'], 'flood-queries', 1000, 0, 5000)
+    const floodStreams = numberFlag(values['flood-streams'], 'flood-streams', 2000, 0, 8000)
     const webhookRate = numberFlag(values['webhook-rate'], 'webhook-rate', 2, 0, 100)
     const chargeWorkers = numberFlag(values['charge-workers'], 'charge-workers', 4, 0, 20)
     const command = `npx tsx scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim()
@@ -143,6 +156,12 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       const chargeMerchant = await startChargeMerchant(stack)
       const charges = startChargeLoad({ merchant: chargeMerchant.client, deployment, rpcUrl: deployment.rpcUrl, dataServiceUrl: stack.dataService.url, workers: chargeWorkers, pauseMs: 2_000, signal: stopLoad.signal })
       const lagging = stack.laggingNode.run(stopLoad.signal)
+      // The request flood starts a third of the way in: the REST workers' p99 before it is the quiet one.
+      const watched = await chargeMerchant.client.createCharge({ amount: '1000000', token: deployment.tokens[0]!.address, beneficiary: deployment.recipients[0]!, currency: deployment.tokens[0]!.symbol, orderId: `soak-watched-${Date.now()}` })
+      const floodStartsAt = startedAt + (minutes * 60_000) / 3
+      const requestFlood = sleepUntil(floodStartsAt, stopLoad.signal).then(() =>
+        startRequestFlood({ explorerUrl: stack.explorerUrl, widgetUrl: stack.widget.url, chargeId: watched.id, deployment, exports: floodExports, queries: floodQueries, streams: floodStreams, signal: stopLoad.signal }),
+      )
       const stopChaos = new AbortController()
       const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
 
@@ -160,6 +179,9 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       await flood.done
       await charges.done
       await lagging
+      const requests = await requestFlood
+      await requests.done
+      const floodEndedAt = Date.now()
       const webhookStats = await webhooks?.finish()
       const loadSeconds = (Date.now() - startedAt) / 1000
       const openSubmissions = await drain(stack)
@@ -227,6 +249,14 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
         name: "every paid charge settled exactly once and none expired, the engine's node hiding receipts meanwhile",
         pass: chargeWorkers === 0 || (chargeVerdict.paid > 0 && chargeVerdict.unsettled.length === 0 && chargeVerdict.miscounted.length === 0 && chargeVerdict.expired === 0),
         detail: `${charges.stats.created} charges, ${chargeVerdict.paid} paid (SUCCESS), ${chargeVerdict.settled} settled, unsettled ${chargeVerdict.unsettled.slice(0, 3).join(', ') || 'none'}, not exactly one live payment ${chargeVerdict.miscounted.length}, expired ${chargeVerdict.expired}; events ${Object.entries(chargeVerdict.events).map(([t, n]) => `${t}: ${n}`).join(', ')}; node: ${stack.laggingNode.stats.episodes} episodes, ${stack.laggingNode.stats.hidden} receipts hidden; purchases failed ${Object.entries(charges.stats.failed).map(([c, n]) => `${c}: ${n}`).join(', ') || '0'}${charges.stats.lastError ? ` (last: ${charges.stats.lastError})` : ''}`,
+      })
+      const quietP99 = p99Between(rest.stats, startedAt, floodStartsAt)
+      const floodP99 = p99Between(rest.stats, floodStartsAt, floodEndedAt)
+      const floodFiveXx = Object.entries(requests.stats.statuses).filter(([key]) => Number(key.split(' ')[1]) >= 500 && !key.endsWith(' 503')).reduce((n, [, c]) => n + c, 0)
+      checks.push({
+        name: `slow exports, multi-filter queries and widget streams from ${FLOOD_ADDRESS} met caps (429/503 with Retry-After, no other 5xx), and the REST workers' p99 stayed within 3x`,
+        pass: floodExports + floodQueries + floodStreams === 0 || (floodFiveXx === 0 && requests.stats.refusalsWithoutRetryAfter === 0 && floodP99 <= 3 * quietP99),
+        detail: `${floodExports} exports, ${floodQueries} queries, ${floodStreams} streams at once: ${describeRequestFlood(requests.stats)}; REST p99 before ${quietP99} ms, during ${floodP99} ms`,
       })
       passed = checks.every((c) => c.pass)
       const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, junk: { stats: junk.stats, queued: junkRows.queued, failed: junkRows.failed }, flood, webhooks: webhookStats, faults, rss, verification, checks }
