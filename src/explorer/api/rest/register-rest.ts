@@ -7,9 +7,10 @@ import type { ExplorerOptions } from '../../../config/index.js'
 import type { IndexerStatus } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import { indexedHead, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
+import type { SharedConnections } from '../../../platform/limits/index.js'
+import { indexedHead, QueryPoolBusy, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
-import { badParam, checkTargetLength, errorReply, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
+import { badParam, checkTargetLength, errorReply, json, ProblemError, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { explorerOpenApi } from './openapi.js'
 import { registerExport } from './register-export.js'
 import type { PageCache } from './page-cache.js'
@@ -32,6 +33,8 @@ export interface RestContext {
   version: string
   /** The web page, which answers `GET /` for browsers (web/register-web.ts). */
   web?: WebFront
+  /** Exports running, counted across server threads (register-export.ts). */
+  exports?: SharedConnections
 }
 
 export const ENDPOINTS = [
@@ -102,7 +105,7 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
       }
       if (!(result instanceof Promise)) return reply(res, answer(task, key, readAt, result))
       const pending = result
-      replyLater(res, logger, async () => answer(task, key, readAt, await pending))
+      replyLater(res, logger, async () => answer(task, key, readAt, await pending.catch(refuseBusy)))
     }
   }
 
@@ -126,8 +129,8 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
     '/metrics',
     now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
   )
-  app.get('/events', query('/events', (_, search) => ({ kind: 'events', query: parseEventsQuery(search) }), undefined, ctx.pages))
-  registerExport(app, ctx)
+  app.get('/events', query('/events', (_, search) => ({ kind: 'events', query: parseEventsQuery(search), maxWalk: ctx.options.eventsMaxWalk }), undefined, ctx.pages))
+  registerExport(app, { store: ctx.store, tokens: ctx.tokens, limits: ctx.options.exports, exports: ctx.exports, metrics: ctx.metrics, logger })
   /** A single-settlement lookup by a path parameter; the raw segment is validated as is, never URL-decoded. */
   const lookup = (route: string, field: 'txHash' | 'orderReference', parse: (value: string) => Hex, notFound: string) =>
     app.get(
@@ -189,6 +192,11 @@ function boundedWalk<F extends StatsFilter>(ctx: RestContext, f: F): F {
     param,
     `these filters are summed by reading ${size} settlements one by one, above the ${limit} a request may read (STATS_MAX_WALK); add a payer, recipient, address, acquirerId or token, or narrow fromTimestamp/toTimestamp`,
   )
+}
+
+/** A full query pool is a 503 problem with Retry-After (QUERY_MAX_QUEUE); any other failure stays what it was. */
+function refuseBusy(error: unknown): never {
+  throw error instanceof QueryPoolBusy ? new ProblemError(503, error.message, undefined, { cause: error }) : error
 }
 
 function ready(ctx: RestContext): Reply {
