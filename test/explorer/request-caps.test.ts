@@ -18,6 +18,7 @@ import { after, before, test } from 'node:test'
 import type { Hex } from '../../src/wire/settlement.js'
 import { waitFor } from '../helpers/explorer.js'
 import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
+import { openApiChecker, type OpenApiChecker } from '../openapi/openapi-checker.js'
 import { startScriptedExplorer, type ScriptedExplorer } from '../helpers/scripted-explorer.js'
 
 const CONTRACT = '0x5e771e0000000000000000000000000000000038' as Hex
@@ -45,6 +46,7 @@ const chain = new ScriptedChain({ contract: CONTRACT })
 let running: ScriptedExplorer
 let url: URL
 let dataFile: string
+let openApi: OpenApiChecker
 
 before(async () => {
   for (let b = 0; b < ROWS / PER_BLOCK; b++) chain.mine(Array.from({ length: PER_BLOCK }, (_, i) => settlement(b * PER_BLOCK + i)))
@@ -52,6 +54,7 @@ before(async () => {
   url = new URL(running.explorer.url)
   // lmdb-js keeps the environment's directory on the root database; its typings omit it.
   dataFile = join((running.explorer.store.env as unknown as { path: string }).path, 'data.mdb')
+  openApi = await openApiChecker((await (await fetch(`${running.explorer.url}/openapi.json`)).json()) as Record<string, any>)
   await waitFor('the explorer to index the chain', async () => (await fetch(`${running.explorer.url}/`).then((r) => r.json() as Promise<{ indexedHead: { blockNumber: number } | null }>)).indexedHead?.blockNumber === chain.head.blockNumber, 60_000)
 })
 
@@ -137,6 +140,9 @@ function parseHead(raw: Buffer): Answer {
   return { status: Number(statusLine!.split(' ')[1]), headers, body: text.slice(end + 4), ms: 0 }
 }
 
+/** An answer as the OpenAPI checker takes it. */
+const documented = (a: Answer) => ({ status: a.status, headers: new Headers(a.headers), body: JSON.parse(a.body) as unknown })
+
 function anonymousRss(): number {
   const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('RssAnon:'))!
   return Number(line.split(/\s+/)[1]) * 1024
@@ -179,11 +185,15 @@ test('under 200 slow exports and 1,000 two-filter queries at once, refusals are 
     assert.equal(answered.length + refused.length, 1000, `other statuses: ${[...new Set(answers.map((a) => a.status))]}`)
     assert.ok(refused.length > 0, 'the pool queue is bounded: some queries are refused')
     assert.ok(answered.length >= 64, `${answered.length} answered: at least the pool's 32 in flight and 32 waiting`)
-    for (const a of refused) assert.ok(isProblemWithRetry(a, 503), `${a.status} ${JSON.stringify(a.headers)} ${a.body}`)
+    for (const a of refused) {
+      assert.ok(isProblemWithRetry(a, 503), `${a.status} ${JSON.stringify(a.headers)} ${a.body}`)
+      openApi.check('GET', '/events', documented(a))
+    }
     for (const a of answered) {
       const page = JSON.parse(a.body) as { events: unknown[]; total: number; totalRelation?: string }
       assert.equal(page.totalRelation, 'gte')
       assert.ok(page.total >= page.events.length)
+      openApi.check('GET', '/events', documented(a))
     }
 
     // Exports: 20 at most at once, 2 per address; the rest refused with their documented answers.
@@ -193,7 +203,10 @@ test('under 200 slow exports and 1,000 two-filter queries at once, refusals are 
     assert.equal(statuses.filter((s) => s !== 200 && s !== 429 && s !== 503).length, 0, `export statuses ${[...new Set(statuses)]}`)
     assert.ok(statuses.includes(429) && statuses.includes(503), `export statuses ${[...new Set(statuses)]}`)
     const refusals = await Promise.all(exports.filter((_, i) => statuses[i] !== 200).map(async (e) => parseHead((await e.done).head)))
-    for (const r of refusals) assert.ok(isProblemWithRetry(r, r.status), `${r.status} ${JSON.stringify(r.headers)} ${r.body}`)
+    for (const r of refusals) {
+      assert.ok(isProblemWithRetry(r, r.status), `${r.status} ${JSON.stringify(r.headers)} ${r.body}`)
+      openApi.check('GET', '/events/export', documented(r))
+    }
 
     // The admitted ones are cut off at EXPORT_MAX_SECONDS (4 s): the chunked body never ends.
     const ends = await Promise.all(admitted.map((e) => e.done))
