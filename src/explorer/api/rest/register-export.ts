@@ -42,7 +42,7 @@ export const exportCounts = (limits: ExportLimits, memory = sharedConnectionsMem
 
 export function registerExport(app: TemplatedApp, { store, tokens, limits, metrics, logger, ...ctx }: ExportContext): void {
   const rowsSent = metrics.counter('export_rows_total', 'Settlements written into /events/export files')
-  const finished = metrics.counter('exports_total', 'Exports ended, by outcome: complete, aborted by the client, or expired (cut off at EXPORT_MAX_SECONDS)')
+  const finished = metrics.counter('exports_total', 'Exports ended, by outcome: complete, aborted by the client, expired (cut off at EXPORT_MAX_SECONDS), or failed (the store failed; cut off)')
   const refused = metrics.counter('exports_refused_total', 'Exports refused, by cap: server (EXPORT_MAX_CONCURRENT) or address (EXPORT_MAX_PER_ADDRESS)')
   const running = ctx.exports ?? exportCounts(limits)
   const turns = new ExportTurns(CHUNKS_PER_TURN)
@@ -73,7 +73,7 @@ export function registerExport(app: TemplatedApp, { store, tokens, limits, metri
     let done = false
     let waiting = false
     let counted = 0
-    const end = (outcome: 'complete' | 'aborted' | 'expired') => {
+    const end = (outcome: 'complete' | 'aborted' | 'expired' | 'failed') => {
       if (done) return
       done = true
       clearTimeout(lifetime)
@@ -83,10 +83,12 @@ export function registerExport(app: TemplatedApp, { store, tokens, limits, metri
       open--
       finished(1, { outcome })
     }
-    const lifetime = setTimeout(() => {
-      end('expired')
+    const cut = (outcome: 'expired' | 'failed') => {
+      end(outcome)
       res.close()
-    }, limits.maxSeconds * 1000)
+    }
+    // Unref'd: a stopping explorer does not wait for its exports' lifetimes.
+    const lifetime = setTimeout(() => cut('expired'), limits.maxSeconds * 1000).unref()
     res.onAborted(() => end('aborted'))
     res.onWritable(() => {
       if (waiting && !done) {
@@ -107,7 +109,15 @@ export function registerExport(app: TemplatedApp, { store, tokens, limits, metri
     /** One chunk; whether the export wants another turn at once (not when done, nor while the socket is full). */
     const step = () => {
       if (done) return false
-      const chunk = walk.next(CHUNK_BYTES)
+      let chunk: Buffer | undefined
+      try {
+        chunk = walk.next(CHUNK_BYTES)
+      } catch (error) {
+        // The store failed (or closed under a stopping explorer): this file cannot be finished, the rest goes on.
+        logger.error('export failed', { error: error instanceof Error ? error.stack : String(error) })
+        cut('failed')
+        return false
+      }
       rowsSent(walk.rows - counted)
       counted = walk.rows
       if (!chunk) {
