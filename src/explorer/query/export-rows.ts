@@ -56,7 +56,8 @@ export interface ExportWalk {
   readonly rows: number
   /**
    * The next chunk: whole rows of about `bytes` bytes, read from at most `candidates` candidates (it may
-   * then be empty), or `undefined` once every row was given.
+   * then be empty), or `undefined` once every row was given. It is valid until the next call (the walk
+   * renders every chunk into one buffer of its own: no allocation per chunk).
    */
   next(bytes: number, candidates?: number): Buffer | undefined
   /** Ends the walk (at the end, or when the client went away); it holds nothing between chunks. */
@@ -77,6 +78,7 @@ export function openExport(store: Store, tokens: TokenCache, q: EventsQuery, for
   let left = head === undefined ? undefined : upTo(keyRange(store, q), head)
   let count = 0
   let headerDue = format === 'csv'
+  let out: Buffer | undefined
   return {
     head,
     get rows() {
@@ -84,7 +86,7 @@ export function openExport(store: Store, tokens: TokenCache, q: EventsQuery, for
     },
     next(bytes, candidates = EXPORT_CANDIDATES_PER_CHUNK) {
       if (!left && !headerDue) return undefined
-      let out: Buffer = Buffer.allocUnsafe(bytes + ROOM)
+      if (!out || out.length < bytes + ROOM) out = Buffer.allocUnsafe(bytes + ROOM)
       let p = 0
       if (headerDue) {
         p += out.write(CSV_COLUMNS.join(',') + CRLF, p, 'latin1')

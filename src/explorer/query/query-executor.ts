@@ -20,12 +20,17 @@ import { BaseError } from '../../errors/index.js'
 /** Tasks each worker holds in flight. */
 const TASKS_PER_WORKER = 32
 
-/** The pool holds as many tasks as it may (QUERY_MAX_QUEUE waiting); trying again later can succeed. */
+/**
+ * The pool holds as many tasks as it may (QUERY_MAX_QUEUE waiting); trying again later can succeed.
+ * One instance is thrown for every refusal: a flood is refused thousands of times a second, and each
+ * new error would capture a stack (measured: 1.1 of 19 s of the server thread's busy time).
+ */
 export class QueryPoolBusy extends BaseError {
   override name = 'QueryPoolBusy'
+  static readonly error = new QueryPoolBusy()
 
-  constructor(readonly held: number) {
-    super(`the query pool holds ${held} queries, as many as it may; retry later`, { details: { held }, retryable: true })
+  private constructor() {
+    super('the query pool holds as many queries as it may (QUERY_MAX_QUEUE waiting); retry later', { retryable: true })
   }
 }
 
@@ -60,7 +65,7 @@ export function createQueryExecutor({ store, dataDir, workers, inlineCandidates,
   const capacity = workers * TASKS_PER_WORKER + maxQueue
   let held = 0
   const pooled = async (task: QueryTask): Promise<QueryResult> => {
-    if (held >= capacity) throw new QueryPoolBusy(held)
+    if (held >= capacity) throw QueryPoolBusy.error
     held++
     try {
       return rings.take((await pool.run(task)) as RingAnswer)

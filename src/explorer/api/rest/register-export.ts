@@ -8,7 +8,7 @@
  * as a complete file. Writes follow the client: a chunk at a time while uWS takes them, then nothing
  * until `onWritable` says the socket drained, so a slow reader holds the explorer to about one chunk
  * plus what the socket buffers, and no read transaction (each chunk reads in its own). Exports take
- * turns on the thread (export-turns.ts). A client that goes away ends the walk at once.
+ * turns on the thread, 2 ms of writing per event-loop turn for all of them (export-turns.ts). A client that goes away ends the walk at once.
  */
 import type { TemplatedApp } from 'uWebSockets.js'
 import type { ExportLimits } from '../../../config/index.js'
@@ -19,9 +19,12 @@ import { openExport, type EventsQuery, type ExportFormat, type ExportWalk, type 
 import { ExportTurns } from './export-turns.js'
 import { parseExportQuery } from './parse-query.js'
 
-const CHUNK_BYTES = 64 * 1024
-/** Chunks all exports of a thread together write per event-loop turn (1 MiB) before other requests are served. */
-const CHUNKS_PER_TURN = 16
+const CHUNK_BYTES = 32 * 1024
+/**
+ * How long all exports of a thread together write per event-loop turn before other requests are served:
+ * what an export flood adds to another request's wait, per turn (a chunk takes 0.1–2 ms, by load).
+ */
+const TURN_MS = 2
 /** A slot frees when an export ends; files take seconds to minutes. */
 export const EXPORT_RETRY_AFTER_SECONDS = 10
 
@@ -45,7 +48,7 @@ export function registerExport(app: TemplatedApp, { store, tokens, limits, metri
   const finished = metrics.counter('exports_total', 'Exports ended, by outcome: complete, aborted by the client, expired (cut off at EXPORT_MAX_SECONDS), or failed (the store failed; cut off)')
   const refused = metrics.counter('exports_refused_total', 'Exports refused, by cap: server (EXPORT_MAX_CONCURRENT) or address (EXPORT_MAX_PER_ADDRESS)')
   const running = ctx.exports ?? exportCounts(limits)
-  const turns = new ExportTurns(CHUNKS_PER_TURN)
+  const turns = new ExportTurns(TURN_MS)
   let open = 0
   metrics.collected('exports_open', 'Exports being written', () => open)
 

@@ -10,7 +10,7 @@ import type { Metrics } from '../../../platform/observability/index.js'
 import type { SharedConnections } from '../../../platform/limits/index.js'
 import { indexedHead, QueryPoolBusy, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
-import { badParam, checkTargetLength, errorReply, json, ProblemError, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
+import { badParam, checkTargetLength, errorReply, json, problemHeaders, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { explorerOpenApi } from './openapi.js'
 import { registerExport } from './register-export.js'
 import type { PageCache } from './page-cache.js'
@@ -105,7 +105,14 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
       }
       if (!(result instanceof Promise)) return reply(res, answer(task, key, readAt, result))
       const pending = result
-      replyLater(res, logger, async () => answer(task, key, readAt, await pending.catch(refuseBusy)))
+      replyLater(res, logger, async () => {
+        try {
+          return answer(task, key, readAt, await pending)
+        } catch (error) {
+          if (error !== QueryPoolBusy.error) throw error
+          return count(POOL_BUSY)
+        }
+      })
     }
   }
 
@@ -194,10 +201,8 @@ function boundedWalk<F extends StatsFilter>(ctx: RestContext, f: F): F {
   )
 }
 
-/** A full query pool is a 503 problem with Retry-After (QUERY_MAX_QUEUE); any other failure stays what it was. */
-function refuseBusy(error: unknown): never {
-  throw error instanceof QueryPoolBusy ? new ProblemError(503, error.message, undefined, { cause: error }) : error
-}
+/** The answer to a query the full pool refused (QUERY_MAX_QUEUE): made once, as the refusal itself. */
+const POOL_BUSY = problemReply(503, QueryPoolBusy.error.message, undefined, problemHeaders(503))
 
 function ready(ctx: RestContext): Reply {
   const status = ctx.indexer.status()
