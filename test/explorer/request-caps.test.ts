@@ -92,6 +92,8 @@ function get(path: string, agent?: Agent, timeoutMs = 30_000): Promise<Answer> {
 
 /** An export read slowly from `localAddress`: one socket read every 500 ms, until the server ends or cuts it. */
 interface SlowExport {
+  /** Ends the connection from this side. */
+  close(): void
   /** The status line's code, once it came (0: the connection ended before). */
   status: Promise<number>
   /** Once the connection ended: the response's first 4 KiB, its last 5 bytes, and when it ended. */
@@ -100,10 +102,10 @@ interface SlowExport {
 
 const LAST_CHUNK = Buffer.from('0\r\n\r\n')
 
-function slowExport(localAddress: string, path: string): SlowExport {
+function slowExport(localAddress: string, path: string, at = url): SlowExport {
   const started = performance.now()
-  const socket = connect({ host: url.hostname, port: Number(url.port), localAddress })
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`)
+  const socket = connect({ host: at.hostname, port: Number(at.port), localAddress })
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${at.host}\r\nConnection: close\r\n\r\n`)
   let head = Buffer.alloc(0)
   let tail = Buffer.alloc(0)
   let resolveStatus!: (status: number) => void
@@ -122,7 +124,7 @@ function slowExport(localAddress: string, path: string): SlowExport {
     })
     socket.on('error', () => {})
   })
-  return { status, done }
+  return { status, done, close: () => socket.destroy() }
 }
 
 const isProblemWithRetry = (a: Pick<Answer, 'status' | 'headers' | 'body'>, status: number) => {
@@ -244,4 +246,25 @@ test('under 200 slow exports and 1,000 two-filter queries at once, refusals are 
   console.log(`flood (load average ${loadavg()[0]!.toFixed(1)}): ${mined} blocks mined meanwhile; plain client ${plain.length} requests, median ${sorted[sorted.length >> 1]!.toFixed(0)} ms, slowest ${slowest.toFixed(0)} ms (quiet ${quiet.ms.toFixed(0)} ms); data file +${(fileGrowth / 1024 ** 2).toFixed(1)} MB, anonymous RSS +${(rssGrowth / 1024 ** 2).toFixed(0)} MB`)
   assert.ok(fileGrowth < 32 * 1024 ** 2, `the data file grew ${(fileGrowth / 1024 ** 2).toFixed(1)} MB`)
   assert.ok(rssGrowth < 512 * 1024 ** 2, `anonymous RSS grew ${(rssGrowth / 1024 ** 2).toFixed(0)} MB`)
+})
+
+test('with two server threads the export caps hold for both together', async () => {
+  const threaded = await startScriptedExplorer(chain, { SERVER_THREADS: '2', EXPORT_MAX_CONCURRENT: '4', EXPORT_MAX_PER_ADDRESS: '3', EXPORT_MAX_SECONDS: '60' })
+  try {
+    const base = new URL(threaded.explorer.url)
+    await waitFor('the threaded explorer to index the chain', async () => (await fetch(`${base.origin}/`).then((r) => r.json() as Promise<{ indexedHead: { blockNumber: number } | null }>)).indexedHead?.blockNumber === chain.head.blockNumber, 60_000)
+    // Connections of their own from two addresses: the kernel spreads them over both threads' sockets.
+    const exports = Array.from({ length: 8 }, (_, i) => slowExport(`127.0.0.${60 + (i % 2)}`, '/events/export?format=csv', base))
+    const statuses = await Promise.all(exports.map((e) => e.status))
+    assert.equal(statuses.filter((s) => s === 200).length, 4, `statuses ${statuses}`)
+    assert.equal(statuses.filter((s) => s === 503 || s === 429).length, 4, `statuses ${statuses}`)
+    const metrics = await waitFor('both threads to report', async () => {
+      const text = await (await fetch(`${base.origin}/metrics`)).text()
+      return /explorer_exports_open 4\b/.test(text) && text
+    })
+    assert.ok(metrics)
+    for (const e of exports) e.close()
+  } finally {
+    await threaded.stop()
+  }
 })
