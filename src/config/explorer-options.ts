@@ -100,7 +100,7 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     serverThreads: env.SERVER_THREADS === 'auto' ? Math.min(availableParallelism(), 64) : intSetting(env, 'SERVER_THREADS', 1, 1, 64),
     statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 250_000, 1),
     eventsMaxWalk: intSetting(env, 'EVENTS_MAX_WALK', 100_000, 1),
-    queryMaxQueue: intSetting(env, 'QUERY_MAX_QUEUE', 256, 1, 1_000_000),
+    queryMaxQueue: intSetting(env, 'QUERY_MAX_QUEUE', 64, 1, 1_000_000),
     exports: {
       maxConcurrent: intSetting(env, 'EXPORT_MAX_CONCURRENT', 32, 1, 100_000),
       maxPerAddress: intSetting(env, 'EXPORT_MAX_PER_ADDRESS', 2, 1, 100_000),
