@@ -8,7 +8,8 @@
  * as a complete file. Writes follow the client: a chunk at a time while uWS takes them, then nothing
  * until `onWritable` says the socket drained, so a slow reader holds the explorer to about one chunk
  * plus what the socket buffers, and no read transaction (each chunk reads in its own). Exports take
- * turns on the thread, 2 ms of writing per event-loop turn for all of them (export-turns.ts). A client that goes away ends the walk at once.
+ * turns on the thread, 2 ms of writing per event-loop turn for all of them (export-turns.ts). A client
+ * that goes away ends the walk at once.
  */
 import type { TemplatedApp } from 'uWebSockets.js'
 import type { ExportLimits } from '../../../config/index.js'
