@@ -1,6 +1,7 @@
 /**
  * `npm run explorer`: runs the explorer alone against RPC_URL / SETTLEMENT_CONTRACT (or the local
  * devnet's deployment file). Settings are read from the environment; see docs/.
+ * `npm run explorer -- snapshot <dir>`: writes a snapshot of DATA_DIR's store to <dir>, beside a running explorer.
  */
 import { existsSync } from 'node:fs'
 import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'
@@ -8,23 +9,37 @@ import { readDeployment } from '../src/devnet/deployment/index.js'
 import { explorerOptionsFromEnv } from '../src/config/index.js'
 import { ConfigError } from '../src/config/index.js'
 import { startExplorer } from '../src/explorer/index.js'
+import { writeSnapshot } from '../src/explorer/snapshot/index.js'
+import { createLogger } from '../src/platform/observability/index.js'
 
 if (process.argv.includes('--help')) {
   console.log(`npm run explorer — index settlements and serve the explorer API
 
-Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, CONFIRMATION_BLOCKS (0),
+Environment: CHAIN_ID (31337), RPC_URL (one node, or several comma-separated, the first preferred), RPC_STALL_SECONDS (30),
+SETTLEMENT_CONTRACT, START_BLOCK, CONFIRMATION_BLOCKS (0),
 EXPLORER_HOST (127.0.0.1), EXPLORER_PORT (4001), DATA_DIR, QUERY_WORKERS (1), POLL_INTERVAL_MS,
-READY_MAX_LAG (2), LOG_LEVEL (info), WS_MAX_CONNECTIONS, WS_MAX_CONNECTIONS_PER_IP, WS_MAX_SUBSCRIPTIONS,
-WS_SUBSCRIBE_BURST, WS_SUBSCRIBE_RATE, WS_MAX_MESSAGE_BYTES, LIVE_MAX_BUFFERED_BYTES,
+READY_MAX_LAG (2), LOG_LEVEL (info), WS_MAX_CONNECTIONS, WS_MAX_CONNECTIONS_PER_IP, TRUSTED_PROXIES,
+WS_MAX_SUBSCRIPTIONS, WS_SUBSCRIBE_BURST, WS_SUBSCRIBE_RATE, WS_MAX_MESSAGE_BYTES, LIVE_MAX_BUFFERED_BYTES,
 LIVE_MAX_TOTAL_BUFFERED_BYTES, LIVE_REPLAY_SCAN_PER_TURN, WS_IDLE_TIMEOUT_SECONDS. On chain 31337 without
-SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`)
+SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used. SNAPSHOT_FROM (a snapshot
+directory or its URL) and SNAPSHOT_TOKEN: a new replica's store when DATA_DIR holds none.
+
+npm run explorer -- snapshot <dir>: writes a compacted, consistent copy of DATA_DIR's store and its manifest
+to <dir> (new or empty), beside the explorer serving from it.`)
   process.exit(0)
 }
 
 try {
   const deploymentPath = process.env.DEPLOYMENT_FILE ?? DEFAULT_DEPLOYMENT_PATH
   const local = !process.env.SETTLEMENT_CONTRACT && existsSync(deploymentPath)
-  const explorer = await startExplorer(explorerOptionsFromEnv(process.env, local ? await readDeployment(deploymentPath) : undefined))
+  const options = explorerOptionsFromEnv(process.env, local ? await readDeployment(deploymentPath) : undefined)
+  if (process.argv[2] === 'snapshot') {
+    const outDir = process.argv[3]
+    if (!outDir) throw new ConfigError('usage: npm run explorer -- snapshot <dir>')
+    await writeSnapshot({ dataDir: options.dataDir, outDir, log: createLogger(options.logLevel, { service: 'snapshot' }) })
+    process.exit(0)
+  }
+  const explorer = await startExplorer(options)
   const stop = async () => {
     await explorer.stop()
     process.exit(0)

@@ -57,7 +57,7 @@ const SAME_PAGE_RECIPIENT = 7
  * Random pages of some recipients: a cursor at a random position from a tenth into the chain (the bench
  * chain's recipients each hold one settlement in 5,000, so every such position has a full page before it).
  */
-function randomPages(ctx: BenchContext, store: BenchStore, firstRecipient: number, recipients: number): RandomPages {
+export function randomPages(ctx: BenchContext, store: BenchStore, firstRecipient: number, recipients: number): RandomPages {
   const first = ctx.chain.shape.firstBlock
   return { firstRecipient, recipients, fromBlock: Math.round(first + (store.head - first) / 10), toBlock: store.head, seed: ctx.chain.shape.seed }
 }

@@ -2,7 +2,9 @@
  * The `npm start` stack for the soak (see scripts/start.ts): the devnet with 1 s blocks, an embedded
  * PostgreSQL, the data service and the certificate authority in this process — and, as child processes
  * that the soak kills and restarts, the explorer (`scripts/explorer.ts`), the wallet gateway
- * (`scripts/gateway.ts` with SUBMITTER=off) and the broadcast submitter (`scripts/submitter.ts`).
+ * (`scripts/gateway.ts` with SUBMITTER=off) and the broadcast submitter (`scripts/submitter.ts`); the
+ * checkout engine (CONFIRMATION_BLOCKS 2, its node behind a relay that lags: `lagging-node.ts`) and the
+ * widget run in this process.
  * Everything listens on free ports and keeps its data under one directory, so a soak never touches a
  * running `npm start` or another test.
  */
@@ -18,6 +20,10 @@ import { dataServiceOptionsFromEnv } from '../../src/config/index.js'
 import { startDataService, type RunningDataService } from '../../src/processor/data-service/index.js'
 import { openDatabase, type Database } from '../../src/processor/db/index.js'
 import { createLogger } from '../../src/platform/observability/index.js'
+import { checkoutOptionsFromEnv, widgetOptionsFromEnv } from '../../src/config/index.js'
+import { startCheckout, type RunningCheckout } from '../../src/processor/checkout/index.js'
+import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
+import { startLaggingNode, type LaggingNode } from './lagging-node.js'
 import { ManagedProcess } from './managed-process.js'
 
 export interface SoakStack {
@@ -31,6 +37,9 @@ export interface SoakStack {
   gateway: ManagedProcess
   gatewayWsUrl: string
   submitter: ManagedProcess
+  laggingNode: LaggingNode
+  checkout: RunningCheckout
+  widget: RunningWidget
   stop(): Promise<void>
 }
 
@@ -73,7 +82,8 @@ export async function startStack(dir: string): Promise<SoakStack> {
     stops.push(() => explorer.stop())
 
     const gatewayPort = await findFreePort()
-    const processorEnv = { ...chainEnv, DATABASE_URL: db.url, EXPLORER_URL: explorerUrl, LOG_LEVEL: 'warn' }
+    const widgetPort = await findFreePort()
+    const processorEnv = { ...chainEnv, DATABASE_URL: db.url, EXPLORER_URL: explorerUrl, GATEWAY_PORT: String(gatewayPort), WIDGET_PORT: String(widgetPort), LOG_LEVEL: 'warn' }
     const gateway = new ManagedProcess({
       name: 'gateway',
       script: 'scripts/gateway.ts',
@@ -97,7 +107,15 @@ export async function startStack(dir: string): Promise<SoakStack> {
     await submitter.start()
     stops.push(() => submitter.stop())
 
-    return { dir, devnet, db, dataService, ca, explorer, explorerUrl, gateway, gatewayWsUrl: `ws://127.0.0.1:${gatewayPort}/ws`, submitter, stop }
+    const laggingNode = await startLaggingNode({ rpcUrl: devnet.deployment.rpcUrl, meanGapMs: 20_000, hideBlocks: 4, blockMs: 1_000 })
+    stops.push(laggingNode.stop)
+    const checkoutEnv = { ...processorEnv, RPC_URL: laggingNode.url, CHECKOUT_PORT: '0', CA_DATA_DIR: join(dir, 'ca'), CONFIRMATION_BLOCKS: '2' }
+    const checkout = await startCheckout(checkoutOptionsFromEnv(checkoutEnv, devnet.deployment), { db, log })
+    stops.push(checkout.stop)
+    const widget = await startWidget(widgetOptionsFromEnv(processorEnv, devnet.deployment), { db, log })
+    stops.push(widget.stop)
+
+    return { dir, devnet, db, dataService, ca, explorer, explorerUrl, gateway, gatewayWsUrl: `ws://127.0.0.1:${gatewayPort}/ws`, submitter, laggingNode, checkout, widget, stop }
   } catch (error) {
     await stop()
     throw error

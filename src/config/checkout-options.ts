@@ -15,6 +15,7 @@ import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from '.
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
 import { publicUrlsFromEnv } from './public-urls.js'
+import { webhookKeyOptionsFromEnv, type WebhookKeyOptions } from './webhook-options.js'
 
 export interface PemFiles {
   certPath: string
@@ -42,6 +43,13 @@ export interface CheckoutOptions extends ChainSettings {
   chargeTtlSeconds: number
   /** Blocks on top of a settlement's before its charge is settled. */
   confirmationBlocks: number
+  /**
+   * Blocks the chain must build on without a settlement, seen at both ends, before it counts as gone (a
+   * reorg): one answer of a lagging or erring node never takes a payment away.
+   */
+  removedAfterBlocks: number
+  /** Blocks a payment taken away stays watched for its return; its charge or refund does not expire meanwhile. */
+  restoreWatchBlocks: number
   /** Chain head polling (confirmations). */
   pollIntervalMs: number
   /** How often charges past their deadline are expired. */
@@ -50,6 +58,10 @@ export interface CheckoutOptions extends ChainSettings {
   standbyPollMs: number
   /** Manual webhook retries (`POST …/retry`) one merchant may ask of one replica per minute. */
   webhookRetriesPerMinute: number
+  /** Webhook secret rotations (`POST …/rotate-secret`) one merchant may ask of one replica per hour. */
+  webhookRotationsPerHour: number
+  /** What opens and seals the webhook secrets, for a merchant's rotation of its own (the delivery workers' key). */
+  webhookKeys: WebhookKeyOptions
   logLevel: LogLevel
 }
 
@@ -64,10 +76,14 @@ export function checkoutOptionsFromEnv(env: Env = process.env, deployment?: Depl
     widgetBaseUrl: publicUrlsFromEnv(env).checkoutWidgetUrl,
     chargeTtlSeconds: chargeTtlSetting(env),
     confirmationBlocks: intSetting(env, 'CONFIRMATION_BLOCKS', 0, 0, 10_000),
+    removedAfterBlocks: intSetting(env, 'CHECKOUT_REMOVED_AFTER_BLOCKS', 3, 1, 10_000),
+    restoreWatchBlocks: intSetting(env, 'CHECKOUT_RESTORE_WATCH_BLOCKS', 64, 1, 100_000),
     pollIntervalMs: pollIntervalSetting(env, chain.chainId),
     expirySweepMs: intSetting(env, 'CHECKOUT_EXPIRY_SWEEP_MS', 1_000, 10, 3_600_000),
     standbyPollMs: intSetting(env, 'CHECKOUT_STANDBY_POLL_MS', 1_000, 10, 3_600_000),
     webhookRetriesPerMinute: intSetting(env, 'WEBHOOK_RETRIES_PER_MINUTE', 10, 1, 10_000),
+    webhookRotationsPerHour: intSetting(env, 'WEBHOOK_ROTATIONS_PER_HOUR', 10, 1, 10_000),
+    webhookKeys: webhookKeyOptionsFromEnv(env),
     logLevel: logLevelSetting(env),
   }
 }

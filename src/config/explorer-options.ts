@@ -6,12 +6,15 @@ import { availableParallelism } from 'node:os'
 import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
-import { intSetting, logLevelSetting, oneOfSetting, stringSetting, type Env } from './parse-env.js'
+import { intSetting, logLevelSetting, oneOfSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+import { trustedProxiesSetting } from './trusted-proxies.js'
 
 export interface LiveLimits {
   maxConnections: number
   /** Live connections (WebSocket and SSE) one client address may hold. */
   maxConnectionsPerAddress: number
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[]
   maxSubscriptionsPerConnection: number
   maxMessageBytes: number
   /** A WebSocket or SSE subscriber whose unsent bytes pass this is disconnected. */
@@ -78,6 +81,25 @@ export interface ExplorerOptions extends ChainSettings {
   indexWorkers: number
   logLevel: LogLevel
   live: LiveLimits
+  /** Where a new replica's store comes from when DATA_DIR holds none (explorer/snapshot). */
+  snapshot?: SnapshotSource
+  /** What shared caches may keep of the REST answers (explorer/api/rest/http-cache.ts). */
+  httpCache: HttpCacheOptions
+}
+
+export interface HttpCacheOptions {
+  /** HTTP_MAX_AGE_SECONDS: answers that move with the head (about a block). */
+  maxAgeSeconds: number
+  /** HTTP_FINAL_MAX_AGE_SECONDS: answers about blocks HTTP_FINAL_DEPTH or more below the indexed head. */
+  finalMaxAgeSeconds: number
+  finalDepth: number
+}
+
+export interface SnapshotSource {
+  /** SNAPSHOT_FROM: a snapshot directory, or the http(s) URL of one. */
+  from: string
+  /** SNAPSHOT_TOKEN: sent as `Authorization: Bearer …` to a URL. */
+  token?: string
 }
 
 /** The local devnet's deployment fills in what the environment leaves out, on chain 31337 only. */
@@ -108,9 +130,16 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     },
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),
+    snapshot: snapshotSetting(env),
+    httpCache: {
+      maxAgeSeconds: intSetting(env, 'HTTP_MAX_AGE_SECONDS', 1, 0, 3600),
+      finalMaxAgeSeconds: intSetting(env, 'HTTP_FINAL_MAX_AGE_SECONDS', 3600, 0, 31_536_000),
+      finalDepth: intSetting(env, 'HTTP_FINAL_DEPTH', 64, 1, 1_000_000),
+    },
     live: {
       maxConnections: intSetting(env, 'WS_MAX_CONNECTIONS', 20_000, 1),
       maxConnectionsPerAddress: intSetting(env, 'WS_MAX_CONNECTIONS_PER_IP', 256, 1),
+      trustedProxies: trustedProxiesSetting(env),
       maxSubscriptionsPerConnection,
       maxMessageBytes: intSetting(env, 'WS_MAX_MESSAGE_BYTES', 4096, 256, 1 << 20),
       maxBufferedBytes,
@@ -123,4 +152,11 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
       subscribeBurst: intSetting(env, 'WS_SUBSCRIBE_BURST', maxSubscriptionsPerConnection, 1, 10_000),
     },
   }
+}
+
+function snapshotSetting(env: Env): SnapshotSource | undefined {
+  const from = env.SNAPSHOT_FROM?.trim()
+  if (!from) return undefined
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) urlSetting(env, 'SNAPSHOT_FROM', undefined)
+  return { from, token: env.SNAPSHOT_TOKEN?.trim() || undefined }
 }

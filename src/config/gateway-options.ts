@@ -7,6 +7,7 @@ import type { Deployment } from '../wire/index.js'
 import type { LogLevel } from './parse-env.js'
 import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from './chain-settings.js'
 import { intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+import { trustedProxiesSetting } from './trusted-proxies.js'
 
 export interface GatewayLimits {
   /** Messages over this size are answered INVALID_FORMAT; frames over 16 times it are cut by uWS. */
@@ -22,16 +23,22 @@ export interface GatewayLimits {
   /** Connections held at once (HTTP 503 at the upgrade past it), and from one client address (429). */
   maxConnections: number
   maxConnectionsPerAddress: number
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[]
   /** A connection that has sent no valid signed message by then is closed (4002). */
   firstMessageSeconds: number
   /** A connection that has sent nothing for this long is closed (4003). */
   idleSeconds: number
   /** Subscribed, queried or subscribed-to domain separators per message. */
   maxSeparators: number
-  /** Submissions not yet final one permit owner may have queued (RATE_LIMIT_EXCEEDED past it). */
+  /** Submissions not yet final one permit owner may have queued, executable and future (RATE_LIMIT_EXCEEDED past it). */
   maxQueuedPerOwner: number
-  /** Submissions not yet final in the whole queue (RELAYER_UNAVAILABLE past it). */
+  /** Executable submissions not yet final in the whole queue (RELAYER_UNAVAILABLE past it). */
   maxQueued: number
+  /** Future submissions (not executable yet) not yet final one permit owner may have queued (RATE_LIMIT_EXCEEDED past it). */
+  maxFuturePerOwner: number
+  /** Future submissions not yet final in the whole queue; a new one past it evicts the oldest waiting ones. */
+  maxFuture: number
 }
 
 export interface GatewayOptions extends ChainSettings {
@@ -69,11 +76,14 @@ export function gatewayOptionsFromEnv(env: Env = process.env, deployment?: Deplo
       abuseThreshold: intSetting(env, 'GATEWAY_ABUSE_THRESHOLD', 100, 1),
       maxConnections: intSetting(env, 'GATEWAY_MAX_CONNECTIONS', 20_000, 1),
       maxConnectionsPerAddress: intSetting(env, 'GATEWAY_MAX_CONNECTIONS_PER_IP', 256, 1),
+      trustedProxies: trustedProxiesSetting(env),
       firstMessageSeconds: intSetting(env, 'GATEWAY_FIRST_MESSAGE_SECONDS', 30, 1, 3600),
       idleSeconds: intSetting(env, 'GATEWAY_IDLE_SECONDS', 300, 1, 86_400),
       maxSeparators: intSetting(env, 'GATEWAY_MAX_SEPARATORS', 32, 1, 1000),
       maxQueuedPerOwner: intSetting(env, 'GATEWAY_MAX_QUEUED_PER_OWNER', 16, 1, 100_000),
       maxQueued: intSetting(env, 'GATEWAY_MAX_QUEUED_TOTAL', 10_000, 1, 10_000_000),
+      maxFuturePerOwner: intSetting(env, 'GATEWAY_MAX_FUTURE_PER_OWNER', 4, 0, 100_000),
+      maxFuture: intSetting(env, 'GATEWAY_MAX_FUTURE_TOTAL', 1_024, 1, 10_000_000),
     },
   }
 }

@@ -9,6 +9,7 @@ import { chainSettingsFromEnv, pollIntervalSetting, type ChainSettings } from '.
 import { intSetting, logLevelSetting, stringSetting, type Env } from './parse-env.js'
 import { chargeTtlSetting } from './checkout-options.js'
 import { publicUrlsFromEnv } from './public-urls.js'
+import { trustedProxiesSetting } from './trusted-proxies.js'
 
 export interface WidgetOptions extends ChainSettings {
   host: string
@@ -31,7 +32,20 @@ export interface WidgetOptions extends ChainSettings {
   linkIntervalSeconds: number
   /** Payment links (issue 23): what a payer's charge from a link lives, and how many charges one link and one client address may create. */
   paymentLinks: PaymentLinkLimits
+  /** The pages' live status streams (issue 38 item 4). */
+  liveStreams: LiveStreamLimits
   logLevel: LogLevel
+}
+
+export interface LiveStreamLimits {
+  /** Streams open at once in one widget process (503 past it). */
+  maxStreams: number
+  /** Streams open at once from one client address, an IPv6 one by its /64 (429 past it). */
+  maxStreamsPerAddress: number
+  /** The Retry-After of a refused stream. */
+  retryAfterSeconds: number
+  /** TRUSTED_PROXIES, as for the payment links. */
+  trustedProxies: readonly string[]
 }
 
 export interface PaymentLinkLimits {
@@ -40,8 +54,12 @@ export interface PaymentLinkLimits {
   /** Charges one client address may create from links: a burst, then a rate per minute. */
   chargesPerMinutePerAddress: number
   chargeBurstPerAddress: number
-  /** Charges of one link awaiting payment at once, whoever made them. */
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[]
+  /** Charges of one link held at once (awaiting payment, made less than `holdSeconds` ago), whoever made them. */
   maxOpenChargesPerLink: number
+  /** How long a charge from a link awaiting payment counts as a use of it (its hold); a paid one always counts. */
+  holdSeconds: number
 }
 
 export function widgetOptionsFromEnv(env: Env = process.env, deployment?: Deployment): WidgetOptions {
@@ -63,7 +81,15 @@ export function widgetOptionsFromEnv(env: Env = process.env, deployment?: Deploy
       chargeTtlSeconds: chargeTtlSetting(env),
       chargesPerMinutePerAddress: intSetting(env, 'PAYMENT_LINK_CHARGES_PER_MINUTE', 6, 1, 100_000),
       chargeBurstPerAddress: intSetting(env, 'PAYMENT_LINK_CHARGE_BURST', 5, 1, 100_000),
+      trustedProxies: trustedProxiesSetting(env),
       maxOpenChargesPerLink: intSetting(env, 'PAYMENT_LINK_MAX_OPEN_CHARGES', 100, 1, 1_000_000),
+      holdSeconds: intSetting(env, 'PAYMENT_LINK_HOLD_SECONDS', 120, 1, 86_400),
+    },
+    liveStreams: {
+      maxStreams: intSetting(env, 'WIDGET_MAX_STREAMS', 10_000, 1, 1_000_000),
+      maxStreamsPerAddress: intSetting(env, 'WIDGET_MAX_STREAMS_PER_ADDRESS', 32, 1, 1_000_000),
+      retryAfterSeconds: 30,
+      trustedProxies: trustedProxiesSetting(env),
     },
     logLevel: logLevelSetting(env),
   }

@@ -1,11 +1,13 @@
 /**
- * Composes the explorer: store → indexer → query executor → uWebSockets.js server. Shared services
- * (logger, metrics) are created here and handed to each part.
+ * Composes the explorer: store (restored from a snapshot when DATA_DIR has none and SNAPSHOT_FROM names
+ * one) → indexer → query executor → uWebSockets.js server. Shared services (logger, metrics) are created
+ * here and handed to each part.
  */
 import { mkdirSync } from 'node:fs'
 import uWS from 'uWebSockets.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { ExplorerOptions } from '../config/index.js'
+import { endpointsOf } from '../chain/index.js'
 import { createChainSource, type ChainSource } from './indexer/index.js'
 import { Indexer } from './indexer/index.js'
 import { createRangePool, type RangePool } from './indexer/index.js'
@@ -16,6 +18,7 @@ import { claimIdentity, claimLayout } from './store/index.js'
 import { openStore, type Store } from './store/index.js'
 import { guardRoutes, listenApp, loadConfigureApp, registerApi } from './api/index.js'
 import { perThreadOptions, ServerThreads } from './server-threads/index.js'
+import { restoreSnapshot } from './snapshot/index.js'
 
 export interface RunningExplorer {
   url: string
@@ -42,6 +45,7 @@ const VERSION = packageJson.version
 export async function startExplorer(options: ExplorerOptions, services: ExplorerServices = {}): Promise<RunningExplorer> {
   const logger = services.log ?? createLogger(options.logLevel, { service: 'explorer' })
   mkdirSync(options.dataDir, { recursive: true })
+  if (options.snapshot) await restoreSnapshot({ source: options.snapshot, dataDir: options.dataDir, identity: options, log: logger })
   const store = openStore({ path: options.dataDir })
   try {
     claimLayout(store, options.dataDir)
@@ -63,10 +67,10 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   const api = registerApi(app, { options: serving, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp, connections: threads?.connections, exports: threads?.exports })
   // The pool reaches the node itself; an injected source lives on this thread, and so does its indexing.
   const ranges: RangePool | undefined =
-    services.source || options.indexWorkers === 0 ? undefined : createRangePool({ rpcUrl: options.rpcUrl, contract: options.contract, workers: options.indexWorkers })
+    services.source || options.indexWorkers === 0 ? undefined : createRangePool({ endpoints: endpointsOf(options), chainId: options.chainId, contract: options.contract, workers: options.indexWorkers })
   const indexer = new Indexer({
     store,
-    source: services.source ?? createChainSource({ rpcUrl: options.rpcUrl, contract: options.contract }),
+    source: services.source ?? createChainSource({ ...endpointsOf(options), chainId: options.chainId, contract: options.contract, log: logger }),
     fetchRange: ranges?.fetch,
     startBlock: options.startBlock,
     confirmations: options.confirmations,

@@ -78,6 +78,11 @@ export type FailureCategory =
   | 'REVERTED'
   /** The relayer's nonce was consumed by a transaction the submitter did not record. */
   | 'DROPPED'
+  /**
+   * Extension: a submission that could not run yet (future: permit nonce ahead, or more than the owner's
+   * balance covers) was pushed out of the queue by newer ones past GATEWAY_MAX_FUTURE_TOTAL; never sent.
+   */
+  | 'EVICTED'
 
 /** Gateway → client messages. */
 export type ServerMessage =

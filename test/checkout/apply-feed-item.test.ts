@@ -20,7 +20,15 @@ import { testDatabase } from '../helpers/database.js'
 const TOKEN: Hex = `0x${'11'.repeat(20)}`
 const BENEFICIARY: Hex = `0x${'22'.repeat(20)}`
 // Synthetic settlements have no chain to be read back from: they are taken as the chain's.
-const ctx: ReconcileContext = { confirmationBlocks: 3, widgetBaseUrl: 'http://widget', head: () => 100, onChain: async (event) => event }
+// Nothing here asks whether a recorded settlement is still held (the head poll's question).
+const ctx: ReconcileContext = {
+  confirmationBlocks: 3,
+  restoreWatchBlocks: 64,
+  widgetBaseUrl: 'http://widget',
+  head: () => 100,
+  onChain: async (event) => event as Settlement,
+  presence: async () => assert.fail('presence is not asked when applying feed items'),
+}
 let db: Database
 let merchantId: string
 let sequence = 0

@@ -251,7 +251,7 @@ describe('reading charges', () => {
   }
 
   test('an unknown route → 404 problem', async () => {
-    assertProblem(await f.request(merchant.credentials, 'GET', '/api/v1/refunds'), 404, undefined, /no route GET \/api\/v1\/refunds/)
+    assertProblem(await f.request(merchant.credentials, 'GET', '/api/v1/nothing'), 404, undefined, /no route GET \/api\/v1\/nothing/)
   })
 })
 

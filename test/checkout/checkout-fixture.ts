@@ -22,6 +22,7 @@ import { startTestCa, type TestCa } from '../ca/fixture.js'
 import { testDatabase } from '../helpers/database.js'
 import { startTestExplorer, waitFor, type TestExplorer } from '../helpers/explorer.js'
 import { mineBlockAfter, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { startExplorerRelay, type ExplorerRelay } from '../helpers/explorer-relay.js'
 import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
 
 export interface Credentials {
@@ -51,6 +52,14 @@ export interface CheckoutFixture {
   explorer: TestExplorer
   /** Between the explorer and anvil when asked for (`explorerRpcProxy`): take it down and the explorer falls behind. */
   explorerRpc: RpcProxy | undefined
+  /** Between the engines and anvil when asked for (`engineRpcProxy`): the engines' own node, made to lag, err or hide. */
+  engineRpc: RpcProxy | undefined
+  /** Between the engines and the explorer when asked for (`explorerRelay`): speaks for a compromised explorer. */
+  explorerRelay: ExplorerRelay | undefined
+  /** Proxies in front of anvil when asked for (`rpcProxies`): the explorer's and the engine's RPC_URL lists them all, in order. */
+  rpcProxies: RpcProxy[]
+  /** RPC_URL as the explorer and the engine have it. */
+  rpcUrl: string
   ca: TestCa
   checkout: RunningCheckout
   /** Every log line of the engine (debug and up). */
@@ -79,11 +88,24 @@ export type Payable = Pick<ChargeJson, 'token' | 'beneficiary' | 'amount' | 'ord
 let orderCounter = 0
 export const nextOrderId = () => `order-${process.pid}-${++orderCounter}`
 
-export async function startCheckoutFixture(env: Record<string, string> = {}, world: { explorerRpcProxy?: boolean } = {}): Promise<CheckoutFixture> {
+export interface FixtureWorld {
+  explorerRpcProxy?: boolean
+  /** Proxies in front of anvil: the explorer's and the engine's RPC_URL lists them all, in order. */
+  rpcProxies?: number
+  explorerEnv?: Record<string, string>
+  engineRpcProxy?: boolean
+  explorerRelay?: boolean
+}
+
+export async function startCheckoutFixture(env: Record<string, string> = {}, world: FixtureWorld = {}): Promise<CheckoutFixture> {
   const chain = await startLocalChain()
   const db = await openDatabase(await testDatabase(), createLogger('silent'))
   const explorerRpc = world.explorerRpcProxy ? await startRpcProxy(chain.rpcUrl) : undefined
-  const explorer = await startTestExplorer(chain, explorerRpc ? { RPC_URL: explorerRpc.url } : {})
+  const rpcProxies = await Promise.all(Array.from({ length: world.rpcProxies ?? 0 }, () => startRpcProxy(chain.rpcUrl)))
+  const rpcUrl = rpcProxies.length > 0 ? rpcProxies.map((proxy) => proxy.url).join(',') : chain.rpcUrl
+  const explorer = await startTestExplorer(chain, { RPC_URL: explorerRpc?.url ?? rpcUrl, ...world.explorerEnv })
+  const engineRpc = world.engineRpcProxy ? await startRpcProxy(chain.rpcUrl) : undefined
+  const explorerRelay = world.explorerRelay ? await startExplorerRelay(explorer.url) : undefined
   const ca = await startTestCa(db)
   const logs: string[] = []
   const log: Logger = createLogger('debug', {}, (line) => logs.push(line) > 0)
@@ -98,15 +120,19 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
     db,
     explorer,
     explorerRpc,
+    engineRpc,
+    explorerRelay,
+    rpcProxies,
+    rpcUrl,
     ca,
     checkout: undefined as unknown as RunningCheckout,
     logs,
     async startCheckout(more = {}) {
       const options = checkoutOptionsFromEnv({
-        RPC_URL: chain.rpcUrl,
+        RPC_URL: engineRpc?.url ?? rpcUrl,
         SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
         START_BLOCK: String(chain.deployment.startBlock),
-        EXPLORER_URL: explorer.url,
+        EXPLORER_URL: explorerRelay?.url ?? explorer.url,
         CHECKOUT_PORT: '0',
         CA_DATA_DIR: ca.dataDir,
         POLL_INTERVAL_MS: '50',
@@ -191,8 +217,11 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
       for (const engine of engines) await engine.stop().catch(() => {})
       for (const agent of agents.values()) await agent.close().catch(() => {})
       await ca.stop()
+      await explorerRelay?.stop()
       await explorer.stop()
       await explorerRpc?.stop()
+      await engineRpc?.stop()
+      for (const proxy of rpcProxies) await proxy.stop()
       await db.close()
       await chain.stop()
     },
@@ -220,6 +249,23 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
 /** Mines `blocks` empty blocks on anvil. */
 export async function mine(chain: LocalChain, blocks: number): Promise<void> {
   await createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) }).mine({ blocks })
+}
+
+/**
+ * Mines a block every 200 ms until `check` holds: a new branch built block by block, as a removal needs
+ * (the reconciler takes a settlement as gone only once CHECKOUT_REMOVED_AFTER_BLOCKS more blocks lack it).
+ */
+export function mineUntil<T>(chain: LocalChain, what: string, check: () => Promise<T | undefined | false>): Promise<T> {
+  let minedAt = 0
+  return waitFor(what, async () => {
+    const value = await check()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() - minedAt >= 200) {
+      minedAt = Date.now()
+      await mine(chain, 1)
+    }
+    return undefined
+  })
 }
 
 /**

@@ -2,10 +2,11 @@
  * Issue 23 item 2, payment links (real anvil, embedded PostgreSQL, explorer, CA, the checkout engine on
  * mutual TLS and the widget on the same database): a link is created, read, listed and deactivated over
  * the merchant API; its public page creates nothing; each press of its "Pay" button makes an ordinary
- * charge (order id `<link>.<n>`, `paymentLinkId`) that settles on chain with the usual webhooks; it stops
- * at `maxUses` (an expired or canceled charge gives its use back), after `expiresAt` and once
- * deactivated. A flood of presses from one address is cut by the per-address bucket, and one from many
- * addresses by the per-link cap on open charges. Bad inputs are problems, never a 500.
+ * charge (order id `<link>.<n>`, `paymentLinkId`) that settles on chain with the usual webhooks; unpaid
+ * charges fill it for their hold only (busy, 503), paid ones up to `maxUses` for good (used-up, 410; an
+ * expired or canceled charge gives its use back); it stops after `expiresAt` and once deactivated. A flood
+ * of presses from one address is cut by the per-address bucket, and one from many addresses by the
+ * per-link cap on held charges. Bad inputs are problems, never a 500.
  */
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -168,11 +169,11 @@ describe('the public link', () => {
       assert.equal((await get(`${widget.url}${pressed.location}`, 'GET')).status, 200, 'its payment page')
       charges.push(charge)
     }
+    // Three unpaid charges hold the link's three uses for PAYMENT_LINK_HOLD_SECONDS (issue 38 item 6): busy, not used up.
     const fourth = await visit(widget.url, link.id, 'POST', from('127.0.1.4'))
-    assert.equal(fourth.status, 410)
-    assert.match(fourth.html, /used as many times as the merchant allowed/)
-    assert.doesNotMatch(fourth.html, /<form/)
-    assert.equal((await visit(widget.url, link.id, 'GET')).status, 410)
+    assert.equal(fourth.status, 503)
+    assert.match(fourth.html, /in progress right now/)
+    assert.equal((await visit(widget.url, link.id, 'GET')).status, 200)
     const usedUp = (await f.request(merchant.credentials, 'GET', `/api/v1/payment-links/${link.id}`)).body
     assert.deepEqual([usedUp.status, usedUp.uses, usedUp.chargesCreated], ['used-up', 3, 3])
     assert.equal((await chargesOfLink(link.id)).length, 3)
@@ -181,6 +182,17 @@ describe('the public link', () => {
     await f.pay(charges[0])
     await f.waitForStatus(merchant, charges[0].id, 'settled')
     assert.deepEqual(await f.webhookTypes(charges[0].id), ['charge.confirming', 'charge.settled'])
+    // Paid as many times as allowed, the link is used up for good (410), held charges or not.
+    const paidOut = await createLink({ maxUses: 1 })
+    const only = await visit(widget.url, paidOut.id, 'POST', from('127.0.1.7'))
+    const onlyCharge = (await f.request(merchant.credentials, 'GET', `/api/v1/charges/${only.location!.slice(3)}`)).body
+    await f.pay(onlyCharge)
+    await f.waitForStatus(merchant, onlyCharge.id, 'settled')
+    const usedUpPress = await visit(widget.url, paidOut.id, 'POST', from('127.0.1.8'))
+    assert.equal(usedUpPress.status, 410)
+    assert.match(usedUpPress.html, /used as many times as the merchant allowed/)
+    assert.doesNotMatch(usedUpPress.html, /<form/)
+    assert.equal((await visit(widget.url, paidOut.id, 'GET')).status, 410)
 
     // A canceled charge gives its use back; a paid one does not.
     assert.equal((await f.request(merchant.credentials, 'POST', `/api/v1/charges/${charges[1].id}/cancel`)).status, 200)
@@ -189,7 +201,7 @@ describe('the public link', () => {
     assert.equal(again.status, 303)
     const listed = await f.request(merchant.credentials, 'GET', `/api/v1/charges?paymentLinkId=${link.id}`)
     assert.deepEqual(listed.body.charges.map((c: any) => c.orderId), [4, 3, 2, 1].map((n) => `${link.id}.${n}`))
-    assert.equal((await visit(widget.url, link.id, 'POST', from('127.0.1.6'))).status, 410)
+    assert.equal((await visit(widget.url, link.id, 'POST', from('127.0.1.6'))).status, 503)
   })
 
   test('stops after expiresAt', async () => {
@@ -240,7 +252,7 @@ describe('a flood of presses', () => {
     assert.equal((await visit(widget.url, link.id, 'POST', from('127.0.5.2'))).status, 303)
   })
 
-  test('from many addresses: at most PAYMENT_LINK_MAX_OPEN_CHARGES awaiting payment per link, then 503', async () => {
+  test('from many addresses: at most PAYMENT_LINK_MAX_OPEN_CHARGES held charges per link, then 503', async () => {
     const capped = await startTestWidget({ PAYMENT_LINK_MAX_OPEN_CHARGES: '8' })
     try {
       const link = await createLink()
@@ -249,7 +261,8 @@ describe('a flood of presses', () => {
       const statuses = answers.map((a) => a.status)
       assert.equal(statuses.filter((s) => s === 303).length, 8, String(statuses))
       assert.equal(statuses.filter((s) => s === 503).length, 30 - 8, String(statuses))
-      assert.equal(answers.find((a) => a.status === 503)!.retryAfter, '60')
+      const retryAfter = Number(answers.find((a) => a.status === 503)!.retryAfter)
+      assert.ok(retryAfter >= 1 && retryAfter <= 120, `Retry-After ${retryAfter}: when the first hold (PAYMENT_LINK_HOLD_SECONDS, 120) ends`)
       assert.equal((await chargesOfLink(link.id)).length, 8)
     } finally {
       await capped.stop()

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Hex } from 'viem'
 import type { ChargeJson, PaymentJson } from '../../src/processor/charges/index.js'
 import { waitFor } from '../helpers/explorer.js'
-import { mine, minePast, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { mine, minePast, mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -154,7 +154,10 @@ describe('a reorg', () => {
     await f.waitForStatus(merchant, created.id, 'confirming')
 
     assert.equal(await f.rpc<boolean>('evm_revert', [snapshot]), true)
-    const reverted = await f.waitForStatus(merchant, created.id, 'awaiting-payment')
+    const reverted = await mineUntil(f.chain, 'the charge back to awaiting payment', async () => {
+      const now = await charge(`/api/v1/charges/${created.id}`)
+      return now.status === 'awaiting-payment' && now
+    })
     assert.equal(reverted.settlement, null)
     assert.deepEqual(await f.webhookTypes(created.id), ['charge.confirming', 'charge.reverted'])
     const [removed] = await paymentsOf(created.id, 1)

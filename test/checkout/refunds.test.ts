@@ -14,7 +14,7 @@ import type { ChargeJson, RefundJson } from '../../src/processor/charges/index.j
 import { deriveLocalKey } from '../../src/config/index.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/index.js'
 import { waitFor } from '../helpers/explorer.js'
-import { mine, minePast, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { mine, minePast, mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -44,12 +44,15 @@ async function refund(chargeId: string, body: object, headers: Record<string, st
   return f.request(merchant.credentials, 'POST', `/api/v1/charges/${chargeId}/refunds`, { body, headers })
 }
 
-function waitForRefund(id: string, status: string): Promise<RefundJson> {
-  return waitFor(`refund ${id} to be ${status}`, async () => {
-    const body = (await get(`/api/v1/refunds/${id}`)) as RefundJson
-    return body.status === status ? body : undefined
-  })
+const refundIs = (id: string, status: string) => async () => {
+  const body = (await get(`/api/v1/refunds/${id}`)) as RefundJson
+  return body.status === status ? body : undefined
 }
+
+const waitForRefund = (id: string, status: string): Promise<RefundJson> => waitFor(`refund ${id} to be ${status}`, refundIs(id, status))
+
+/** After a revert: the new branch grows until the reconciler takes the refund's settlement as gone. */
+const mineUntilReverted = (id: string): Promise<RefundJson> => mineUntil(f.chain, `refund ${id} reverted`, refundIs(id, 'awaiting-signature'))
 
 /** The merchant's wallet pays the refund on anvil; resolves once mined. */
 const payRefund = (r: RefundJson) => f.pay({ ...r, beneficiary: r.recipient }, { payerKey: merchantWalletKey })
@@ -180,7 +183,7 @@ describe('a reorg', () => {
     await payRefund(r)
     await waitForRefund(r.id, 'confirming')
     assert.equal(await f.rpc<boolean>('evm_revert', [snapshot]), true)
-    const reverted = await waitForRefund(r.id, 'awaiting-signature')
+    const reverted = await mineUntilReverted(r.id)
     assert.equal(reverted.settlement, null)
     assert.deepEqual((await f.webhookTypes(charge.id)).slice(2), ['refund.created', 'refund.confirming', 'refund.reverted'])
 
@@ -200,8 +203,7 @@ describe('a deeper reorg', () => {
     await settle(r)
     assert.deepEqual(Object.values(await pick(charge.id)), ['refunded', '10000000'])
     assert.equal(await f.rpc<boolean>('evm_revert', [snapshot]), true)
-    await mine(f.chain, 4)
-    await waitForRefund(r.id, 'awaiting-signature')
+    await mineUntilReverted(r.id)
     assert.deepEqual(Object.values(await pick(charge.id)), ['settled', '0'])
     assert.deepEqual((await f.webhookTypes(charge.id)).slice(2), ['refund.created', 'refund.confirming', 'refund.settled', 'refund.reverted'])
     await f.resetRelayer()

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test'
 import type { ChargeJson } from '../../src/processor/charges/index.js'
 import type { RunningCheckout } from '../../src/processor/checkout/index.js'
 import { waitFor } from '../helpers/explorer.js'
-import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
 import { scriptArgs } from '../helpers/script.js'
 
 let f: CheckoutFixture
@@ -122,8 +122,7 @@ test('a reorg while no engine runs is found from the chain when the charge would
   await waitFor('the explorer to roll the settlement back', async () => (await f.explorer.get(`/events/${doomed}`)).status === 404)
   const second = await f.startCheckout({ CONFIRMATION_BLOCKS: '2' })
   await waitFor('the engine to take the reconciler lock', () => second.reconcilerRole() === 'active')
-  await mine(f.chain, 3)
-  await waitFor('the charge back to awaiting payment', async () => (await f.request(merchant.credentials, 'GET', `/api/v1/charges/${created.id}`, {}, second)).body.status === 'awaiting-payment')
+  await mineUntil(f.chain, 'the charge back to awaiting payment', async () => (await f.request(merchant.credentials, 'GET', `/api/v1/charges/${created.id}`, {}, second)).body.status === 'awaiting-payment')
   assert.deepEqual(await f.webhookTypes(created.id), ['charge.confirming', 'charge.reverted'])
   const { payments } = (await f.request(merchant.credentials, 'GET', `/api/v1/charges/${created.id}/payments`, {}, second)).body
   assert.deepEqual(payments.map((p: { txHash: string; removed: boolean }) => [p.txHash, p.removed]), [[doomed, true]])

@@ -27,6 +27,7 @@ test('chain 31337 defaults: port 4003, 15-minute charges, no confirmations, the 
   assert.equal(options.host, '127.0.0.1')
   assert.equal(options.chargeTtlSeconds, 900)
   assert.equal(options.confirmationBlocks, 0)
+  assert.deepEqual([options.removedAfterBlocks, options.restoreWatchBlocks], [3, 64])
   assert.equal(options.webhookRetriesPerMinute, 10)
   assert.equal(options.explorerUrl, 'http://127.0.0.1:4001')
   assert.equal(options.widgetBaseUrl, 'http://127.0.0.1:4004')
@@ -44,6 +45,7 @@ test('each bad setting stops start-up with one line naming it', () => {
     [{ SETTLEMENT_CONTRACT: CONTRACT, CA_CERT_PATH: 'ca.pem' }, /^CA_KEY_PATH is required to issue the checkout server's certificate/],
     [{ SETTLEMENT_CONTRACT: CONTRACT, CHARGE_TTL_SECONDS: '0' }, /^CHARGE_TTL_SECONDS must be an integer 1\.\./],
     [{ SETTLEMENT_CONTRACT: CONTRACT, CONFIRMATION_BLOCKS: 'two' }, /^CONFIRMATION_BLOCKS must be an integer/],
+    [{ SETTLEMENT_CONTRACT: CONTRACT, CHECKOUT_REMOVED_AFTER_BLOCKS: '0' }, /^CHECKOUT_REMOVED_AFTER_BLOCKS must be an integer 1\.\./],
     [{ SETTLEMENT_CONTRACT: CONTRACT, CHECKOUT_PORT: '70000' }, /^CHECKOUT_PORT must be an integer 0\.\.65535/],
     [{ SETTLEMENT_CONTRACT: CONTRACT, EXPLORER_URL: 'ftp://x' }, /^EXPLORER_URL must use http: or https:/],
   ]
@@ -62,7 +64,7 @@ test("the operator's files: a server certificate and key that belong together, a
   writeFileSync(files.cert, certificate.toString('pem'))
   writeFileSync(files.key, privateKeyPem)
   writeFileSync(files.otherKey, (await createKeyAndCsr()).privateKeyPem)
-  const env = { ...OFF_LOCAL, CHECKOUT_TLS_CERT_PATH: files.cert, CHECKOUT_TLS_KEY_PATH: files.key, CA_CERT_PATH: join(dir, 'ca.crt.pem') }
+  const env = { ...OFF_LOCAL, CHECKOUT_TLS_CERT_PATH: files.cert, CHECKOUT_TLS_KEY_PATH: files.key, CA_CERT_PATH: join(dir, 'ca.crt.pem'), WEBHOOK_ENCRYPTION_KEY: 'e'.repeat(32) }
 
   const material = await loadTlsMaterial(checkoutOptionsFromEnv(env), log)
   assert.deepEqual(material, { key: privateKeyPem, cert: certificate.toString('pem'), ca: authority.certificatePem })

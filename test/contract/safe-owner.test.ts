@@ -1,9 +1,10 @@
 /**
  * A 2-of-3 Safe (the real Safe contracts, compiled from the npm package) takes over the settlement
  * contract through the two-step transfer, then changes the base fee through a proposal two owners sign,
- * all with `npm run admin` as an operator runs it: one signature is refused, by the command and by the
- * Safe itself; the data service and the explorer, running all along, pick up the new fee; and a payment
- * signed before the change still settles for exactly the amount its payer signed.
+ * all with `npm run admin` as an operator runs it: owners sign with `sign-safe-tx` from the proposal's
+ * files (the transaction rebuilt and shown, never a bare hash); one signature is refused, by the command
+ * and by the Safe itself; the data service and the explorer, running all along, pick up the new fee; and
+ * a payment signed before the change still settles for exactly the amount its payer signed.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
-import { encodeFunctionData, zeroAddress, type Hex } from 'viem'
+import { encodeFunctionData, recoverAddress, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { safeAbi, safeTxTypedData } from '../../src/chain/safe/index.js'
 import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
@@ -63,8 +64,15 @@ describe('a 2-of-3 Safe as the contract owner', () => {
     assert.equal(result.code, 0, result.stderr)
     return result.stdout
   }
-  const propose = async (args: string[]) => JSON.parse(await ok([...args, '--json', '--out', join(dir, `${args[0]}.json`)])) as Proposal
-  const signByCli = async (hash: Hex, key: Hex) => (await ok(['sign-safe-tx', hash], { ADMIN_PRIVATE_KEY: key })).trim() as Hex
+  /** The proposal's --json output, also kept in `<command>.proposal.json` beside its batch file `<command>.json`. */
+  const propose = async (args: string[]) => {
+    const json = await ok([...args, '--json', '--out', join(dir, `${args[0]}.json`)])
+    writeFileSync(proposalFile(args[0]!), json)
+    return JSON.parse(json) as Proposal
+  }
+  const proposalFile = (command: string) => join(dir, `${command}.proposal.json`)
+  /** `sign-safe-tx` with a proposal file (and `--nonce` for a batch file): the signature it prints. */
+  const signByCli = async (key: Hex, file: string, nonce?: string) => (await ok(['sign-safe-tx', file, ...(nonce ? ['--nonce', nonce] : [])], { ADMIN_PRIVATE_KEY: key })).trim() as Hex
 
   before(async () => {
     f = await setupContractFixture()
@@ -100,7 +108,8 @@ describe('a 2-of-3 Safe as the contract owner', () => {
     assert.deepEqual(proposal.changes, [{ setting: 'owner', current: f.owner.address.toLowerCase(), next: safe }])
     checkTxBuilderBatch(JSON.parse(readFileSync(proposal.batchFile, 'utf8')), { chainId: 31337, safe, to: f.settlement, data: proposal.data, method: 'acceptOwnership' })
 
-    const signatures = await Promise.all([signByCli(proposal.safe.safeTxHash, ownerKeys[0]!), signByCli(proposal.safe.safeTxHash, ownerKeys[2]!)])
+    // One owner signs from the batch file (the nonce given), the other from the --json output.
+    const signatures = await Promise.all([signByCli(ownerKeys[0]!, proposal.batchFile, '0'), signByCli(ownerKeys[2]!, proposalFile('accept-ownership'))])
     const out = await ok(['accept-ownership', '--execute', '--signatures', signatures.join(',')])
     assert.match(out, new RegExp(`the Safe ${safe} executed acceptOwnership`))
     assert.equal((await f.read<Hex>({ functionName: 'owner' })).toLowerCase(), safe)
@@ -128,8 +137,41 @@ describe('a 2-of-3 Safe as the contract owner', () => {
     await f.expectRevert(f.owner, { functionName: 'setBaseFeeAmount', args: [1n] }, 'OwnableUnauthorizedAccount', [f.owner.address])
   })
 
+  it('sign-safe-tx shows the transaction it rebuilt and signs it as SafeTx typed data; a bare hash or a file that does not hold together is refused', async () => {
+    const signed = await admin(['sign-safe-tx', proposalFile('set-base-fee')], { ADMIN_PRIVATE_KEY: ownerKeys[0]! })
+    assert.equal(signed.code, 0, signed.stderr)
+    // The signer sees the call decoded, the change with the contract's current value, the Safe, nonce and hash.
+    assert.match(signed.stderr, /set-base-fee \(setBaseFeeAmount\(3000000\)\) through the Safe/)
+    assert.match(signed.stderr, /base fee +2\.50 USDC, 2\.50 EURC \(2500000 units\) +3\.00 USDC, 3\.00 EURC \(3000000 units\)/)
+    assert.match(signed.stderr, /Safe nonce +1\n/)
+    assert.ok(signed.stderr.includes(feeProposal.safe.safeTxHash), signed.stderr)
+    assert.equal((await recoverAddress({ hash: feeProposal.safe.safeTxHash, signature: signed.stdout.trim() as Hex })).toLowerCase(), owners[0]!.address.toLowerCase())
+
+    const refused = async (args: string[], key: Hex, why: RegExp) => {
+      const result = await admin(['sign-safe-tx', ...args], { ADMIN_PRIVATE_KEY: key })
+      assert.equal(result.code, 1, result.stdout)
+      assert.equal(result.stdout, '')
+      assert.match(result.stderr.trim(), why)
+    }
+    await refused([feeProposal.safe.safeTxHash], ownerKeys[0]!, /^admin: sign-safe-tx signs no bare hash/)
+    await refused([feeProposal.batchFile], ownerKeys[0]!, /^admin: a batch file does not hold the Safe nonce: add --nonce <n>/)
+    await refused([proposalFile('set-base-fee'), '--nonce', '0'], ownerKeys[0]!, /^admin: --nonce 0 differs from the proposal's Safe nonce 1$/)
+    await refused([proposalFile('set-base-fee')], deriveLocalKey('not-an-owner', 0), /is not an owner of the Safe/)
+
+    // The data swapped for another fee, the stated hash kept: the fields no longer hash to it.
+    const json = JSON.parse(readFileSync(proposalFile('set-base-fee'), 'utf8'))
+    const otherFee = encodeFunctionData({ abi: [{ type: 'function', name: 'setBaseFeeAmount', inputs: [{ name: 'newBaseFeeAmount', type: 'uint256' }], outputs: [], stateMutability: 'nonpayable' }], args: [1n] })
+    json.batch.transactions[0].data = otherFee
+    writeFileSync(join(dir, 'tampered.json'), JSON.stringify(json))
+    await refused([join(dir, 'tampered.json')], ownerKeys[0]!, /^admin: the proposal states Safe transaction hash 0x[0-9a-f]{64}, but its fields hash to 0x[0-9a-f]{64}: it is not signed$/)
+    // A call that is not an owner operation of the settlement contract is not signed, whatever it is.
+    json.batch.transactions[0] = { ...json.batch.transactions[0], to: f.usdc, data: encodeFunctionData({ abi: stablecoinAbi, functionName: 'transfer', args: [f.stranger.address, 1n] }) }
+    writeFileSync(join(dir, 'other-call.json'), JSON.stringify(json))
+    await refused([join(dir, 'other-call.json')], ownerKeys[0]!, /^admin: the proposal's call is not an owner operation of the settlement contract/)
+  })
+
   it('one owner signature is refused: by the command in one line, and by the Safe itself', async () => {
-    const one = await signByCli(feeProposal.safe.safeTxHash, ownerKeys[1]!)
+    const one = await signByCli(ownerKeys[1]!, proposalFile('set-base-fee'))
     const refused = await admin(['set-base-fee', '3000000', '--execute', '--signatures', one])
     assert.equal(refused.code, 1)
     assert.equal(refused.stderr.trim(), `admin: the Safe ${safe} needs 2 owner signatures, got 1`)
@@ -146,7 +188,7 @@ describe('a 2-of-3 Safe as the contract owner', () => {
   it('two owner signatures execute it; the data service and the explorer pick up the new fee without a restart', async () => {
     // One owner signs the typed data itself (as a wallet would), the other the hash with the command.
     const typed = safeTxTypedData(safe, 31337, { to: f.settlement, value: 0n, data: feeProposal.data }, 1n)
-    const signatures = [await owners[1]!.signTypedData(typed), await signByCli(feeProposal.safe.safeTxHash, ownerKeys[2]!)]
+    const signatures = [await owners[1]!.signTypedData(typed), await signByCli(ownerKeys[2]!, feeProposal.batchFile, '1')]
     await ok(['set-base-fee', '3000000', '--execute', '--signatures', signatures.join(',')])
     assert.equal(await f.read<bigint>({ functionName: 'baseFeeAmount' }), 3_000_000n)
 

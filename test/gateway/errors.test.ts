@@ -188,7 +188,7 @@ test('SUBMIT_PAYMENT refusals: owner not the caller, wrong spender, a foreign si
   await stillAnswers(client)
 })
 
-test('junk permits: a nonce past the token nonce plus the owner\'s queued ones is NONCE_MISMATCH; the per-owner and total queue caps refuse the rest', async () => {
+test('junk permits: a nonce past the token nonce plus the owner\'s queued ones is NONCE_MISMATCH; the per-owner and total (executable) queue caps refuse the rest', async () => {
   const capped = await f.startGateway({ GATEWAY_MAX_QUEUED_PER_OWNER: '3' })
   // Signatures cost nothing: an unfunded wallet nobody will ever pay for.
   const unfunded = privateKeyToAccount(generatePrivateKey())
@@ -205,11 +205,13 @@ test('junk permits: a nonce past the token nonce plus the owner\'s queued ones i
   answer = await submit(client, 3n)
   assertError(answer, 'RATE_LIMIT_EXCEEDED', answer.requestId, /3 submissions queued/)
 
-  const { rows } = await f.db.pool.query<{ queued: number }>(`SELECT count(*)::int AS queued FROM submissions WHERE status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')`)
+  // The total counts executable submissions only: an unfunded wallet's permits are future, a funded payer's is not.
+  assert.equal((await submit(await f.connect(f.payers[14]!), 0n)).type, 'SUBMIT_PAYMENT_ACK')
+  const { rows } = await f.db.pool.query<{ queued: number }>(`SELECT count(*)::int AS queued FROM submissions WHERE status IN ('ENQUEUING', 'PENDING', 'BROADCASTING') AND NOT future`)
   const full = await f.startGateway({ GATEWAY_MAX_QUEUED_TOTAL: String(rows[0]!.queued) })
-  const late = await f.connect(privateKeyToAccount(generatePrivateKey()), full)
-  answer = await submit(late, 0n)
+  answer = await submit(await f.connect(f.payers[15]!, full), 0n)
   assertError(answer, 'RELAYER_UNAVAILABLE', answer.requestId, /queue is full/)
+  assert.equal((await submit(await f.connect(privateKeyToAccount(generatePrivateKey()), full), 0n)).type, 'SUBMIT_PAYMENT_ACK', 'a future one is not refused by it')
   await stillAnswers(client)
 })
 

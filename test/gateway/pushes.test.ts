@@ -33,7 +33,7 @@ test('SUBMISSION_STATUS reaches the caller on another gateway process when the s
 
   const following = await f.connect(payer, elsewhere)
   assert.equal((await following.request('GET_NONCE', { domainSeparator: f.tokens[0]!.domainSeparator })).type, 'NONCE_RESULT')
-  assert.equal(await markPending(f.db.pool, [request.payloadId]), 1)
+  assert.deepEqual(await markPending(f.db.pool, [request.payloadId]), [request.payloadId])
   assert.deepEqual(await following.next((m) => m.type === 'SUBMISSION_STATUS'), {
     type: 'SUBMISSION_STATUS',
     payloadId: request.payloadId,

@@ -15,6 +15,8 @@ import { waitFor } from '../helpers/explorer.js'
 import { nextOrderId, startCheckoutFixture, type CheckoutFixture, type Credentials, type TestMerchant } from '../checkout/checkout-fixture.js'
 import { startRpcProxy } from '../helpers/rpc-proxy.js'
 import { openApiChecker, type Answer, type OpenApiChecker } from './openapi-checker.js'
+import { generateWebhookSecret, seedWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
+import { TEST_ENCRYPTION_KEY, testSealer } from '../checkout/webhooks-fixture.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant
@@ -23,7 +25,7 @@ let openApi: OpenApiChecker
 let stranger: Credentials
 
 before(async () => {
-  f = await startCheckoutFixture()
+  f = await startCheckoutFixture({ WEBHOOK_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, WEBHOOK_ROTATIONS_PER_HOUR: '10' })
   merchant = await f.createMerchant()
   const served = await f.request(merchant.credentials, 'GET', '/openapi.json')
   assert.equal(served.status, 200)
@@ -245,6 +247,7 @@ describe('refunds', () => {
   const refunds = '/api/v1/charges/{id}/refunds'
   const oneRefund = '/api/v1/refunds/{refundId}'
   const cancelRefund = '/api/v1/refunds/{refundId}/cancel'
+  const allRefunds = '/api/v1/refunds'
   const unknownRefund = `re_${'0'.repeat(24)}`
 
   test('created, replayed, listed, read, canceled, and refused', async () => {
@@ -266,6 +269,9 @@ describe('refunds', () => {
     await check(400, 'GET', refunds, `${charges}/x/refunds`)
     await check(404, 'GET', refunds, `${charges}/${unknownCharge}/refunds`)
     await check(200, 'GET', oneRefund, `/api/v1/refunds/${created.id}`)
+    const page = await check(200, 'GET', allRefunds, `${allRefunds}?limit=1&refundStatus=awaiting-signature&chargeId=${charge.id}`)
+    assert.deepEqual((page.body as { refunds: { id: string }[] }).refunds.map((r) => r.id), [created.id])
+    for (const query of ['refundStatus=paid', 'status=settled', 'cursor=abc', 'limit=0', 'from=2026-02-30']) await check(400, 'GET', allRefunds, `${allRefunds}?${query}`)
     await check(400, 'GET', oneRefund, '/api/v1/refunds/x')
     await check(404, 'GET', oneRefund, `/api/v1/refunds/${unknownRefund}`)
     await check(400, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`, { body: { now: 1 } })
@@ -274,7 +280,7 @@ describe('refunds', () => {
     await check(200, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`)
     await check(409, 'POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`)
     await check(404, 'POST', cancelRefund, `/api/v1/refunds/${unknownRefund}/cancel`)
-    for (const [method, template, url] of [['POST', refunds, path], ['GET', refunds, path], ['GET', oneRefund, `/api/v1/refunds/${created.id}`], ['POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`]] as const) {
+    for (const [method, template, url] of [['POST', refunds, path], ['GET', refunds, path], ['GET', oneRefund, `/api/v1/refunds/${created.id}`], ['GET', allRefunds, allRefunds], ['POST', cancelRefund, `/api/v1/refunds/${created.id}/cancel`]] as const) {
       await check(401, method, template, url, method === 'POST' && template === refunds ? { body: { amount: '1' } } : {}, stranger)
     }
     const node = await startRpcProxy(f.chain.rpcUrl)
@@ -291,6 +297,44 @@ describe('refunds', () => {
   })
 })
 
+describe('webhook endpoint', () => {
+  const endpoint = '/api/v1/webhook-endpoint'
+  const rotate = '/api/v1/webhook-endpoint/rotate-secret'
+
+  test('read, changed, rotated, and refused', async () => {
+    await check(503, 'POST', rotate, rotate)
+    await seedWebhookSecret(f.db, generateWebhookSecret(), testSealer)
+    await check(200, 'GET', endpoint, endpoint)
+    await check(200, 'PUT', endpoint, endpoint, { body: { webhookUrl: 'https://shop.example/hooks' } })
+    for (const body of [{ webhookUrl: 'ftp://shop.example' }, {}, { webhookUrl: 'https://shop.example', x: 1 }]) await check(400, 'PUT', endpoint, endpoint, { body })
+    await check(413, 'PUT', endpoint, endpoint, { body: { webhookUrl: big } })
+    await check(415, 'PUT', endpoint, endpoint, { body: 'webhookUrl=x', headers: { 'content-type': 'text/plain' } })
+    await check(201, 'POST', rotate, rotate)
+    await check(201, 'POST', rotate, rotate, { body: { overlapHours: 1 } })
+    await check(409, 'POST', rotate, rotate, { body: { overlapHours: 2 } })
+    await check(201, 'POST', rotate, rotate, { body: { overlapHours: 0 } })
+    for (const body of [{ overlapHours: -1 }, { overlapHours: '1' }, { now: 1 }]) await check(400, 'POST', rotate, rotate, { body })
+    await check(413, 'POST', rotate, rotate, { body: { x: big } })
+    await check(415, 'POST', rotate, rotate, { body: 'x', headers: { 'content-type': 'text/plain' } })
+    await check(429, 'POST', rotate, rotate, { body: { overlapHours: 0 } })
+    await check(401, 'GET', endpoint, endpoint, {}, stranger)
+    await check(401, 'PUT', endpoint, endpoint, { body: { webhookUrl: 'https://shop.example/hooks' } }, stranger)
+    await check(401, 'POST', rotate, rotate, {}, stranger)
+    const otherKey = await f.startCheckout({ WEBHOOK_ENCRYPTION_KEY: 'not-the-workers-key-0123456789abcdef' })
+    try {
+      for (const [method, template, init] of [['GET', endpoint, {}], ['PUT', endpoint, { body: { webhookUrl: 'https://elsewhere.example/hooks' } }], ['POST', rotate, {}]] as const) {
+        const answer = await f.request(merchant.credentials, method, template, init, otherKey)
+        assert.equal(answer.status, 503, `${method} ${template}: ${JSON.stringify(answer.body)}`)
+        assert.match(answer.body.detail, /cannot open the webhook secrets/)
+        openApi.check(method, template, answer)
+      }
+      assert.equal(((await check(200, 'GET', endpoint, endpoint)).body as { webhookUrl: string }).webhookUrl, 'https://shop.example/hooks', 'the refused change changed nothing')
+    } finally {
+      await otherKey.stop()
+    }
+  })
+})
+
 describe('the rest', () => {
   test('a certificate the database does not know is a 401 on every merchant route', async () => {
     await check(401, 'POST', charges, charges, { body: chargeBody() }, stranger)
@@ -303,7 +347,7 @@ describe('the rest', () => {
   })
 
   test('an unknown route or method is the documented 404', async () => {
-    const missing = await f.request(merchant.credentials, 'GET', '/api/v1/refunds')
+    const missing = await f.request(merchant.credentials, 'GET', '/api/v1/nothing')
     assert.equal(missing.status, 404)
     openApi.checkSchema('#/components/responses/NotFound/content/application~1problem+json/schema', missing.body)
     openApi.check('DELETE', charges, await f.request(merchant.credentials, 'DELETE', charges))

@@ -1,12 +1,12 @@
 /**
  * The broadcast submitter on a real anvil chain and a real PostgreSQL: validation before gas, ordering of
- * one payer's payments, stuck-transaction replacement, the relayer guard, and receipts: an unreadable one
- * is not an absent one, DROPPED waits for blocks and is taken back when the receipt shows up — also by
+ * one payer's payments, stuck-transaction replacement, the fee cap on the first transaction too, the
+ * relayer guard, and receipts: an unreadable one is not an absent one, DROPPED waits for blocks and is taken back when the receipt shows up — also by
  * the next submitter after a restart — and becomes final when its watch ends.
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { createTestClient, getAbiItem, http, parseEther, toFunctionSelector, type Hex } from 'viem'
+import { createTestClient, getAbiItem, http, parseEther, parseGwei, toFunctionSelector, type Hex } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
@@ -120,6 +120,53 @@ test('the relayer guard: no work while the relayer is unfunded, resumed by a top
     const [row] = await waitForFinal(db, [signed!.request.payloadId])
     assert.equal(row!.status, 'SUCCESS')
     assert.equal((await readRelayerStatus(db.pool))?.available, true)
+  } finally {
+    await submitter.stop()
+  }
+})
+
+test('the first transaction is capped by SUBMITTER_MAX_FEE_PER_GAS: sent at the cap while the network asks more, mined once the base fee comes down', async () => {
+  const anvil = testClient()
+  const publicClient = createChainClient({ rpcUrl: chain.rpcUrl })
+  const cap = parseGwei('20')
+  // The network's price: a base fee of 50 gwei, above the cap.
+  await anvil.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('50') })
+  await anvil.mine({ blocks: 1 })
+  assert.equal((await publicClient.getBlock()).baseFeePerGas, parseGwei('50'))
+
+  const [signed] = await signTransferRequests(chain, 1, { firstPayer: 18, payers: 1 })
+  const submitter = await startTestSubmitter(chain, db, { SUBMITTER_MAX_FEE_PER_GAS: cap.toString(), SUBMITTER_STUCK_TIMEOUT_MS: '500' })
+  try {
+    await enqueue(db, [signed!])
+    const first = await waitFor('the first transaction to be recorded', async () => {
+      const { rows } = await db.pool.query<{ tx_hash: Hex; max_fee_per_gas: string; max_priority_fee_per_gas: string }>(
+        'SELECT tx_hash, max_fee_per_gas::text, max_priority_fee_per_gas::text FROM submission_transactions WHERE payload_id = $1 ORDER BY sent_at',
+        [signed!.request.payloadId],
+      )
+      return rows[0]
+    })
+    assert.equal(BigInt(first.max_fee_per_gas), cap, 'signed at the cap, not at twice the base fee')
+    assert.ok(BigInt(first.max_priority_fee_per_gas) <= cap)
+
+    // It waits: blocks at the high base fee do not take it, and no replacement passes the cap.
+    await anvil.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('50') })
+    await anvil.mine({ blocks: 1 })
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    const { rows: waiting } = await db.pool.query<{ status: string; fees: string[] }>(
+      `SELECT s.status, array_agg(t.max_fee_per_gas::text) AS fees FROM submissions s JOIN submission_transactions t USING (payload_id)
+       WHERE s.payload_id = $1 GROUP BY s.status`,
+      [signed!.request.payloadId],
+    )
+    assert.equal(waiting[0]!.status, 'BROADCASTING')
+    assert.ok(waiting[0]!.fees.every((fee) => BigInt(fee) <= cap), `no transaction above the cap: ${waiting[0]!.fees.join(', ')}`)
+
+    // The base fee comes down below the cap: the payment is mined, at the cap.
+    await anvil.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('5') })
+    await anvil.mine({ blocks: 1 })
+    const [row] = await waitForFinal(db, [signed!.request.payloadId], 20_000)
+    assert.equal(row!.status, 'SUCCESS', JSON.stringify(row))
+    const mined = await publicClient.getTransaction({ hash: row!.txHash! })
+    assert.equal(mined.maxFeePerGas, cap)
   } finally {
     await submitter.stop()
   }

@@ -9,15 +9,12 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
-import { insertCharge } from '../../src/processor/db/charges.js'
-import { insertMerchant } from '../../src/processor/db/merchants.js'
 import type { Database } from '../../src/processor/db/open-database.js'
-import { issueEphemeralToken } from '../../src/processor/checkout/index.js'
 import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import type { LocalChain } from '../helpers/local-chain.js'
 import { startChainAndDatabase } from '../helpers/processor.js'
+import { storeCharge } from './stored-charge.js'
 
 const INTERVAL_SECONDS = 2
 let chain: LocalChain
@@ -29,17 +26,8 @@ before(async () => {
   ;({ chain, db } = await startChainAndDatabase())
   const env = { RPC_URL: chain.rpcUrl, SETTLEMENT_CONTRACT: chain.deployment.settlementContract, START_BLOCK: String(chain.deployment.startBlock), WIDGET_PORT: '0', WIDGET_LINK_INTERVAL_SECONDS: String(INTERVAL_SECONDS) }
   widget = await startWidget(widgetOptionsFromEnv(env), { db, log: createLogger('silent') })
-  const merchant = await insertMerchant(db.pool, { name: 'Link Store', webhookUrl: 'http://127.0.0.1:1/hooks', acquirerId: null })
-  const token = chain.deployment.tokens[0]!
-  const now = new Date()
-  const deadline = new Date(now.getTime() + 600_000)
-  const created = issueEphemeralToken(deadline, now.getTime())
   chargeId = `ch_${'a1'.repeat(12)}`
-  await insertCharge(db.pool, {
-    id: chargeId, merchantId: merchant.id, amount: 5_000_000n, token: token.address.toLowerCase() as `0x${string}`, currency: token.symbol,
-    beneficiary: chain.deployment.recipients[0]!.toLowerCase() as `0x${string}`, orderId: 'link-1', orderReference: randomBytes16(), acquirerId: ZERO_BYTES16,
-    fees: 10n, deadline, createdAt: now, ephemeralTokenHash: created.hash, ephemeralTokenExpiresAt: created.expiresAt,
-  })
+  await storeCharge(db, chain, { id: chargeId, orderId: 'link-1', merchantName: 'Link Store' })
 })
 after(async () => {
   await widget?.stop()

@@ -20,6 +20,9 @@ test('widget settings: defaults, the announced payment-link base, GATEWAY_DOMAIN
     { host: options.host, port: options.port, publicUrl: options.publicUrl, walletGatewayUrl: options.walletGatewayUrl, chainId: options.chainId, pollIntervalMs: options.pollIntervalMs, linkIntervalSeconds: options.linkIntervalSeconds },
     { host: '127.0.0.1', port: 4004, publicUrl: 'http://127.0.0.1:4004', walletGatewayUrl: 'ws://127.0.0.1:4000/ws', chainId: 31337, pollIntervalMs: 200, linkIntervalSeconds: 15 },
   )
+  assert.deepEqual([options.liveStreams, options.paymentLinks.holdSeconds], [{ maxStreams: 10_000, maxStreamsPerAddress: 32, retryAfterSeconds: 30, trustedProxies: [] }, 120])
+  assert.throws(() => widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, WIDGET_MAX_STREAMS_PER_ADDRESS: '0' }), /^ConfigError: WIDGET_MAX_STREAMS_PER_ADDRESS must be an integer 1\.\.1000000, got "0"$/)
+  assert.throws(() => widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, PAYMENT_LINK_HOLD_SECONDS: '0' }), /^ConfigError: PAYMENT_LINK_HOLD_SECONDS must be an integer 1\.\.86400, got "0"$/)
   assert.throws(() => widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, WIDGET_LINK_INTERVAL_SECONDS: '301' }), /^ConfigError: WIDGET_LINK_INTERVAL_SECONDS must be an integer 0\.\.300, got "301"$/)
   assert.equal(widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, WIDGET_PORT: '0' }).publicUrl, undefined, 'port 0 announces the bound port')
   const behindProxy = widgetOptionsFromEnv({ SETTLEMENT_CONTRACT: contract, WIDGET_PORT: '0', CHECKOUT_WIDGET_URL: 'https://pay.example.com/', GATEWAY_DOMAIN: 'gw.example.com' })

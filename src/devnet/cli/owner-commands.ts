@@ -5,7 +5,6 @@
  * transaction hash; or executed through the Safe (`--execute`) with its owners' collected signatures.
  */
 import type { Hex, PublicClient } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { addressOfKey, createTxSender, safeTxHash } from '../../chain/index.js'
 import { LOCAL_CHAIN_ID, localDeployerKey, privateKeySetting, type Env } from '../../config/index.js'
 import { addressFlag, amountFlag, FlagError, formatTable } from '../../platform/cli/index.js'
@@ -32,7 +31,9 @@ export const ownerCommandUsage = `Owner operations (each also takes --propose or
   withdraw <token> <amount>     withdraw from the sender's internal balance; token = symbol or address
   transfer-ownership <address>  transferOwnership: names the pending owner (step 1 of 2)
   accept-ownership              acceptOwnership, sent by the pending owner (step 2 of 2)
-  sign-safe-tx <safeTxHash>     sign a proposal's Safe transaction hash with ADMIN_PRIVATE_KEY (an owner)
+  sign-safe-tx <proposal file>  sign a proposal's Safe transaction with ADMIN_PRIVATE_KEY (an owner): rebuilt
+                                from the file (the batch file with --nonce, or the --json output), shown
+                                with its change, signed as EIP-712 SafeTx; the signature on stdout
 
   --propose                     do not send: print the call (to, value, data), the change (current and new
                                 values) and, when the sender is a Safe, the Safe transaction hash; write a
@@ -114,11 +115,4 @@ export async function runOwnerCommand(command: OwnerCommand, args: string[], val
 
 function printChanges(op: OwnerOperation): void {
   console.log(formatTable(op.changes.map((c) => [c.setting, `${c.current} -> ${c.next}`])))
-}
-
-/** `sign-safe-tx <hash>`: an owner with a local key signs a proposal's Safe transaction hash (EIP-712, v 27/28). */
-export async function signSafeTx(hash: string | undefined, chainId: number, env: Env): Promise<void> {
-  if (!hash || !/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new FlagError(`sign-safe-tx needs the Safe transaction hash (0x + 64 hex), got "${hash ?? ''}"`)
-  const account = privateKeyToAccount(privateKeySetting(env, 'ADMIN_PRIVATE_KEY', chainId, localDeployerKey))
-  console.log(await account.sign({ hash: hash as Hex }))
 }

@@ -97,7 +97,7 @@ export function describeProposal(proposal: Proposal, rerun: string): string {
       ]),
       '',
       `Next: load the batch file in the Safe's Transaction Builder, or have ${safe.threshold} owners sign the Safe transaction`,
-      `hash (EIP-712 SafeTx; with a local key: npm run admin -- sign-safe-tx ${safe.safeTxHash}), then:`,
+      `(EIP-712 SafeTx; with a local key: npm run admin -- sign-safe-tx ${proposal.batchFile} --nonce ${safe.nonce}), then:`,
       `  npm run admin -- ${rerun} --execute --nonce ${safe.nonce} --signatures <signature>,<signature>`,
     )
   } else {

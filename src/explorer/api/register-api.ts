@@ -11,6 +11,7 @@ import type { Logger, Metrics } from '../../platform/observability/index.js'
 import type { SharedConnections } from '../../platform/limits/index.js'
 import { DEFAULT_KEY_VIEW_BYTES, KeyViews, TokenCache, type QueryExecutor, type Store } from '../query/index.js'
 import { registerLive, type LiveHub } from './live/index.js'
+import { HttpValidators } from './rest/http-cache.js'
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from './rest/page-cache.js'
 import { registerFallbacks, registerRest } from './rest/register-rest.js'
 import { registerWeb } from './web/register-web.js'
@@ -51,18 +52,21 @@ export function registerApi(app: TemplatedApp, ctx: ApiContext): Api {
   const live = registerLive(app, { store, tokens, limits: ctx.options.live, metrics, logger, publishedEnd: ctx.publishedEnd, connections: ctx.connections })
   const pages = new PageCache({ store, maxBytes: DEFAULT_PAGE_CACHE_BYTES, metrics })
   const views = new KeyViews({ store, tokens, maxBytes: DEFAULT_KEY_VIEW_BYTES, metrics })
+  const validators = new HttpValidators(store, ctx.options.httpCache)
   const web = registerWeb(app, { logger, metrics })
-  registerRest(app, { options: ctx.options, store, tokens, executor: ctx.executor, pages, views, indexer: ctx.indexer, metrics, logger, version: ctx.version, web, exports: ctx.exports })
+  registerRest(app, { options: ctx.options, store, tokens, executor: ctx.executor, pages, views, validators, indexer: ctx.indexer, metrics, logger, version: ctx.version, web, exports: ctx.exports })
   ctx.configureApp?.(app)
   registerFallbacks(app)
   // Cached pages and views go first, so that nobody told of a settlement can still be served a page without it.
   const listener: IndexerListener = {
     committed(settlements) {
+      validators.committed()
       pages.committed(settlements)
       views.committed(settlements)
       live.committed(settlements)
     },
     removed(settlements) {
+      validators.removed()
       pages.removed(settlements)
       views.removed(settlements)
       live.removed(settlements)

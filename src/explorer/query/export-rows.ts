@@ -18,6 +18,7 @@ import { amountInRange, type EventsQuery } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, matchesAll, type FieldFilter } from './field-index.js'
 import { pageBounds, primaryKeys } from './run-events-query.js'
 import type { TokenCache } from './token-cache.js'
+import { csvCell } from '../../wire/index.js'
 
 export type ExportFormat = 'csv' | 'ndjson'
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'ndjson']
@@ -170,7 +171,12 @@ function candidateKeys(store: Store, plan: ExportPlan, range: KeyRange, order: '
   })()
 }
 
-/** One RFC 4180 record: fields as `/events` writes them, then UTC time and the amounts in token units. */
+/**
+ * One RFC 4180 record: fields as `/events` writes them, then UTC time and the amounts in token units.
+ * Only `tokenSymbol` is text from outside (the token contract's `symbol()`): it is written by `csvCell`,
+ * quoted when it must be and with an apostrophe in front of what a spreadsheet would run as a formula;
+ * the other fields are hex and unsigned integers of our own encoding.
+ */
 function csvRow(s: StoredSettlement, tokens: TokenCache): string {
   const token = tokens.get(fieldHex(s, 'token'))
   const hex = (field: Parameters<typeof fieldHex>[1]) => `0x${fieldHex(s, field)}`
@@ -180,7 +186,7 @@ function csvRow(s: StoredSettlement, tokens: TokenCache): string {
     s.logIndex,
     s.timestamp,
     hex('token'),
-    csvText(token.symbol),
+    csvCell(token.symbol),
     token.decimals,
     hex('payer'),
     hex('recipient'),
@@ -194,11 +200,6 @@ function csvRow(s: StoredSettlement, tokens: TokenCache): string {
     decimalAmount(s.fee, token.decimals),
   ]
   return fields.join(',') + CRLF
-}
-
-/** Quoted when it holds a comma, a quote or a line break, quotes doubled (RFC 4180 §2). */
-export function csvText(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
 /** An integer amount in the token's units with every decimal written ("25.500000" for 25500000 at 6 decimals); exact. */

@@ -1,7 +1,7 @@
 /**
  * The store's small fixed reads the API answers inline: the indexed head (`GET /`) and the `/stats` body.
  */
-import { HOUR_SECONDS, readCount, readHead, readStats, type IndexedHead, type Store } from '../store/index.js'
+import { decodeHexKey, decodePk, encodeBlockKey, HOUR_SECONDS, readCount, readGeneration, readHead, readStats, type IndexedHead, type Store } from '../store/index.js'
 import type { TokenCache } from './token-cache.js'
 
 export function indexedHead(store: Store): IndexedHead | undefined {
@@ -26,3 +26,22 @@ export function statsBody(store: Store, tokens: TokenCache): () => Buffer {
     return body
   }
 }
+
+/**
+ * What the settlements indexed are, in a few bytes: their count and the hash of the newest settlement's
+ * block. Any commit of a settlement raises the count; a reorg that takes some back and brings as many
+ * changes the newest block's hash. Two replicas that hold the same settlements give the same answer.
+ * `generation` counts this store's rollbacks.
+ */
+export function settlementsVersion(store: Store): { count: number; newestBlockHash: string; generation: number } {
+  const count = readCount(store)
+  const generation = readGeneration(store)
+  for (const key of store.events.getKeys({ reverse: true, limit: 1 })) {
+    const hash = store.blocks.get(encodeBlockKey(decodePk(key).blockNumber))
+    return { count, newestBlockHash: hash ? decodeHexKey(hash) : '', generation }
+  }
+  return { count, newestBlockHash: '', generation }
+}
+
+/** The hour `last24h` ends with: `/stats` answers change when it turns. */
+export const currentHour = () => Math.floor(Date.now() / 1000 / HOUR_SECONDS)

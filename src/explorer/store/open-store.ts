@@ -77,10 +77,12 @@ export interface StoreOptions {
   /** Skip fsync on commit: still safe against a killed process, not against power loss. */
   noSync?: boolean
   mapSizeBytes?: number
+  /** Another process's store, read beside it (a snapshot of a serving explorer). */
+  readOnly?: boolean
 }
 
-export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3 }: StoreOptions): Store {
-  const env = open({ path, compression: false, noSync, mapSize: mapSizeBytes, maxDbs: 32, maxReaders: 1024 })
+export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3, readOnly = false }: StoreOptions): Store {
+  const env = open({ path, compression: false, noSync, mapSize: mapSizeBytes, maxDbs: 32, maxReaders: 1024, readOnly })
   const binary = { keyEncoding: 'binary', encoding: 'binary' } as const
   const dupsort = (name: string) =>
     env.openDB<Buffer, Buffer>(name, { keyEncoding: 'binary', dupSort: true, encoder: rawBytes } as never)

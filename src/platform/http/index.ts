@@ -2,6 +2,8 @@
  * The HTTP kit of every server: uWebSockets.js replies, `/ready` and `/metrics` answers, and for node:http
  * servers a router, a capped body reader, listening, replies and server-sent events.
  */
+export * from './client-address.js'
+export * from './content-negotiation.js'
 export * from './event-stream.js'
 export * from './listen-node-http.js'
 export * from './operator-endpoints.js'

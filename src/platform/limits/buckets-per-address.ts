@@ -2,8 +2,8 @@
  * One token bucket per client address, for a rate of actions (not connections) per address. A bucket
  * that has refilled is forgotten on the next sweep (forgetting it hands out nothing more than a full
  * bucket would), so memory follows the addresses active in the last refill period, and a flood from
- * many addresses is swept at most once per `sweepEvery` takes. Behind a reverse proxy every client has
- * the proxy's address: the limit then belongs at the proxy.
+ * many addresses is swept at most once per `sweepEvery` takes. The address is the client's key from
+ * platform/http clientAddress (X-Forwarded-For behind TRUSTED_PROXIES, IPv6 by /64).
  */
 import { TokenBucket, type RateLimit } from './token-bucket.js'
 

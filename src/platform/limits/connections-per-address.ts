@@ -1,6 +1,6 @@
 /**
- * Open connections per client address, for a cap checked before a connection is accepted. Behind a
- * reverse proxy every client has the proxy's address: the cap then belongs at the proxy.
+ * Open connections per client address, for a cap checked before a connection is accepted. The address
+ * is the client's key from platform/http clientAddress (X-Forwarded-For behind TRUSTED_PROXIES, IPv6 by /64).
  */
 export class ConnectionsPerAddress {
   readonly #open = new Map<string, number>()

@@ -9,7 +9,7 @@
  * reconciliation could miss a payment of.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createChainClient } from '../../chain/index.js'
+import { createChainClient, endpointsOf } from '../../chain/index.js'
 import type { CheckoutOptions } from '../../config/index.js'
 import { ConfigError, LOCAL_CHAIN_ID } from '../../config/index.js'
 import type { Database } from '../db/index.js'
@@ -21,6 +21,7 @@ import { openChargeTerms } from './api/charge-terms.js'
 import { chargeService } from './api/charge-service.js'
 import { paymentLinkService } from './api/payment-link-service.js'
 import { refundService } from './api/refund-service.js'
+import { webhookEndpointService } from './api/webhook-endpoint-service.js'
 import { startReconciler } from '../reconciliation/index.js'
 import { loadTlsMaterial } from './tls/load-tls-material.js'
 import { watchRevocations } from './tls/watch-revocations.js'
@@ -39,7 +40,7 @@ export type CheckoutServices = ProcessorServices
 const CURSOR_POLL_MS = 100
 
 export async function startCheckout(options: CheckoutOptions, { db, log, metrics = serviceMetrics('checkout') }: CheckoutServices): Promise<RunningCheckout> {
-  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  const publicClient = createChainClient({ ...endpointsOf(options), chainId: options.chainId, pollingIntervalMs: options.pollIntervalMs, log })
   if (options.chainId !== LOCAL_CHAIN_ID && new URL(options.explorerUrl).protocol === 'http:') {
     // Payments are read back from the node before they settle, but which ones to read comes from the feed.
     log.warn('EXPLORER_URL uses plain http off the local chain: anyone on the path can hide or delay settlements', { explorerUrl: options.explorerUrl })
@@ -76,9 +77,11 @@ export async function startCheckout(options: CheckoutOptions, { db, log, metrics
       paymentLinks: paymentLinkService({ db, terms, widgetBaseUrl: options.widgetBaseUrl }),
       reports: { terms, widgetBaseUrl: options.widgetBaseUrl },
       refunds: refundService({ db, terms, widgetBaseUrl: options.widgetBaseUrl, ttlSeconds: options.chargeTtlSeconds }),
+      webhookEndpoint: webhookEndpointService({ db, webhookKeys: options.webhookKeys, localChain: options.chainId === LOCAL_CHAIN_ID }),
       log,
       health,
       webhookRetriesPerMinute: options.webhookRetriesPerMinute,
+      webhookRotationsPerHour: options.webhookRotationsPerHour,
       // What /health calls degraded, and the database every charge is kept in.
       async ready() {
         const unavailable = await databaseUnavailable(db.pool)

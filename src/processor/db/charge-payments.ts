@@ -52,11 +52,14 @@ export async function insertChargePayment(sql: Sql, payment: NewChargePayment): 
   return rows[0]
 }
 
-/** Marks the recorded settlement at this position removed (a reorg took it back); undefined when none is recorded. */
-export async function markChargePaymentRemoved(sql: Sql, txHash: Hex, logIndex: number): Promise<ChargePaymentRow | undefined> {
+/**
+ * Marks the recorded settlement at this position removed; undefined when none is recorded. `atBlock`, the
+ * head when the chain took it back (a reorg, not a move), starts the watch for its return (`payment-removals.ts`).
+ */
+export async function markChargePaymentRemoved(sql: Sql, txHash: Hex, logIndex: number, atBlock?: number): Promise<ChargePaymentRow | undefined> {
   const { rows } = await sql.query<ChargePaymentRow>(
-    `UPDATE charge_payments SET removed_at = now() WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${columns}`,
-    [txHash.toLowerCase(), logIndex],
+    `UPDATE charge_payments SET removed_at = now(), removed_at_block = $3 WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${columns}`,
+    [txHash.toLowerCase(), logIndex, atBlock ?? null],
   )
   return rows[0]
 }

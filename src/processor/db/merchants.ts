@@ -41,3 +41,9 @@ export async function listMerchants(sql: Sql): Promise<Merchant[]> {
   const { rows } = await sql.query<Merchant>(`SELECT ${columns} FROM merchants ORDER BY created_at, id`)
   return rows
 }
+
+/** The merchant's new webhook URL (checked by the caller); its pending webhooks go there from their next attempt. */
+export async function setMerchantWebhookUrl(sql: Sql, id: string, webhookUrl: string): Promise<Merchant | undefined> {
+  const { rows } = await sql.query<Merchant>(`UPDATE merchants SET webhook_url = $2 WHERE id = $1 RETURNING ${columns}`, [id, webhookUrl])
+  return rows[0]
+}

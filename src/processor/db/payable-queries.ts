@@ -32,7 +32,14 @@ export interface PayableTable {
   channel: string
 }
 
+/** Each table's settlements seen (charge_payments, refund_payments) and the column naming their row. */
+const paymentTables = {
+  charges: { table: 'charge_payments', owner: 'charge_id' },
+  refunds: { table: 'refund_payments', owner: 'refund_id' },
+} as const
+
 export function payableQueries<Row, Awaiting extends string>({ table, columns, awaiting, channel }: PayableTable & { awaiting: Awaiting }) {
+  const payments = paymentTables[table]
   return {
     async transition(sql: Sql, id: string, transition: PayableTransition<Awaiting>): Promise<Row> {
       const values: unknown[] =
@@ -79,11 +86,15 @@ export function payableQueries<Row, Awaiting extends string>({ table, columns, a
     /**
      * Up to `limit` rows still awaiting payment with a deadline past on the wall clock and before `passed`,
      * locked; rows another transaction holds are skipped (they are being changed, and the next sweep looks again).
+     * A row whose paying settlement the chain took back at block `watchedSince` or later is not overdue: that
+     * settlement is still watched for its return (`payment-removals.ts`).
      */
-    async lockOverdue(sql: Sql, limit: number, passed: Date): Promise<Row[]> {
+    async lockOverdue(sql: Sql, limit: number, passed: Date, watchedSince: number): Promise<Row[]> {
       const { rows } = await sql.query(
-        `SELECT ${columns} FROM ${table} WHERE status = '${awaiting}' AND deadline <= now() AND deadline < $2 ORDER BY deadline LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit, passed],
+        `SELECT ${columns} FROM ${table} WHERE status = '${awaiting}' AND deadline <= now() AND deadline < $2
+           AND NOT EXISTS (SELECT 1 FROM ${payments.table} p WHERE p.${payments.owner} = ${table}.id AND p.outcome = 'matched' AND p.removed_at_block >= $3)
+         ORDER BY deadline LIMIT $1 FOR UPDATE OF ${table} SKIP LOCKED`,
+        [limit, passed, watchedSince],
       )
       return rows as Row[]
     },

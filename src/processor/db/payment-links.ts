@@ -1,8 +1,9 @@
 /**
  * Payment links (issue 23) as the merchant API creates, reads and deactivates them and the widget turns
- * them into charges. A link's uses are its charges that are not expired or canceled (migration 010); a new
- * charge takes the link's row (`lockPaymentLink`) first, so concurrent payers on any widget replica never
- * push it past `maxUses`.
+ * them into charges. A link's uses are its paid charges (confirming, settled, refunded) and its held ones:
+ * awaiting payment and younger than their hold (`link_hold_until`, migration 015), so unpaid presses fill a
+ * link only for the hold. A new charge takes the link's row (`lockPaymentLink`) first, so concurrent payers
+ * on any widget replica never push it past `maxUses` together.
  */
 import type { Hex } from 'viem'
 import type { Sql } from './open-database.js'
@@ -18,10 +19,12 @@ export interface PaymentLinkRow {
   description: string
   maxUses: number | null
   expiresAt: Date | null
-  /** Charges of the link awaiting payment, confirming or paid (not expired or canceled). */
+  /** Charges of the link paid (confirming, settled, refunded) or held (awaiting payment within their hold). */
   uses: number
-  /** Of those, awaiting payment. */
-  openCharges: number
+  /** Of those, held. */
+  heldCharges: number
+  /** When the first of the held charges' holds ends; null without held charges. */
+  nextHoldEndsAt: Date | null
   chargesCreated: number
   createdAt: Date
   deactivatedAt: Date | null
@@ -29,10 +32,12 @@ export interface PaymentLinkRow {
 
 export type NewPaymentLink = Pick<PaymentLinkRow, 'id' | 'merchantId' | 'token' | 'currency' | 'beneficiary' | 'description' | 'maxUses' | 'expiresAt'> & { amount: bigint }
 
+const held = `c.status = 'awaiting-payment' AND c.link_hold_until > now()`
 const columns = `l.id, l.seq::text AS seq, l.merchant_id AS "merchantId", l.amount::text AS amount, l.token, l.currency, l.beneficiary, l.description,
   l.max_uses AS "maxUses", l.expires_at AS "expiresAt", l.charges_created AS "chargesCreated", l.created_at AS "createdAt", l.deactivated_at AS "deactivatedAt",
-  (SELECT count(*) FROM charges c WHERE c.payment_link_id = l.id AND c.status NOT IN ('expired', 'canceled'))::int AS uses,
-  (SELECT count(*) FROM charges c WHERE c.payment_link_id = l.id AND c.status = 'awaiting-payment')::int AS "openCharges"`
+  (SELECT count(*) FROM charges c WHERE c.payment_link_id = l.id AND (c.status NOT IN ('awaiting-payment', 'expired', 'canceled') OR ${held}))::int AS uses,
+  (SELECT count(*) FROM charges c WHERE c.payment_link_id = l.id AND ${held})::int AS "heldCharges",
+  (SELECT min(c.link_hold_until) FROM charges c WHERE c.payment_link_id = l.id AND ${held}) AS "nextHoldEndsAt"`
 
 export async function insertPaymentLink(sql: Sql, link: NewPaymentLink): Promise<PaymentLinkRow> {
   const { rows } = await sql.query<PaymentLinkRow>(
@@ -85,4 +90,22 @@ export async function deactivatePaymentLink(sql: Sql, merchantId: string, id: st
 export async function countPaymentLinkCharge(sql: Sql, id: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(`UPDATE payment_links SET charges_created = charges_created + 1 WHERE id = $1 RETURNING charges_created AS n`, [id])
   return rows[0]!.n
+}
+
+/** Holds a new charge of a link for `seconds`: a use of the link until then, or until paid for good. */
+export async function holdPaymentLinkCharge(sql: Sql, chargeId: string, seconds: number): Promise<void> {
+  await sql.query(`UPDATE charges SET link_hold_until = now() + make_interval(secs => $2) WHERE id = $1`, [chargeId, seconds])
+}
+
+/**
+ * Whether a charge of a link may still be paid without selling past `maxUses`: it is held, or the link has
+ * room beside its paid and held charges. True for a charge not made from a link.
+ */
+export async function paymentLinkHasRoomFor(sql: Sql, chargeId: string): Promise<boolean> {
+  const { rows } = await sql.query<{ room: boolean }>(
+    `SELECT l."maxUses" IS NULL OR c.link_hold_until > now() OR l.uses < l."maxUses" AS room
+     FROM charges c CROSS JOIN LATERAL (SELECT ${columns} FROM payment_links l WHERE l.id = c.payment_link_id) l WHERE c.id = $1`,
+    [chargeId],
+  )
+  return rows[0]?.room ?? true
 }

@@ -43,6 +43,8 @@ export interface RefundRow {
 export type NewRefund = Omit<RefundRow, 'seq' | 'orderId' | 'status' | 'settlement' | 'totalToPay'> & { ephemeralTokenHash: string; ephemeralTokenExpiresAt: Date }
 
 // The subquery's unqualified charge_id is the refund row's, in a plain SELECT and in an UPDATE's CTE alike.
+// `seq` comes out as text, so an ORDER BY names the table's column (`refunds.seq`): the bare name would be
+// the text alias, and "99" sorts after "100".
 const columns = `id, seq::text AS seq, charge_id AS "chargeId", (SELECT c.order_id FROM charges c WHERE c.id = charge_id) AS "orderId", merchant_id AS "merchantId", status, amount::text AS amount, reason, token, currency,
   payer, recipient, order_reference AS "orderReference", acquirer_id AS "acquirerId", fees::text AS fees, total_to_pay::text AS "totalToPay",
   deadline, created_at AS "createdAt",
@@ -86,7 +88,7 @@ export async function lockRefundByOrderReference(sql: Sql, orderReference: Hex):
 
 /** A charge's refunds, newest first (a charge has few: each needs a signed payment). */
 export async function refundsOfCharge(sql: Sql, chargeId: string): Promise<RefundRow[]> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE charge_id = $1 ORDER BY seq DESC`, [chargeId])
+  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE charge_id = $1 ORDER BY refunds.seq DESC`, [chargeId])
   return rows
 }
 
@@ -110,7 +112,7 @@ export async function listRefunds(sql: Sql, merchantId: string, page: RefundFilt
      WHERE merchant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR seq < $3)
        AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6) AND ($7::text IS NULL OR payer = $7)
        AND ($8::text IS NULL OR charge_id = $8) AND ($9::text IS NULL OR charge_id = (SELECT c.id FROM charges c WHERE c.merchant_id = $1 AND c.order_id = $9))
-     ORDER BY seq DESC LIMIT $4`,
+     ORDER BY refunds.seq DESC LIMIT $4`,
     [merchantId, page.status ?? null, page.beforeSeq ?? null, page.limit, page.from ?? null, page.to ?? null, page.payer?.toLowerCase() ?? null, page.chargeId ?? null, page.orderId ?? null],
   )
   return rows
@@ -170,10 +172,11 @@ export async function insertRefundPayment(sql: Sql, payment: NewRefundPayment): 
   return rows[0]
 }
 
-export async function markRefundPaymentRemoved(sql: Sql, txHash: Hex, logIndex: number): Promise<RefundPaymentRow | undefined> {
+/** As `markChargePaymentRemoved`, for a refund's settlement. */
+export async function markRefundPaymentRemoved(sql: Sql, txHash: Hex, logIndex: number, atBlock?: number): Promise<RefundPaymentRow | undefined> {
   const { rows } = await sql.query<RefundPaymentRow>(
-    `UPDATE refund_payments SET removed_at = now() WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${paymentColumns}`,
-    [txHash.toLowerCase(), logIndex],
+    `UPDATE refund_payments SET removed_at = now(), removed_at_block = $3 WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${paymentColumns}`,
+    [txHash.toLowerCase(), logIndex, atBlock ?? null],
   )
   return rows[0]
 }

@@ -48,28 +48,41 @@ export interface NewSubmission {
   request: unknown
 }
 
-/** What a gateway lets an owner queue: the permit nonce bound and the caps. */
+/**
+ * What a gateway lets an owner queue: the permit nonce bound, the caps, and what tells an executable
+ * submission from a future one (see `enqueueSubmission`).
+ */
 export interface QueueLimits {
   /** The token's next permit nonce for the owner, as the chain says. */
   chainNonce: bigint
-  /** Queued submissions (not yet final) per owner, and in all. */
+  /** The owner's balance in the token, as the chain says. */
+  balance: bigint
+  /** Submissions not yet final per owner (both kinds), and executable ones in all. */
   maxPerOwner: number
   maxTotal: number
+  /** Future submissions not yet final per owner (past it refused), and in all (past it the oldest waiting one is evicted). */
+  maxFuturePerOwner: number
+  maxFuture: number
 }
 
-/** Submissions not yet final when the request came: in all, the owner's, the owner's in this token. */
+/** Submissions not yet final when the request came: executable and future ones in all, the owner's, the owner's in this token, the owner's future ones. */
 export interface QueuedCounts {
   total: number
+  futureTotal: number
   byOwner: number
   byOwnerToken: number
+  futureByOwner: number
 }
 
 export interface EnqueueResult {
   /**
    * `nonce-ahead`: the permit nonce is past the chain's next one plus the owner's queued payments in the
-   * token (nothing queued could ever bring the token there); `owner-full`, `queue-full`: a cap is reached.
+   * token (nothing queued could ever bring the token there); `owner-full`, `owner-future-full`,
+   * `queue-full`: a cap is reached.
    */
-  outcome: 'enqueued' | 'duplicate' | 'nonce-ahead' | 'owner-full' | 'queue-full'
+  outcome: 'enqueued' | 'duplicate' | 'nonce-ahead' | 'owner-full' | 'owner-future-full' | 'queue-full'
+  /** Whether the submission was classed (or, refused, would have been) future. */
+  future: boolean
   queued: QueuedCounts
 }
 
@@ -77,39 +90,62 @@ export interface EnqueueResult {
  * Stores a new submission as ENQUEUING, unless `limits` refuse it; a known payload id or binding digest
  * is a duplicate. The counts and the insert are one statement, so concurrent requests see each other's
  * rows as far as PostgreSQL's snapshot allows (a cap can be passed by the requests in flight at once).
+ *
+ * The one place that tells executable from future (geth's pending and queued): with `limits`, a
+ * submission is executable when its permit nonce is the chain's next one for the owner or follows an
+ * executable submission of the same owner and token, no executable one of theirs has that nonce already
+ * (only one permit per nonce can ever run), and the owner's balance covers its value on top of the
+ * executable ones before it. Anything else is future: it may run one day, but nothing vouches for it.
+ * Future submissions never count against `maxTotal`, so they cannot keep an executable one out; they
+ * have budgets of their own, and a new one past `maxFuture` evicts the oldest waiting ones
+ * (`evictOldestFuture`). Without `limits` (tests filling the queue directly) every submission is executable.
  */
 export async function enqueueSubmission(sql: Sql, { intent, callerAddress, digest, request }: NewSubmission, limits?: QueueLimits): Promise<EnqueueResult> {
   const notice: StatusNotice = { payloadId: intent.payloadId, submissionType: intent.kind, status: 'ENQUEUING', callerAddress }
-  const { rows } = await sql.query<{ refusal: EnqueueResult['outcome'] | null; inserted: number } & QueuedCounts>(
+  const { rows } = await sql.query<{ refusal: EnqueueResult['outcome'] | null; future: boolean; inserted: number } & QueuedCounts>(
     `WITH queued AS (
-       SELECT count(*) AS total, count(*) FILTER (WHERE owner = $6) AS by_owner, count(*) FILTER (WHERE owner = $6 AND token = $5) AS by_owner_token
+       SELECT count(*) FILTER (WHERE NOT future) AS total, count(*) FILTER (WHERE future) AS future_total,
+         count(*) FILTER (WHERE owner = $6) AS by_owner, count(*) FILTER (WHERE owner = $6 AND token = $5) AS by_owner_token,
+         count(*) FILTER (WHERE owner = $6 AND future) AS future_by_owner,
+         coalesce(bool_or(owner = $6 AND token = $5 AND NOT future AND permit_nonce = $7::numeric - 1), false) AS follows,
+         coalesce(bool_or(owner = $6 AND token = $5 AND NOT future AND permit_nonce = $7::numeric), false) AS nonce_taken,
+         coalesce(sum(permit_value) FILTER (WHERE owner = $6 AND token = $5 AND NOT future), 0) AS committed
        FROM submissions WHERE status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')
+     ),
+     classed AS (
+       SELECT *, $13::numeric IS NOT NULL AND NOT (
+         ($7::numeric = $13::numeric OR follows) AND NOT nonce_taken AND committed + $17::numeric <= $16::numeric
+       ) AS future
+       FROM queued
      ),
      verdict AS (
        SELECT *, CASE
          WHEN $7::numeric > $13::numeric + by_owner_token THEN 'nonce-ahead'
          WHEN by_owner >= $14::bigint THEN 'owner-full'
-         WHEN total >= $15::bigint THEN 'queue-full'
+         WHEN future AND future_by_owner >= $18::bigint THEN 'owner-future-full'
+         WHEN NOT future AND total >= $15::bigint THEN 'queue-full'
        END AS refusal
-       FROM queued
+       FROM classed
      ),
      inserted AS (
-       INSERT INTO submissions (payload_id, kind, caller_address, digest, token, owner, permit_nonce, deadline, request, status)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'ENQUEUING' FROM verdict WHERE refusal IS NULL
+       INSERT INTO submissions (payload_id, kind, caller_address, digest, token, owner, permit_nonce, permit_value, deadline, request, status, future)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $17, $8, $9, 'ENQUEUING', future FROM verdict WHERE refusal IS NULL
        ON CONFLICT DO NOTHING
        RETURNING payload_id
      ),
      notified AS (SELECT pg_notify($10, payload_id), pg_notify($11, $12) FROM inserted)
-     SELECT refusal, total::int, by_owner::int AS "byOwner", by_owner_token::int AS "byOwnerToken", (SELECT count(*) FROM notified)::int AS inserted
+     SELECT refusal, future, total::int, future_total::int AS "futureTotal", by_owner::int AS "byOwner", by_owner_token::int AS "byOwnerToken",
+       future_by_owner::int AS "futureByOwner", (SELECT count(*) FROM notified)::int AS inserted
      FROM verdict`,
     [
       intent.payloadId, intent.kind, callerAddress, digest, intent.token, intent.owner, intent.permit.nonce.toString(),
       intent.permit.deadline.toString(), JSON.stringify(request), channels.enqueued, channels.status, JSON.stringify(notice),
       limits?.chainNonce.toString() ?? null, limits?.maxPerOwner ?? null, limits?.maxTotal ?? null,
+      limits?.balance.toString() ?? null, intent.permit.value.toString(), limits?.maxFuturePerOwner ?? null,
     ],
   )
-  const { refusal, inserted, ...queued } = rows[0]!
-  return { outcome: refusal ?? (inserted === 1 ? 'enqueued' : 'duplicate'), queued }
+  const { refusal, inserted, future, ...queued } = rows[0]!
+  return { outcome: refusal ?? (inserted === 1 ? 'enqueued' : 'duplicate'), future, queued }
 }
 
 export async function findSubmission(sql: Sql, payloadId: string): Promise<SubmissionRow | undefined> {

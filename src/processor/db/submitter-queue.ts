@@ -26,14 +26,15 @@ export interface InFlight {
 }
 
 /**
- * Waiting submissions (ENQUEUING or PENDING) whose turn has come: the least often put back first, then
- * the oldest, so re-checks of permits that keep waiting never crowd out fresh payments.
+ * Waiting submissions (ENQUEUING or PENDING) whose turn has come: executable ones before future ones
+ * (submissions.ts), then the least often put back, then the oldest, so neither future permits nor
+ * re-checks of permits that keep waiting ever crowd out fresh payments.
  */
 export async function waitingSubmissions(sql: Sql, limit: number): Promise<SubmissionRow[]> {
   const { rows } = await sql.query(
     `SELECT ${rowColumns} FROM submissions
      WHERE status IN ('ENQUEUING', 'PENDING') AND not_before <= now()
-     ORDER BY defer_count, created_at LIMIT $1`,
+     ORDER BY future, defer_count, created_at LIMIT $1`,
     [limit],
   )
   return rows as SubmissionRow[]
@@ -49,7 +50,8 @@ interface Change {
  * Moves submissions to `status` and announces each change, all in one statement. Only rows still in one
  * of `from` change, so a stale decision never overwrites a newer state. Of the failures only a DROPPED
  * one still watched can change (when a receipt shows up after all, or the watch ends): every other one
- * is final. `watchUntil` is stored with a DROPPED verdict; any other change clears it.
+ * is final. `watchUntil` is stored with a DROPPED verdict; any other change clears it. Answers the
+ * payload ids that changed.
  */
 async function transition(
   sql: Sql,
@@ -57,9 +59,9 @@ async function transition(
   from: SubmissionStatus[],
   status: SubmissionStatus,
   failure: { category?: FailureCategory; reason?: string; watchUntil?: bigint } = {},
-): Promise<number> {
-  if (changes.length === 0) return 0
-  const { rowCount } = await sql.query(
+): Promise<string[]> {
+  if (changes.length === 0) return []
+  const { rows } = await sql.query<{ payloadId: string }>(
     `WITH input AS (SELECT * FROM unnest($1::text[], $2::text[]) AS i(payload_id, tx_hash)),
      changed AS (
        UPDATE submissions s SET status = $4, tx_hash = COALESCE(i.tx_hash, s.tx_hash), failure_category = $5, failure_reason = $6,
@@ -68,7 +70,7 @@ async function transition(
        WHERE s.payload_id = i.payload_id AND s.status = ANY($3) AND (s.status <> 'FAILURE' OR s.dropped_watch_until IS NOT NULL)
        RETURNING s.payload_id, s.kind, s.caller_address, s.status, s.tx_hash, s.failure_category, s.failure_reason, s.dropped_watch_until
      )
-     SELECT pg_notify($7, json_strip_nulls(json_build_object(
+     SELECT payload_id AS "payloadId", pg_notify($7, json_strip_nulls(json_build_object(
        'payloadId', payload_id, 'submissionType', kind, 'status', status, 'callerAddress', caller_address,
        'txHash', tx_hash, 'failureCategory', failure_category, 'failureReason', failure_reason,
        'watchedUntilBlock', dropped_watch_until))::text)
@@ -78,9 +80,10 @@ async function transition(
       channels.status, failure.watchUntil?.toString() ?? null,
     ],
   )
-  return rowCount ?? 0
+  return rows.map((row) => row.payloadId)
 }
 
+/** Validated submissions about to be signed; only those still ENQUEUING move (an evicted one does not): the ids moved. */
 export const markPending = (sql: Sql, payloadIds: string[]) => transition(sql, payloadIds.map((payloadId) => ({ payloadId })), ['ENQUEUING'], 'PENDING')
 
 /** A final failure; a DROPPED one still watched may also become REVERTED when its receipt shows up. */
@@ -100,17 +103,34 @@ export function endDroppedWatch(sql: Sql, payloadId: string, reason: string) {
 
 /**
  * Each submission mined successfully in its transaction `txHash` (also one wrongly called DROPPED). The
- * same owner's waiting payments in the same token are due at once: the next permit nonce may be theirs.
+ * same owner's waiting payments in the same token are due at once: the next permit nonce may be theirs,
+ * and the one whose permit nonce follows is executable now if it was stored future.
  */
 export async function markSucceeded(sql: Sql, mined: { payloadId: string; txHash: Hex }[]): Promise<void> {
   if (mined.length === 0) return
   await transition(sql, mined, ['BROADCASTING', 'FAILURE'], 'SUCCESS')
   await sql.query(
-    `UPDATE submissions w SET not_before = now()
-     FROM (SELECT DISTINCT owner, token FROM submissions WHERE payload_id = ANY($1)) m
-     WHERE w.owner = m.owner AND w.token = m.token AND w.status IN ('ENQUEUING', 'PENDING') AND w.not_before > now()`,
+    `WITH mined AS (SELECT owner, token, permit_nonce FROM submissions WHERE payload_id = ANY($1))
+     UPDATE submissions w SET not_before = least(w.not_before, now()),
+       future = w.future AND NOT EXISTS (SELECT 1 FROM mined m WHERE m.owner = w.owner AND m.token = w.token AND m.permit_nonce + 1 = w.permit_nonce)
+     WHERE w.status IN ('ENQUEUING', 'PENDING') AND (w.owner, w.token) IN (SELECT owner, token FROM mined)`,
     [mined.map((m) => m.payloadId)],
   )
+}
+
+/**
+ * Makes room for one more future submission within `budget`: the oldest future ones still waiting
+ * (ENQUEUING; one being signed is left alone) end FAILURE `EVICTED`, announced like any change. Two
+ * gateways evicting at once may pick the same rows, so the budget can be passed briefly, never for long.
+ */
+export async function evictOldestFuture(sql: Sql, budget: number): Promise<string[]> {
+  const { rows } = await sql.query<{ payloadId: string }>(
+    `SELECT payload_id AS "payloadId" FROM submissions WHERE future AND status = 'ENQUEUING' ORDER BY created_at
+     LIMIT greatest(0, (SELECT count(*) FROM submissions WHERE future AND status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')) - $1)`,
+    [budget],
+  )
+  const reason = `evicted: ${budget} submissions that could not run yet (permit nonce ahead of the chain's, or more than the owner's balance covers) were waiting, and newer ones came; sign it again once it can run`
+  return transition(sql, rows, ['ENQUEUING'], 'FAILURE', { category: 'EVICTED', reason })
 }
 
 /** Holds a submission back until `delayMs` from now, with its count of waits and the token nonce seen. */

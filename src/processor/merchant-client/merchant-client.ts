@@ -1,13 +1,14 @@
 /**
  * The typed client of the checkout engine's merchant API (PROCESSOR.md §4, docs/checkout.md "Typed
- * client"): charges, refunds, payment links and the CSV reports over mutual TLS with the merchant's client
+ * client"): charges, refunds, payment links, the CSV reports and the webhook endpoint over mutual TLS with the merchant's client
  * certificate. Node only: a browser cannot present a client certificate, which is why this is not in the
  * SDK. Answers are the engine's own JSON types; an error status throws `MerchantApiError` with the
  * problem+json body, no answer `MerchantNetworkError` (or `MerchantTimeoutError`).
  */
 import type { Response } from 'undici'
 import type { ChargeJson, PaymentJson, RefundJson } from '../charges/index.js'
-import type { ChargeFilterQuery, CreateChargeRequest, CreatePaymentLinkRequest, CreateRefundRequest, PaymentLinkJson, RefundReportQuery } from '../checkout/index.js'
+import type { ChargeFilterQuery, CreateChargeRequest, CreatePaymentLinkRequest, CreateRefundRequest, PaymentLinkJson, RefundFilterQuery } from '../checkout/index.js'
+import type { RotateWebhookSecretRequest, WebhookEndpointJson, WebhookSecretRotationJson } from '../checkout/index.js'
 import { readCredentialFiles, type ClientCredentials } from './credentials.js'
 import { MerchantNetworkError } from './errors.js'
 import { clientError, createTransport, type Query, type RequestInit, type Transport } from './transport.js'
@@ -36,6 +37,8 @@ export interface Page {
 }
 
 export type ListChargesOptions = ChargeFilterQuery & Page
+
+export type ListRefundsOptions = RefundFilterQuery & Page
 
 export const DEFAULT_TIMEOUT_MS = 30_000
 
@@ -88,6 +91,16 @@ export class MerchantClient {
     return this.#json('GET', `/api/v1/charges/${encodeURIComponent(chargeId)}/refunds`)
   }
 
+  /** One page of all the merchant's refunds, newest first (the rows of the refunds report with the same filter). */
+  listMerchantRefunds(options: ListRefundsOptions = {}): Promise<{ refunds: RefundJson[]; nextCursor: string | null }> {
+    return this.#json('GET', '/api/v1/refunds', { query: { ...options } })
+  }
+
+  /** Every refund the filter matches, page after page (`limit` per page), each once. */
+  async *allRefunds(options: Omit<ListRefundsOptions, 'cursor'> = {}): AsyncGenerator<RefundJson> {
+    for await (const page of this.#pages((cursor) => this.listMerchantRefunds({ ...options, cursor }))) yield* page.refunds
+  }
+
   getRefund(id: string): Promise<RefundJson> {
     return this.#json('GET', `/api/v1/refunds/${encodeURIComponent(id)}`)
   }
@@ -121,8 +134,23 @@ export class MerchantClient {
     return this.#download('/api/v1/reports/charges.csv', { ...filter })
   }
 
-  downloadRefundsReport(filter: RefundReportQuery = {}): AsyncGenerator<Uint8Array> {
+  downloadRefundsReport(filter: RefundFilterQuery = {}): AsyncGenerator<Uint8Array> {
     return this.#download('/api/v1/reports/refunds.csv', { ...filter })
+  }
+
+  /** The webhook URL and the times of the secrets signing now (never a secret). */
+  getWebhookEndpoint(): Promise<WebhookEndpointJson> {
+    return this.#json('GET', '/api/v1/webhook-endpoint')
+  }
+
+  /** Webhooks, pending ones included, go to `webhookUrl` from their next attempt. */
+  setWebhookUrl(webhookUrl: string): Promise<WebhookEndpointJson> {
+    return this.#json('PUT', '/api/v1/webhook-endpoint', { body: { webhookUrl } })
+  }
+
+  /** A new secret signs from now on, the current ones for `overlapHours` more (24); `secret` is shown in this answer only: install it at once. */
+  rotateWebhookSecret(request: RotateWebhookSecretRequest = {}): Promise<WebhookSecretRotationJson> {
+    return this.#json('POST', '/api/v1/webhook-endpoint/rotate-secret', { body: request })
   }
 
   /** Closes the connections; the client is not used after. */

@@ -10,27 +10,32 @@
  * - is reported as `charge.late_payment` on a charge expired, canceled or already paid;
  * - is the same transaction as the charge's paying settlement seen at a new position (a reorg re-mined
  *   it): the charge follows it, with no event.
- * A removal (REMOVED, a reorg) marks the recorded settlement removed; when it was the one paying the
- * charge, the charge goes back to awaiting payment (`charge.reverted`), and a second payment recorded
- * meanwhile, if any, pays it instead.
+ * A removal — once the chain shows it (`verify-removals.ts`): a REMOVED from the feed is only a report —
+ * marks the recorded settlement removed; when it was the one paying the charge, the charge goes back to
+ * awaiting payment (`charge.reverted`), and a second payment recorded meanwhile, if any, pays it instead.
  */
 import { insertChargePayment, markChargePaymentRemoved, nextPayingPayment, setPaymentOutcome, type ChargePaymentRow, type Mismatch } from '../db/index.js'
 import { lockCharge, lockChargeByOrderReference, moveChargeSettlement, type ChargeRow, type SettlementPosition } from '../db/index.js'
 import type { Sql } from '../db/index.js'
-import type { Settlement } from '../../wire/index.js'
 import { changeCharge, reportLatePayment } from '../charges/index.js'
 import { applyRefundRemoval, applyRefundSettlement } from './apply-refund-item.js'
+import type { ChainSettlement, ReportedSettlement } from './chain-settlement.js'
+import type { PresenceCheck } from './settlement-presence.js'
 
 export interface ReconcileContext {
   confirmationBlocks: number
+  /** Blocks a settlement taken away stays watched for its return (`verify-removals.ts`). */
+  restoreWatchBlocks: number
   widgetBaseUrl: string
   /** The chain head at the last poll, if there was one. */
   head(): number | undefined
-  /** The settlement with the chain's fields in place of the feed's; undefined when the chain has no such payment. */
-  onChain(event: Settlement): Promise<Settlement | undefined>
+  /** The reported settlement as the chain has it; undefined when the chain has no such payment. */
+  onChain(event: ReportedSettlement): Promise<ChainSettlement | undefined>
+  /** Whether the chain still holds a recorded settlement (`settlement-presence.ts`). */
+  presence: PresenceCheck
 }
 
-export async function applySettlement(sql: Sql, reported: Settlement, ctx: ReconcileContext): Promise<void> {
+export async function applySettlement(sql: Sql, reported: ReportedSettlement, ctx: ReconcileContext): Promise<void> {
   const charge = await lockChargeByOrderReference(sql, reported.orderReference)
   if (!charge) return applyRefundSettlement(sql, reported, ctx)
   const event = await ctx.onChain(reported)
@@ -62,9 +67,9 @@ export async function applySettlement(sql: Sql, reported: Settlement, ctx: Recon
   else if (outcome === 'late' || outcome === 'second') await reportLatePayment(sql, charge, payment, ctx.widgetBaseUrl)
 }
 
-/** Also used when the chain itself no longer has a confirming charge's settlement (see `confirm-charges.ts`). */
+/** Applied once the chain shows the settlement gone (`settlement-presence.ts`), never on the explorer's word alone. */
 export async function applyRemoval(sql: Sql, event: Pick<SettlementPosition, 'txHash' | 'logIndex'>, ctx: ReconcileContext): Promise<void> {
-  const removed = await markChargePaymentRemoved(sql, event.txHash, event.logIndex)
+  const removed = await markChargePaymentRemoved(sql, event.txHash, event.logIndex, ctx.head())
   if (!removed) return applyRefundRemoval(sql, event, ctx)
   const charge = await lockCharge(sql, removed.chargeId)
   if (!charge || !isPaidBy(charge, removed)) return
@@ -84,7 +89,7 @@ async function pay(sql: Sql, charge: ChargeRow, position: SettlementPosition, ct
 }
 
 /** How a settlement disagrees with what it should pay (a charge's beneficiary, a refund's recipient). */
-export function mismatchOf(expected: { token: string; recipient: string; amount: string }, event: Settlement): Mismatch[] {
+export function mismatchOf(expected: { token: string; recipient: string; amount: string }, event: Pick<ChainSettlement, 'token' | 'recipient' | 'amount'>): Mismatch[] {
   const mismatch: Mismatch[] = []
   if (event.token.toLowerCase() !== expected.token) mismatch.push('wrong-token')
   if (event.recipient.toLowerCase() !== expected.recipient) mismatch.push('wrong-recipient')

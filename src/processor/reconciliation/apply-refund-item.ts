@@ -8,13 +8,13 @@
  * takes the refund back to awaiting a signature (`refund.reverted`), and a settled one out of its charge's
  * `amountRefunded`.
  */
-import type { Settlement } from '../../wire/index.js'
 import { insertRefundPayment, lockRefund, lockRefundByOrderReference, markRefundPaymentRemoved, moveRefundSettlement, type RefundRow } from '../db/index.js'
 import type { SettlementPosition, Sql } from '../db/index.js'
 import { changeRefund } from '../charges/index.js'
 import { confirmationsOf, mismatchOf, type ReconcileContext } from './apply-feed-item.js'
+import type { ReportedSettlement } from './chain-settlement.js'
 
-export async function applyRefundSettlement(sql: Sql, reported: Settlement, ctx: ReconcileContext): Promise<void> {
+export async function applyRefundSettlement(sql: Sql, reported: ReportedSettlement, ctx: ReconcileContext): Promise<void> {
   const refund = await lockRefundByOrderReference(sql, reported.orderReference)
   if (!refund) return
   const event = await ctx.onChain(reported)
@@ -41,9 +41,9 @@ export async function applyRefundSettlement(sql: Sql, reported: Settlement, ctx:
   else if (outcome === 'matched') await payRefund(sql, refund, position, ctx)
 }
 
-/** Also used when the chain no longer has a confirming refund's settlement (`confirm-refunds.ts`). */
+/** As `applyRemoval` for charges: once the chain shows the settlement gone. */
 export async function applyRefundRemoval(sql: Sql, event: Pick<SettlementPosition, 'txHash' | 'logIndex'>, ctx: ReconcileContext): Promise<void> {
-  const removed = await markRefundPaymentRemoved(sql, event.txHash, event.logIndex)
+  const removed = await markRefundPaymentRemoved(sql, event.txHash, event.logIndex, ctx.head())
   if (!removed) return
   const refund = await lockRefund(sql, removed.refundId)
   const settlement = refund?.settlement

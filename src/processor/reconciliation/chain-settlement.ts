@@ -45,15 +45,20 @@ export async function findSettlementLog(publicClient: PublicClient, contract: He
   }
 }
 
+/** What reconciliation needs of a reported settlement to find it on the chain: the rest is read there. */
+export type ReportedSettlement = Pick<Settlement, 'txHash' | 'orderReference'>
+
+/** A settlement as the chain has it: its position, fields and block time. */
+export type ChainSettlement = SettlementOnChain & Pick<Settlement, 'txHash' | 'orderReference' | 'timestamp'>
+
 /**
- * `event` with the chain's fields and block time in place of the explorer's; undefined when the chain has
- * no such payment in that transaction (the explorer's report is not believed).
+ * The settlement `event` reports, as the chain has it; undefined when the chain has no such payment in
+ * that transaction (the explorer's report is not believed).
  */
-export async function settlementAsOnChain(publicClient: PublicClient, contract: Hex, event: Settlement): Promise<Settlement | undefined> {
+export async function settlementAsOnChain(publicClient: PublicClient, contract: Hex, event: ReportedSettlement): Promise<ChainSettlement | undefined> {
   const onChain = await findSettlementLog(publicClient, contract, event.txHash, event.orderReference.toLowerCase() as Hex)
   if (onChain === null) throw new SettlementNotOnNodeError('the node has no receipt for a settlement the explorer reported', { retryable: true, details: { txHash: event.txHash } })
   if (!onChain) return undefined
   const block = await publicClient.getBlock({ blockNumber: BigInt(onChain.blockNumber) })
-  const { token, payer, recipient, amount, fee, acquirerId } = onChain
-  return { ...event, token, payer, recipient, amount, fee, acquirerId, timestamp: Number(block.timestamp) }
+  return { ...onChain, txHash: event.txHash, orderReference: event.orderReference, timestamp: Number(block.timestamp) }
 }

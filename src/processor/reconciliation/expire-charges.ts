@@ -10,22 +10,26 @@ import { changeCharge } from '../charges/index.js'
 
 const BATCH = 100
 
-/** Expires every charge awaiting payment with a deadline before `passedMs` (and the wall clock); returns how many. */
-export function expireOverdueCharges(client: pg.PoolClient, widgetBaseUrl: string, passedMs: number): Promise<number> {
-  return expireInBatches(client, passedMs, lockOverdueCharges, (tx, charge) => changeCharge(tx, charge, { to: 'expired' }, widgetBaseUrl))
+/**
+ * Expires every charge awaiting payment with a deadline before `passedMs` (and the wall clock), but those
+ * whose paying settlement, taken back at block `watchedSince` or later, may still return; returns how many.
+ */
+export function expireOverdueCharges(client: pg.PoolClient, widgetBaseUrl: string, passedMs: number, watchedSince: number): Promise<number> {
+  return expireInBatches(client, passedMs, watchedSince, lockOverdueCharges, (tx, charge) => changeCharge(tx, charge, { to: 'expired' }, widgetBaseUrl))
 }
 
 /** Locks up to BATCH overdue rows and expires them, one transaction per batch, until a batch comes back short. */
 export async function expireInBatches<Row>(
   client: pg.PoolClient,
   passedMs: number,
-  lockOverdue: (sql: Sql, limit: number, passed: Date) => Promise<Row[]>,
+  watchedSince: number,
+  lockOverdue: (sql: Sql, limit: number, passed: Date, watchedSince: number) => Promise<Row[]>,
   expire: (tx: Sql, row: Row) => Promise<unknown>,
 ): Promise<number> {
   let expired = 0
   for (;;) {
     const batch = await runTransaction(client, async (tx) => {
-      const overdue = await lockOverdue(tx, BATCH, new Date(passedMs))
+      const overdue = await lockOverdue(tx, BATCH, new Date(passedMs), watchedSince)
       for (const row of overdue) await expire(tx, row)
       return overdue.length
     })

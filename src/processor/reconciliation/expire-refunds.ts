@@ -7,6 +7,6 @@ import { lockOverdueRefunds } from '../db/index.js'
 import { changeRefund } from '../charges/index.js'
 import { expireInBatches } from './expire-charges.js'
 
-export function expireOverdueRefunds(client: pg.PoolClient, widgetBaseUrl: string, passedMs: number): Promise<number> {
-  return expireInBatches(client, passedMs, lockOverdueRefunds, (tx, refund) => changeRefund(tx, refund, { to: 'expired' }, widgetBaseUrl))
+export function expireOverdueRefunds(client: pg.PoolClient, widgetBaseUrl: string, passedMs: number, watchedSince: number): Promise<number> {
+  return expireInBatches(client, passedMs, watchedSince, lockOverdueRefunds, (tx, refund) => changeRefund(tx, refund, { to: 'expired' }, widgetBaseUrl))
 }

@@ -4,27 +4,33 @@
  * connection — and with it the lock — stops them all):
  * - the explorer feed: batches of settlements and removals applied in one transaction with the cursor
  *   after them (exactly once across restarts); a failed batch reopens the feed from the stored cursor;
- * - the head poll: confirmations and settling (`confirm-charges.ts`, `confirm-refunds.ts`);
+ * - the head poll: removals the feed reported, checked on the chain, and settlements taken away watched
+ *   for their return (`verify-removals.ts`); confirmations and settling (`confirm-payables.ts`);
  * - the expiry sweep (`expire-charges.ts`, `expire-refunds.ts`), by the chain time the applied feed has passed (`feed-time.ts`).
+ * Only the chain takes a payment away: a REMOVED from the feed is recorded as a report (`reportPaymentRemoved`).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type pg from 'pg'
 import type { PublicClient } from 'viem'
 import type { CheckoutOptions } from '../../config/index.js'
 import { runTransaction } from '../db/index.js'
-import { hasOverdueCharges, hasOverdueRefunds, lockReconciliationCursor, readReconciliationCursor, saveReconciliationCursor } from '../db/index.js'
+import { hasOverdueCharges, hasOverdueRefunds, lockReconciliationCursor, readReconciliationCursor, reportPaymentRemoved, saveReconciliationCursor } from '../db/index.js'
 import { ExplorerClient } from '../../sdk/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { applyRemoval, applySettlement, type ReconcileContext } from './apply-feed-item.js'
+import { applySettlement, type ReconcileContext } from './apply-feed-item.js'
 import { settlementAsOnChain } from './chain-settlement.js'
-import { confirmCharges } from './confirm-charges.js'
-import { confirmRefunds } from './confirm-refunds.js'
+import { confirmPayables } from './confirm-payables.js'
+import { checkPresence } from './settlement-presence.js'
+import { restoreReturned, verifyRemovals } from './verify-removals.js'
 import { expireOverdueCharges } from './expire-charges.js'
 import { expireOverdueRefunds } from './expire-refunds.js'
 import { feedTime } from './feed-time.js'
 import { openSettlementFeed, type FeedItem, type SettlementFeed } from './settlement-feed.js'
 
-export type ReconcilerSettings = Pick<CheckoutOptions, 'contract' | 'explorerUrl' | 'widgetBaseUrl' | 'confirmationBlocks' | 'pollIntervalMs' | 'expirySweepMs'>
+export type ReconcilerSettings = Pick<
+  CheckoutOptions,
+  'contract' | 'explorerUrl' | 'widgetBaseUrl' | 'confirmationBlocks' | 'removedAfterBlocks' | 'restoreWatchBlocks' | 'pollIntervalMs' | 'expirySweepMs'
+>
 
 /** What the active reconciler shows to `/health`. */
 export interface ReconcilerState {
@@ -54,10 +60,13 @@ type Serial = <T>(job: () => Promise<T>) => Promise<T>
 export async function runReconciliation(params: RunReconciliationParams): Promise<void> {
   const { settings, state } = params
   const { publicClient, log } = params
+  const head = () => state.head
   const ctx: ReconcileContext = {
     confirmationBlocks: settings.confirmationBlocks,
+    restoreWatchBlocks: settings.restoreWatchBlocks,
     widgetBaseUrl: settings.widgetBaseUrl,
-    head: () => state.head,
+    head,
+    presence: checkPresence({ publicClient, contract: settings.contract, removedAfterBlocks: settings.removedAfterBlocks, head, log }),
     async onChain(event) {
       const onChain = await settlementAsOnChain(publicClient, settings.contract, event)
       if (!onChain) log.warn('the explorer reported a payment the chain does not hold; ignored', { txHash: event.txHash, orderReference: event.orderReference })
@@ -105,7 +114,7 @@ async function applyItems(client: pg.PoolClient, items: FeedItem[], ctx: Reconci
     let cursor: string | undefined
     for (const item of items) {
       if (item.kind === 'settlement') await applySettlement(tx, item.event, ctx)
-      else await applyRemoval(tx, item.event, ctx)
+      else await reportPaymentRemoved(tx, item.event.txHash, item.event.logIndex)
       cursor = item.cursor ?? cursor
     }
     if (cursor !== undefined) await saveReconciliationCursor(tx, cursor)
@@ -117,8 +126,9 @@ async function pollHead({ client, publicClient, settings, state, log, signal }: 
   while (!signal.aborted) {
     try {
       state.head = Number(await publicClient.getBlockNumber({ cacheTime: 0 }))
-      await serial(() => confirmCharges({ client, publicClient, contract: settings.contract, ctx }))
-      await serial(() => confirmRefunds({ client, publicClient, contract: settings.contract, ctx }))
+      await serial(() => verifyRemovals(client, ctx, log))
+      await serial(() => restoreReturned(client, ctx, log))
+      await serial(() => confirmPayables(client, ctx))
       if (failing) log.info('confirmations: the node answers again')
       failing = false
     } catch (error) {
@@ -129,7 +139,7 @@ async function pollHead({ client, publicClient, settings, state, log, signal }: 
   }
 }
 
-async function sweepExpired({ client, publicClient, settings, log, signal }: RunReconciliationParams, serial: Serial): Promise<void> {
+async function sweepExpired({ client, publicClient, settings, state, log, signal }: RunReconciliationParams, serial: Serial): Promise<void> {
   const explorer = new ExplorerClient({ baseUrl: settings.explorerUrl, timeout: EXPLORER_TIMEOUT_MS })
   let failing = false
   /** The feed time last logged while something was overdue (null: unknown; undefined: none logged): logged again only when it moves. */
@@ -138,12 +148,14 @@ async function sweepExpired({ client, publicClient, settings, log, signal }: Run
     try {
       const overdue = (await serial(() => hasOverdueCharges(client))) || (await serial(() => hasOverdueRefunds(client)))
       const passedMs = overdue ? await feedTime({ explorer, publicClient, cursor: await serial(() => readReconciliationCursor(client)) }) : undefined
-      const expired = passedMs === undefined ? 0 : await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl, passedMs))
+      // Before the first head poll, every payable whose paying settlement was ever taken away waits.
+      const watchedSince = state.head === undefined ? 0 : state.head - settings.restoreWatchBlocks
+      const expired = passedMs === undefined ? 0 : await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl, passedMs, watchedSince))
       if (expired > 0) log.info('charges expired', { count: expired })
       const feedAt = passedMs ?? null
       if (overdue && feedAt !== waitingAt) log.debug('expiry sweep: overdue on the wall clock, the feed at', { feedTime: feedAt === null ? null : new Date(feedAt).toISOString() })
       waitingAt = overdue ? feedAt : undefined
-      const refundsExpired = passedMs === undefined ? 0 : await serial(() => expireOverdueRefunds(client, settings.widgetBaseUrl, passedMs))
+      const refundsExpired = passedMs === undefined ? 0 : await serial(() => expireOverdueRefunds(client, settings.widgetBaseUrl, passedMs, watchedSince))
       if (refundsExpired > 0) log.info('refunds expired', { count: refundsExpired })
       if (failing) log.info('expiry sweep: running again')
       failing = false

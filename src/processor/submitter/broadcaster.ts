@@ -1,14 +1,16 @@
 /**
  * The relayer's transactions: its own nonce counter, signing, recording before sending, and fee-bumped
- * replacement of a transaction stuck past a timeout, up to a ceiling. Each submission owns exactly one nonce; every
+ * replacement of a transaction stuck past a timeout, up to a ceiling. The first transaction's fees are
+ * the network's, but never above SUBMITTER_MAX_FEE_PER_GAS either: when the network asks more, it is
+ * sent at the cap and waits until the base fee comes down (its replacements cannot pass the cap). Each submission owns exactly one nonce; every
  * transaction signed for it (the first and its replacements) reuses that nonce, so at most one of
  * them can ever be mined — the submitter's "at most once", whatever crashes in between.
  */
-import { createPublicClient, http, keccak256, parseTransaction, type Hex } from 'viem'
-import { createTransactionSigner, type FeeCache } from '../../chain/index.js'
+import { keccak256, parseTransaction, type Hex } from 'viem'
+import { createChainClient, createTransactionSigner, type FeeCache } from '../../chain/index.js'
+import type { RpcEndpoints } from '../../config/index.js'
 import type { RecordedTransaction } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { rpcFetch } from '../../platform/net/index.js'
 
 export interface SignedTx extends Omit<RecordedTransaction, 'sentAt'> {}
 
@@ -17,6 +19,7 @@ export interface Broadcaster {
   takeNonce(): number
   /** Hands back nonces that were taken but never recorded (the recording transaction failed). */
   returnNonces(first: number): void
+  /** A first transaction at the current fees, capped at `maxFeePerGas` (both fees). */
   sign(tx: { to: Hex; data: Hex; gas: bigint; nonce: number }): Promise<SignedTx>
   /**
    * A replacement of `previous`: same nonce and call, fees raised by at least 12.5 % (a node refuses
@@ -32,13 +35,15 @@ export interface Broadcaster {
 }
 
 export interface CreateBroadcasterParams {
-  /** Used only to send, with a client of its own (see below). */
-  rpcUrl: string
+  /** Used only to send (to every node that is fine: nodes/failover-transport.ts), with a client of its own (see below). */
+  endpoints: RpcEndpoints
   relayerKey: Hex
   chainId: number
   fees: FeeCache
   /** The first nonce to hand out (after recovery). */
   nextNonce: number
+  /** Wei per gas no transaction offers (SUBMITTER_MAX_FEE_PER_GAS); undefined = the network's price. */
+  maxFeePerGas?: bigint
   log: Logger
 }
 
@@ -48,7 +53,7 @@ export function createBroadcaster(params: CreateBroadcasterParams): Broadcaster 
   const { chainId, fees, log } = params
   // Sends batch only with each other: sharing a batch with a step's eth_calls would hold them until the
   // slowest call of that batch is answered.
-  const publicClient = createPublicClient({ transport: http(params.rpcUrl, { batch: { batchSize: 1000, wait: 0 }, retryCount: 2, fetchFn: rpcFetch }) })
+  const publicClient = createChainClient({ ...params.endpoints, chainId, batchSize: 1000, log })
   const signTransaction = createTransactionSigner(params.relayerKey)
   let nextNonce = params.nextNonce
 
@@ -63,7 +68,10 @@ export function createBroadcaster(params: CreateBroadcasterParams): Broadcaster 
       nextNonce = Math.min(nextNonce, first)
     },
     async sign(tx) {
-      return signWith(tx, await fees.get())
+      const current = await fees.get()
+      const cap = params.maxFeePerGas
+      if (cap === undefined || current.maxFeePerGas <= cap) return signWith(tx, current)
+      return signWith(tx, { maxFeePerGas: cap, maxPriorityFeePerGas: min(current.maxPriorityFeePerGas, cap) })
     },
     async signReplacement(previous, ceiling) {
       const bump = (old: bigint) => old + old / 8n + 1n

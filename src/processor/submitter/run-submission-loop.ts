@@ -16,12 +16,13 @@
  * A submission that cannot be decided yet (permit nonce ahead, node not answering) is put back for a
  * wait that doubles each time, and fails after `maxDeferrals` waits in a row without the owner's token
  * nonce moving: permits signed for free cannot keep the submitter busy re-checking them, and fresh
- * submissions are taken before re-checks. A mined payment makes its owner's next ones due at once.
+ * submissions are taken before re-checks, executable ones before future ones (the gateway's class,
+ * submissions.ts). A mined payment makes its owner's next ones due at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFunctionData, type Hex, type PublicClient } from 'viem'
 import { intentOfAcquiring, intentOfPayment, type BuyAcquiringPackRequest, type PaymentIntent, type TransferRequest } from '../../wire/index.js'
-import { createPermitTracker } from '../../chain/index.js'
+import { createPermitTracker, endpointsOf } from '../../chain/index.js'
 import { PAYMENT_GAS } from '../../chain/index.js'
 import { createFeeCache } from '../../chain/index.js'
 import type { Database } from '../db/index.js'
@@ -89,11 +90,12 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
   for (const entry of await inFlightSubmissions(db.pool, relayer)) inFlight.set(entry.payloadId, entry)
   receipts.resume(await droppedWatches(db.pool, relayer))
   const broadcaster = createBroadcaster({
-    rpcUrl: settings.rpcUrl,
+    endpoints: endpointsOf(settings),
     relayerKey: settings.relayerKey,
     chainId: settings.chainId,
     fees,
     nextNonce: Math.max(await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), (await highestRecordedNonce(db.pool, relayer)) + 1),
+    maxFeePerGas: settings.maxFeePerGas,
     log,
   })
   const sends = createSendQueue(broadcaster, () => ctx.doorbell.ring(), log)
@@ -158,13 +160,16 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
         return { row, intent, verdict: await validateSubmission(validation, intent) }
       }),
     )
-    const ready: { row: SubmissionRow; intent: PaymentIntent; data: Hex }[] = []
+    const valid: { row: SubmissionRow; intent: PaymentIntent; data: Hex }[] = []
     for (const { row, intent, verdict } of checked) {
-      if (verdict.ok) ready.push({ row, intent, data: verdict.data })
+      if (verdict.ok) valid.push({ row, intent, data: verdict.data })
       else await refuseOrPutBack(row, verdict)
     }
+    // A gateway may have evicted a waiting future submission meanwhile: only those this step moved to
+    // PENDING (or found there) are signed.
+    const moved = new Set(await markPending(db.pool, valid.filter((r) => r.row.status === 'ENQUEUING').map((r) => r.row.payloadId)))
+    const ready = valid.filter((r) => r.row.status === 'PENDING' || moved.has(r.row.payloadId))
     if (ready.length === 0) return true
-    await markPending(db.pool, ready.filter((r) => r.row.status === 'ENQUEUING').map((r) => r.row.payloadId))
 
     const gas = await Promise.all(ready.map((r) => gasFor(r.intent, r.data)))
     // Nonces are taken in queue order, before any await, so recording and sending keep that order.

@@ -2,14 +2,15 @@
  * A delivery worker's copy of the live master secrets. It reloads on the rotation NOTIFY (and after a
  * lost listener connection), and — because a NOTIFY can arrive after a claim made just after the
  * rotation committed — whenever a claimed event shows a newer secret than the copy holds. Expiry is
- * checked against the database's clock at every signature, so an expired secret never signs.
+ * checked against the database's clock at every signature, so an expired secret never signs. Which of
+ * them sign for a merchant (its own after it rotated its secret, issue 38) is `merchantSigningSecrets`'s.
  */
 import type { SecretSealer, Sql } from '../db/index.js'
-import { liveWebhookSecrets, type WebhookSecret } from '../db/index.js'
+import { liveWebhookSecrets, merchantSigningSecrets, type WebhookSecret } from '../db/index.js'
 
 export interface SecretCache {
-  /** Master secrets live now, newest first. */
-  live(): string[]
+  /** The master secrets that sign `merchantId`'s webhooks now, newest first. */
+  live(merchantId: string): string[]
   /** Reloads if the database has a newer secret than this copy. */
   catchUp(version: number): Promise<void>
   reload(): Promise<void>
@@ -35,9 +36,10 @@ export async function createSecretCache(sql: Sql, sealer: SecretSealer): Promise
 
   await reload()
   return {
-    live() {
+    live(merchantId) {
       const now = Date.now() + clockOffsetMs
-      return secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now).map((s) => s.secret)
+      const live = secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now)
+      return merchantSigningSecrets(live, merchantId).map((s) => s.secret)
     },
     async catchUp(wanted) {
       // A reload already under way may have read before the rotation: the second one cannot have.

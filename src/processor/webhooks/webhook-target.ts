@@ -5,11 +5,14 @@
  * the dispatcher's DNS lookup vets every address a host name resolves to, and the socket connects to
  * exactly those (pinned), so a name that resolves differently a moment later (DNS rebinding) gains
  * nothing. An address written into the URL is vetted before the request, since it is never looked up.
+ * What a webhook URL may be is checked in one place for the CA's merchant creation and the merchant API's
+ * URL change (`parseWebhookUrl`).
  */
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns'
 import { BlockList, isIP } from 'node:net'
 import { Agent } from 'undici'
 import { BaseError } from '../../errors/index.js'
+import { badParam } from '../../platform/http/index.js'
 
 /** A webhook URL that leads into the processor's network; never retryable by itself. */
 export class InternalTargetError extends BaseError {
@@ -47,3 +50,33 @@ function vettedLookup(hostname: string, options: LookupOptions, callback: Lookup
 
 /** The connection pool webhooks are sent through: with the lookup that refuses internal addresses unless they are allowed. */
 export const webhookDispatcher = (allowInternal: boolean): Agent => new Agent(allowInternal ? {} : { connect: { lookup: vettedLookup } })
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048
+
+/**
+ * A webhook URL as a merchant gives it: http(s) (https only off the local chain: webhooks carry payment
+ * notifications over the internet), no credentials, at most MAX_WEBHOOK_URL_LENGTH characters, and with
+ * `refuseInternal` no internal address written in it (a name is vetted when it is looked up, at delivery).
+ * Throws a 400 problem naming `webhookUrl`.
+ */
+export function parseWebhookUrl(value: string, { httpsOnly, refuseInternal = false }: { httpsOnly: boolean; refuseInternal?: boolean }): string {
+  let url: URL | undefined
+  try {
+    url = value.length <= MAX_WEBHOOK_URL_LENGTH ? new URL(value) : undefined
+  } catch {
+    url = undefined
+  }
+  const schemes = httpsOnly ? ['https:'] : ['https:', 'http:']
+  if (!url || !schemes.includes(url.protocol) || url.username || url.password) {
+    throw badParam('webhookUrl', `webhookUrl must be an ${schemes.map((s) => s.slice(0, -1)).join(' or ')} URL without credentials, at most ${MAX_WEBHOOK_URL_LENGTH} characters`)
+  }
+  if (refuseInternal) {
+    try {
+      refuseInternalLiteral(value)
+    } catch (error) {
+      if (!(error instanceof InternalTargetError)) throw error
+      throw badParam('webhookUrl', `webhookUrl ${error.message.replace(/^the webhook URL /, '')}`)
+    }
+  }
+  return value
+}

@@ -1,8 +1,9 @@
 /**
  * Charge changes as they happen, for the pages' live status: one LISTEN connection per widget process on
  * `charge_changed` (sent by the checkout engine with every state change, on COMMIT), dispatched to the
- * watchers of that charge. After the listener reconnects every watcher is told, since changes announced
- * while it was away are gone: each re-reads its charge.
+ * watchers of that charge (shared-status.ts, one per charge or refund followed). After the listener
+ * reconnects every watcher is told, since changes announced while it was away are gone: each re-reads its
+ * charge once.
  */
 import { chargeChangedChannel } from '../db/index.js'
 import type { Database } from '../db/index.js'

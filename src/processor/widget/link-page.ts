@@ -17,7 +17,7 @@ const notes: Record<LinkPageNote, string> = {
   'used-up': 'This payment link has been used as many times as the merchant allowed. Ask the merchant for a new one.',
   expired: 'This payment link has expired. Ask the merchant for a new one.',
   deactivated: 'The merchant turned this payment link off. Ask the merchant for a new one.',
-  busy: 'Many payments from this link are in progress right now. Try again in a minute.',
+  busy: 'Many payments from this link are in progress right now. Try again in a few minutes.',
   unpriced: 'This payment link cannot be paid right now (its token or the network is unavailable). Try again later.',
   'slow-down': 'Too many payment requests from your network in a short time. Wait a moment, then press the button again.',
 }

@@ -2,7 +2,7 @@
  * The payment page's only script, inline: the countdown to the deadline and the live status from the
  * page's event stream (`<page>/events`). A page whose payment token ran out before the deadline reloads
  * for a fresh one (a page load issues it), and so does a page whose payment a reorg took back, so its QR
- * code is payable again (a refund's page names its awaiting status in data-awaiting). The paying settlement links to the explorer. Written as plain ES2017 for any phone browser.
+ * code is payable again (a refund's page names its awaiting status in data-awaiting). The paying settlement links to the explorer. A live stream the widget refuses (its caps) is tried again after 30 s. Written as plain ES2017 for any phone browser.
  */
 export const pageScript = `
 (function () {
@@ -30,16 +30,23 @@ export const pageScript = `
   };
   tick();
   setInterval(tick, 1000);
-  var events = new EventSource(location.pathname.replace(/\\/+$/, '') + '/events');
-  events.addEventListener('status', function (event) {
-    var next = JSON.parse(event.data);
-    if (!awaiting() && next.status === awaitingStatus) return location.reload();
-    root.setAttribute('data-status', next.status);
-    status.setAttribute('data-status', next.status);
-    status.textContent = next.label;
-    showSettlement(next.txHash);
-    tick();
-    if (next.status === 'expired' || next.status === 'canceled') events.close();
-  });
+  var follow = function () {
+    var events = new EventSource(location.pathname.replace(/\\/+$/, '') + '/events');
+    events.addEventListener('status', function (event) {
+      var next = JSON.parse(event.data);
+      if (!awaiting() && next.status === awaitingStatus) return location.reload();
+      root.setAttribute('data-status', next.status);
+      status.setAttribute('data-status', next.status);
+      status.textContent = next.label;
+      showSettlement(next.txHash);
+      tick();
+      if (next.status === 'expired' || next.status === 'canceled') events.close();
+    });
+    // A stream refused at the widget's caps (429, 503) is not retried by the browser: again in 30 s.
+    events.addEventListener('error', function () {
+      if (events.readyState === 2) setTimeout(follow, 30000);
+    });
+  };
+  follow();
 })();
 `

@@ -3,13 +3,15 @@
  * for the bearer of the page's ephemeral token. The token is used up by this call (one wallet, one
  * session) whatever the answer; refusals are problems: 401 for a missing, unknown, expired or used token
  * (`WWW-Authenticate: Bearer`), 404 for an unknown charge, 410 for an expired or canceled one, 409 for one
- * already paid, whatever the token (a link reused after payment must say so, not invite paying again). Browser wallets call it from other origins, so CORS is open (the token is the credential,
- * never a cookie).
+ * already paid, whatever the token (a link reused after payment must say so, not invite paying again), and
+ * 409 for a charge from a payment link whose hold ended while others used the link up (issue 38 item 6: a
+ * late payer must not sell the link past `maxUses`). Browser wallets call it from other origins, so CORS
+ * is open (the token is the credential, never a cookie).
  */
 import type { ServerResponse } from 'node:http'
 import type { Hex } from 'viem'
 import { hashEphemeralToken } from '../checkout/index.js'
-import { consumeEphemeralToken, findChargeById, type ChargeRow } from '../db/index.js'
+import { consumeEphemeralToken, findChargeById, paymentLinkHasRoomFor, type ChargeRow } from '../db/index.js'
 import type { Sql } from '../db/index.js'
 import { sendJson, sendProblem } from '../../platform/http/index.js'
 import type { PaymentSession } from '../../sdk/index.js'
@@ -59,5 +61,6 @@ export async function answerSession(sql: Sql, settings: SessionSettings, chargeI
     return refuse(401, 'the token is unknown, expired or already used: load the payment page again for a fresh payment link')
   }
   if (charge.status !== 'awaiting-payment') return refuseClosedOrPaid(charge.status)
+  if (!(await paymentLinkHasRoomFor(sql, chargeId))) return refuse(409, `charge ${chargeId} came from a payment link that others used up after its hold ended: it can no longer be paid`)
   sendJson(res, 200, sessionOf(charge, settings), corsHeaders)
 }

@@ -14,7 +14,7 @@ import type { PaymentSession } from '../../sdk/index.js'
 import { missingChargePage } from './payment-page.js'
 import { corsHeaders } from './payment-session.js'
 import { isRefundClosed, refundLiveStatus, refundPage, type RefundPageView } from './refund-page.js'
-import { paymentLinkView, streamLiveStatus, type WidgetContext } from './routes.js'
+import { paymentLinkView, type WidgetContext } from './routes.js'
 
 const REFUND = '(re_[0-9a-f]{24})'
 const BEARER = /^Bearer +(\S+)\s*$/i
@@ -28,13 +28,11 @@ export function refundRoutes(context: WidgetContext): Route[] {
     {
       method: 'GET',
       path: new RegExp(`^/r/${REFUND}/events$`),
-      async handle({ res, params: [id] }) {
-        if (!(await findRefundById(db.pool, id!))) return sendProblem(res, 404, `no refund ${id}`)
-        streamLiveStatus(context, res, id!, async () => {
+      handle: ({ req, res, params: [id] }) =>
+        context.live.serve(req, res, id!, async () => {
           const refund = await findRefundById(db.pool, id!)
           return refund && refundLiveStatus(refund)
-        })
-      },
+        }),
     },
   ]
 }

@@ -5,7 +5,6 @@
  * `/health` (`/ready` and `/metrics` are added by start-widget.ts). Charges are read from PostgreSQL through the db layer on every request: any number of widget
  * replicas serve the same pages.
  */
-import type { ServerResponse } from 'node:http'
 import QRCode from 'qrcode'
 import type { Hex } from 'viem'
 import { issueEphemeralToken } from '../checkout/index.js'
@@ -16,10 +15,9 @@ import { findMerchant } from '../db/index.js'
 import type { Database } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { escapeHtml } from '../../platform/html/index.js'
-import { openEventStream } from '../../platform/http/index.js'
-import { sendJson, sendHtmlPage, sendProblem } from '../../platform/http/index.js'
+import { sendJson, sendHtmlPage } from '../../platform/http/index.js'
 import type { RouteRequest, Route } from '../../platform/http/index.js'
-import type { ChargeWatch } from './charge-watch.js'
+import type { LiveStreams } from './live-streams.js'
 import { isClosed, liveStatus } from './live-status.js'
 import { missingChargePage, paymentPage, type PaymentPageView } from './payment-page.js'
 import { answerSession, corsHeaders, type SessionSettings } from './payment-session.js'
@@ -27,7 +25,7 @@ import { answerSession, corsHeaders, type SessionSettings } from './payment-sess
 export interface WidgetContext {
   db: Database
   log: Logger
-  charges: ChargeWatch
+  live: LiveStreams
   /** A supported token by its lower-case address. */
   token(address: Hex): DirectoryToken | undefined
   session: SessionSettings
@@ -102,30 +100,8 @@ export async function paymentLinkView(link: string, tokenExpiresAt: Date): Promi
 }
 
 /** The charge's status now and after every change, each change once and in order. */
-async function streamStatus(context: WidgetContext, { res, params: [id] }: RouteRequest): Promise<void> {
-  if (!(await findChargeById(context.db.pool, id!))) return sendProblem(res, 404, `no charge ${id}`)
-  streamLiveStatus(context, res, id!, async () => {
+const streamStatus = (context: WidgetContext, { req, res, params: [id] }: RouteRequest) =>
+  context.live.serve(req, res, id!, async () => {
     const charge = await findChargeById(context.db.pool, id!)
     return charge && liveStatus(charge)
   })
-}
-
-/** What `read` says of a charge or refund now and after every change announced for `id`, each change once and in order. */
-export function streamLiveStatus(context: WidgetContext, res: ServerResponse, id: string, read: () => Promise<object | undefined>): void {
-  const stream = openEventStream(res)
-  let sent = ''
-  let queue = Promise.resolve()
-  const push = () => {
-    queue = queue
-      .then(async () => {
-        const status = await read()
-        if (!status || JSON.stringify(status) === sent) return
-        sent = JSON.stringify(status)
-        stream.send('status', status)
-      })
-      .catch((error: Error) => context.log.warn('live status read failed', { id, error: error.message }))
-  }
-  // Watch first, then read: a change between the two is sent, never missed.
-  stream.onClose(context.charges.watch(id, push))
-  push()
-}

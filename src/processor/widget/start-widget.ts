@@ -3,7 +3,7 @@
  * display units; the chain must be CHAIN_ID), the LISTEN connection for live status, and the payment
  * pages on node:http with the operator's `/ready` (the database answers, the chain is read) and `/metrics`. The database is handed in and left open on `stop()`, so `npm start` can share one.
  */
-import { createChainClient } from '../../chain/index.js'
+import { createChainClient, endpointsOf } from '../../chain/index.js'
 import { openChargeTerms } from '../checkout/index.js'
 import type { WidgetOptions } from '../../config/index.js'
 import type { ProcessorServices } from '../db/index.js'
@@ -12,6 +12,8 @@ import { serviceMetrics } from '../../platform/observability/index.js'
 import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
 import { watchCharges } from './charge-watch.js'
 import { linkRoutes } from './link-routes.js'
+import { liveStreams } from './live-streams.js'
+import { sharedStatus } from './shared-status.js'
 import { refundRoutes } from './refund-routes.js'
 import { widgetNotFound, widgetRoutes, type WidgetContext } from './routes.js'
 
@@ -26,7 +28,7 @@ export interface RunningWidget {
 }
 
 export async function startWidget(options: WidgetOptions, { db, log, metrics = serviceMetrics('widget') }: WidgetServices): Promise<RunningWidget> {
-  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  const publicClient = createChainClient({ ...endpointsOf(options), chainId: options.chainId, pollingIntervalMs: options.pollIntervalMs, log })
   const terms = await openChargeTerms(options, publicClient, log)
   const charges = await watchCharges(db).catch((error: unknown) => {
     terms.stop()
@@ -36,7 +38,7 @@ export async function startWidget(options: WidgetOptions, { db, log, metrics = s
   const context: WidgetContext = {
     db,
     log,
-    charges,
+    live: liveStreams(options.liveStreams, sharedStatus(charges, log, metrics), metrics),
     token: (address) => terms.token(address),
     session: { chainId: options.chainId, settlementContract: options.contract, walletGatewayUrl: options.walletGatewayUrl },
     explorerUrl: options.explorerUrl,

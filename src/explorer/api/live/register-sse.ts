@@ -93,7 +93,7 @@ export function registerSse(app: TemplatedApp, hub: LiveHub, limits: LiveLimits,
     } catch (error) {
       return reply(res, errorReply(error, logger))
     }
-    const address = remoteAddress(res)
+    const address = remoteAddress(res, req, limits.trustedProxies)
     const refused = admission(hub, address, limits)
     if (refused) {
       refusals(1, { code: refused.code })

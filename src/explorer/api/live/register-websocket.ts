@@ -77,7 +77,7 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
     maxBackpressure: limits.maxBufferedBytes + 16 * 1024 * 1024,
     closeOnBackpressureLimit: 0,
     upgrade(res, req, context) {
-      const address = remoteAddress(res)
+      const address = remoteAddress(res, req, limits.trustedProxies)
       const refused = admission(hub, address, limits)
       if (refused) {
         refusals(1, { code: refused.code })

@@ -209,7 +209,7 @@ export function explorerOpenApi(version: string) {
             '',
             'Capped: at most `EXPORT_MAX_CONCURRENT` exports run at once (503) and `EXPORT_MAX_PER_ADDRESS` from one client address (429), each refusal with `Retry-After`; an export still running `EXPORT_MAX_SECONDS` after its start is cut off, its connection closed before the chunked body ends, so a client sees an incomplete transfer, never a file that looks complete.',
             '',
-            '- `format=csv`: RFC 4180 (CRLF line ends), one header row, then a row per settlement. The first columns are the settlement fields by name (`' + CSV_COLUMNS.slice(0, 14).join('`, `') + '`), written exactly as in `/events`; then `timeUtc` (ISO 8601, UTC), `amountDecimal` and `feeDecimal` (in token units, every decimal written).',
+            '- `format=csv`: RFC 4180 (CRLF line ends), one header row, then a row per settlement. The first columns are the settlement fields by name (`' + CSV_COLUMNS.slice(0, 14).join('`, `') + '`), written exactly as in `/events`; then `timeUtc` (ISO 8601, UTC), `amountDecimal` and `feeDecimal` (in token units, every decimal written). A `tokenSymbol` starting with `=`, `+`, `-`, `@`, a tab, a CR or an apostrophe (a formula in a spreadsheet) is written with an apostrophe in front: drop one leading apostrophe to compare with `/events`.',
             '- `format=ndjson`: one `Settlement` JSON object per line.',
             '',
             '`Content-Disposition: attachment` names the filters and the indexed head. Bad parameters (an unknown `format` included) are a 400 problem before any byte of a file.',

@@ -46,7 +46,7 @@ function cacheWith(pages: Record<string, EventsQuery>, maxBytes = 1 << 20): Page
   for (const [key, query] of Object.entries(pages)) {
     cache.offer(key, query, body(key), cache.version)
     cache.offer(key, query, body(key), cache.version)
-    assert.equal(cache.get(key)?.toString(), key)
+    assert.equal(cache.get(key)?.body.toString(), key)
   }
   return cache
 }
@@ -62,7 +62,7 @@ test('a page is admitted on its second miss, and a page read before a drop is re
   cache.offer('recipient=a', q({ recipient: A }), body('stale?'), readAt)
   assert.equal(cache.get('recipient=a'), undefined, 'read before a commit was reported: not kept')
   cache.offer('recipient=a', q({ recipient: A }), body('fresh'), cache.version)
-  assert.equal(cache.get('recipient=a')?.toString(), 'fresh')
+  assert.equal(cache.get('recipient=a')?.body.toString(), 'fresh')
 })
 
 test('while a settlement write is in flight the cache neither answers nor keeps pages', async () => {
@@ -73,7 +73,7 @@ test('while a settlement write is in flight the cache neither answers nor keeps 
   for (let i = 0; i < 2; i++) cache.offer('limit=1', q({ limit: 1 }), body('x'), cache.version)
   finish()
   await write
-  assert.equal(cache.get('all')?.toString(), 'all')
+  assert.equal(cache.get('all')?.body.toString(), 'all')
   assert.equal(cache.get('limit=1'), undefined)
 })
 

@@ -21,14 +21,24 @@
  * would otherwise push out the hot ones), and pages are evicted least recently used past `maxBytes`.
  * The key is the query string as sent: the same query spelled differently is another entry, exact too.
  */
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { ContentCoding } from '../../../platform/http/index.js'
 import type { IndexerListener } from '../../indexer/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
 import { settlementWrites, type EventsQuery, type Store, type StoredSettlement, type WriteCounts } from '../../query/index.js'
 import { ShapeCounts, fieldValues, filterTopic, topicsOf } from '../live/topics.js'
 
-interface Entry {
+/** A cached page as the routes see it: its body, its block bound (for how long a cache may keep it), its encodings. */
+export interface CachedPage {
+  readonly body: Uint8Array
+  readonly toBlock: number
+  /** Made once per entry, on the first request that accepts each (`encoded`). */
+  br?: Uint8Array
+  gzip?: Uint8Array
+}
+
+interface Entry extends CachedPage {
   key: string
-  body: Uint8Array
   topic: string
   shape: number
   fromBlock: number
@@ -46,6 +56,9 @@ export interface PageCacheOptions {
 }
 
 export const DEFAULT_PAGE_CACHE_BYTES = 32 * 1024 ** 2
+/** Dynamic-content settings: an 11 KB page in ~0.2 ms, within a few percent of the best ratio (bench HTTP). */
+const BROTLI_QUALITY = 5
+const GZIP_LEVEL = 6
 
 export class PageCache implements IndexerListener {
   #writes: WriteCounts
@@ -78,13 +91,33 @@ export class PageCache implements IndexerListener {
     return this.#version
   }
 
-  get(key: string): Uint8Array | undefined {
+  get(key: string): CachedPage | undefined {
     const entry = this.#entries.get(key)
     if (!entry || this.#writing()) return undefined
     this.#entries.delete(key)
     this.#entries.set(key, entry)
     this.#hits(1)
-    return entry.body
+    return entry
+  }
+
+  /**
+   * The page compressed as the client accepts, made on the first such request and kept with the entry
+   * (counted in its bytes): compressed once per cached page, never per request.
+   */
+  encoded(page: CachedPage, coding: ContentCoding): Uint8Array {
+    const entry = page as Entry
+    let bytes = entry[coding]
+    if (bytes) return bytes
+    const body = entry.body
+    bytes =
+      coding === 'br'
+        ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
+        : gzipSync(body, { level: GZIP_LEVEL })
+    if (this.#entries.get(entry.key) === entry) {
+      entry[coding] = bytes
+      this.#bytes += bytes.byteLength
+    }
+    return bytes
   }
 
   /** Offers a page computed for `query` from a snapshot taken when `version` was `readAt`. */
@@ -152,7 +185,7 @@ export class PageCache implements IndexerListener {
 
   #drop(entry: Entry): void {
     this.#entries.delete(entry.key)
-    this.#bytes -= entry.body.byteLength
+    this.#bytes -= entry.body.byteLength + (entry.br?.byteLength ?? 0) + (entry.gzip?.byteLength ?? 0)
     const group = this.#byTopic.get(entry.topic)!
     group.delete(entry)
     if (group.size === 0) this.#byTopic.delete(entry.topic)

@@ -35,6 +35,8 @@ export interface ExportContext {
   store: Store
   tokens: TokenCache
   limits: ExportLimits
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client address (platform/http remoteAddress). */
+  trustedProxies: readonly string[]
   /** Exports running, counted across server threads; without it, this thread's alone. */
   exports?: SharedConnections
   metrics: Metrics
@@ -44,7 +46,7 @@ export interface ExportContext {
 /** The running exports' counts, shared by every thread that serves exports. */
 export const exportCounts = (limits: ExportLimits, memory = sharedConnectionsMemory()) => new SharedConnections(memory, limits.maxConcurrent, limits.maxPerAddress)
 
-export function registerExport(app: TemplatedApp, { store, tokens, limits, metrics, logger, ...ctx }: ExportContext): void {
+export function registerExport(app: TemplatedApp, { store, tokens, limits, trustedProxies, metrics, logger, ...ctx }: ExportContext): void {
   const rowsSent = metrics.counter('export_rows_total', 'Settlements written into /events/export files')
   const finished = metrics.counter('exports_total', 'Exports ended, by outcome: complete, aborted by the client, expired (cut off at EXPORT_MAX_SECONDS), or failed (the store failed; cut off)')
   const refused = metrics.counter('exports_refused_total', 'Exports refused, by cap: server (EXPORT_MAX_CONCURRENT) or address (EXPORT_MAX_PER_ADDRESS)')
@@ -63,7 +65,7 @@ export function registerExport(app: TemplatedApp, { store, tokens, limits, metri
     } catch (error) {
       return reply(res, errorReply(error, logger))
     }
-    const address = remoteAddress(res)
+    const address = remoteAddress(res, req, trustedProxies)
     const refusal = running.refusal(address)
     if (refusal) {
       refused(1, { cap: refusal })

@@ -6,7 +6,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import { problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
+import { acceptedCoding, etagMatches, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import { pageShell, PAGE_HEADERS } from './page-shell.js'
 import { prefersHtml } from './prefers-html.js'
 import { loadWebAssets } from './web-asset-source.js'
@@ -41,11 +41,10 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'
 /** The asset in the encoding the request accepts, or a 304 when the client's copy is current. */
 function assetReply(asset: WebAsset, acceptEncoding: string, ifNoneMatch: string, headers: Record<string, string>): Reply {
   const common = { etag: asset.etag, vary: 'accept-encoding', ...headers }
-  if (ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === asset.etag)) return { status: 304, body: '', contentType: asset.contentType, headers: common }
-  const accepted = (coding: string) => new RegExp(`(^|,)\\s*${coding}\\s*(;\\s*q=(?!0(\\.0*)?\\s*(,|$))[0-9.]+)?\\s*(,|$)`).test(acceptEncoding.toLowerCase())
-  if (accepted('br')) return { status: 200, body: asset.br, contentType: asset.contentType, headers: { ...common, 'content-encoding': 'br' } }
-  if (accepted('gzip')) return { status: 200, body: asset.gzip, contentType: asset.contentType, headers: { ...common, 'content-encoding': 'gzip' } }
-  return { status: 200, body: asset.identity, contentType: asset.contentType, headers: common }
+  if (etagMatches(ifNoneMatch, asset.etag)) return { status: 304, body: '', contentType: asset.contentType, headers: common }
+  const coding = acceptedCoding(acceptEncoding)
+  if (!coding) return { status: 200, body: asset.identity, contentType: asset.contentType, headers: common }
+  return { status: 200, body: asset[coding], contentType: asset.contentType, headers: { ...common, 'content-encoding': coding } }
 }
 
 export function registerWeb(app: TemplatedApp, services: { logger: Logger; metrics: Metrics }): WebFront {

@@ -7,12 +7,12 @@ import type { Hex } from 'viem'
 import { revocationReasons, type RevocationReason } from '../../db/index.js'
 import type { NewMerchant } from '../../db/index.js'
 import { badParam, ProblemError } from '../../../platform/http/index.js'
+import { parseWebhookUrl } from '../../webhooks/index.js'
 
 export const DEFAULT_VALIDITY_DAYS = 90
 /** The CA/Browser Forum's old ceiling, which clients still enforce for TLS certificates. */
 export const MAX_VALIDITY_DAYS = 825
 const MAX_NAME_LENGTH = 200
-const MAX_URL_LENGTH = 2048
 
 export interface CertificateRequestBody {
   csr: string
@@ -26,7 +26,7 @@ export function parseNewMerchant(body: unknown, { httpsOnly }: { httpsOnly: bool
   if (name.length === 0 || name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name)) {
     throw badParam('name', `name must be 1..${MAX_NAME_LENGTH} characters without control characters`)
   }
-  return { name, webhookUrl: webhookUrl(requiredString(fields, 'webhookUrl'), httpsOnly), acquirerId: acquirerId(fields.acquirerId) }
+  return { name, webhookUrl: parseWebhookUrl(requiredString(fields, 'webhookUrl'), { httpsOnly }), acquirerId: acquirerId(fields.acquirerId) }
 }
 
 export function parseCertificateRequest(body: unknown): CertificateRequestBody {
@@ -64,20 +64,6 @@ function closedObject(body: unknown, allowed: string[]): Record<string, unknown>
 function requiredString(fields: Record<string, unknown>, name: string): string {
   const value = fields[name]
   if (typeof value !== 'string') throw badParam(name, `${name} is required (a string)`)
-  return value
-}
-
-function webhookUrl(value: string, httpsOnly: boolean): string {
-  let url: URL | undefined
-  try {
-    url = value.length <= MAX_URL_LENGTH ? new URL(value) : undefined
-  } catch {
-    url = undefined
-  }
-  const schemes = httpsOnly ? ['https:'] : ['https:', 'http:']
-  if (!url || !schemes.includes(url.protocol) || url.username || url.password) {
-    throw badParam('webhookUrl', `webhookUrl must be an ${schemes.map((s) => s.slice(0, -1)).join(' or ')} URL without credentials, at most ${MAX_URL_LENGTH} characters`)
-  }
   return value
 }
 

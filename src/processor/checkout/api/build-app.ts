@@ -5,7 +5,7 @@
  * (`request.merchant`); `GET /health`, `/ready`, `/metrics` and `/openapi.json` (openapi.ts) need a valid
  * certificate but no merchant. Bodies are JSON only (anything else 415), 16 KiB at most (413); every refusal is
  * `application/problem+json`.
- * The webhook-deliveries routes (`webhooks/routes.ts`) sit behind the same authentication.
+ * The webhook-deliveries routes (`webhooks/routes.ts`) and the webhook endpoint's sit behind the same authentication.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Server } from 'node:https'
@@ -26,6 +26,8 @@ import { reportRoutes, type ReportRoutesOptions } from './report-routes.js'
 import { refundRoutes } from './refund-routes.js'
 import type { RefundService } from './refund-service.js'
 import { checkoutOpenApi } from './openapi.js'
+import { webhookEndpointRoutes } from './webhook-endpoint-routes.js'
+import type { WebhookEndpointService } from './webhook-endpoint-service.js'
 import { MAX_BODY_BYTES, problemOf, sendProblem } from './problem-responses.js'
 
 declare module 'fastify' {
@@ -43,6 +45,8 @@ export interface CheckoutAppParams {
   /** What the CSV reports read token decimals and payment-page URLs from. */
   reports: Omit<ReportRoutesOptions, 'db'>
   refunds: RefundService
+  webhookEndpoint: WebhookEndpointService
+  webhookRotationsPerHour: number
   health(): { healthy: boolean; body: object }
   ready: ReadinessCheck
   /** Served at `/metrics`; every answer is counted in it by status. */
@@ -104,6 +108,7 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
     await merchantApi.register(paymentLinkRoutes, { prefix: '/api/v1', service: params.paymentLinks })
     await merchantApi.register(reportRoutes, { prefix: '/api/v1', db, ...params.reports })
     await merchantApi.register(refundRoutes, { prefix: '/api/v1', refunds: params.refunds })
+    await merchantApi.register(webhookEndpointRoutes, { prefix: '/api/v1', endpoint: params.webhookEndpoint, rotationsPerHour: params.webhookRotationsPerHour })
     await merchantApi.register(webhookRoutes, { db, getMerchantId: (request) => request.merchant.id, retriesPerMinute: params.webhookRetriesPerMinute })
   })
   return app as unknown as FastifyInstance<Server>

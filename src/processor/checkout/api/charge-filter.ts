@@ -1,11 +1,11 @@
 /**
- * The filters of `GET /api/v1/charges` and the CSV reports, from their query parameters (whose shapes the
+ * The filters of `GET /api/v1/charges`, `GET /api/v1/refunds` and the CSV reports, from their query parameters (whose shapes the
  * route schemas have checked): a date is UTC midnight, a time needs its offset; `from` is inclusive, `to`
  * exclusive, and a calendar date that does not exist (2026-02-30) is refused rather than rolled over.
  */
 import type { Hex } from 'viem'
 import { badParam } from '../../../platform/http/index.js'
-import type { ChargeFilter, ChargeStatus } from '../../db/index.js'
+import type { ChargeFilter, ChargeStatus, RefundFilter, RefundStatus } from '../../db/index.js'
 
 export interface ChargeFilterQuery {
   status?: ChargeStatus
@@ -28,6 +28,21 @@ export function chargeFilterOf(query: ChargeFilterQuery): ChargeFilter {
     orderId: query.orderId,
     paymentLinkId: query.paymentLinkId,
   }
+}
+
+/** The refunds' filters (listing and report): the refund's status and creation time, and its charge's beneficiary (who pays the refund), id and order id. */
+export interface RefundFilterQuery {
+  refundStatus?: RefundStatus
+  from?: string
+  to?: string
+  beneficiary?: string
+  chargeId?: string
+  orderId?: string
+}
+
+export function refundFilterOf(query: RefundFilterQuery): RefundFilter {
+  const { from, to, beneficiary, orderId } = chargeFilterOf({ from: query.from, to: query.to, beneficiary: query.beneficiary, orderId: query.orderId })
+  return { status: query.refundStatus, from, to, payer: beneficiary, chargeId: query.chargeId, orderId }
 }
 
 /** An instant named by a date or an RFC 3339 date-time, checked against the calendar. */

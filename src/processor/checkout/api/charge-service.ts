@@ -17,6 +17,7 @@ import { chargeFilterOf, type ChargeFilterQuery } from './charge-filter.js'
 import { newCharge, priceCharge } from './charge-pricing.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { issueEphemeralToken } from './ephemeral-token.js'
+import { keysetPage, type PageQuery } from './keyset-page.js'
 import { renderCharge, renderPayment, type ChargeJson, type PaymentJson } from '../../charges/index.js'
 
 export interface CreateChargeRequest {
@@ -27,10 +28,7 @@ export interface CreateChargeRequest {
   orderId: string
 }
 
-export interface ListChargesQuery extends ChargeFilterQuery {
-  cursor?: string
-  limit?: string
-}
+export interface ListChargesQuery extends ChargeFilterQuery, PageQuery {}
 
 export interface ChargeService {
   /** `replayed`: an earlier request with the same Idempotency-Key and body created it. */
@@ -58,8 +56,6 @@ export class DuplicateOrderError extends ProblemError {
     return { ...super.toProblem(), chargeId: this.chargeId }
   }
 }
-
-export const DEFAULT_PAGE_SIZE = 20
 
 export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: ChargeServiceParams): ChargeService {
   const render = (row: ChargeRow, ephemeralToken: string | null = null) => renderCharge(row, widgetBaseUrl, ephemeralToken)
@@ -107,11 +103,9 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
     get: async (merchant, id) => render(await own(db.pool, merchant, id)),
 
     async list(merchant, query) {
-      const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
-      const beforeSeq = query.cursor === undefined ? undefined : decodeListCursor(query.cursor)
-      const rows = await listCharges(db.pool, merchant.id, { ...chargeFilterOf(query), beforeSeq, limit: limit + 1 })
-      const page = rows.slice(0, limit)
-      return { charges: page.map((row) => render(row)), nextCursor: rows.length > limit ? encodeListCursor(page.at(-1)!.seq) : null }
+      const filter = chargeFilterOf(query)
+      const { rows, nextCursor } = await keysetPage(query, (page) => listCharges(db.pool, merchant.id, { ...filter, ...page }))
+      return { charges: rows.map((row) => render(row)), nextCursor }
     },
 
     cancel: (merchant, id) =>
@@ -132,15 +126,4 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
 async function idempotent(known: { requestHash: string }, requestHash: string, replay: () => Promise<ChargeJson>): Promise<{ charge: ChargeJson; replayed: boolean }> {
   if (known.requestHash !== requestHash) throw new ProblemError(422, 'this Idempotency-Key was used with another request body', 'Idempotency-Key')
   return { charge: await replay(), replayed: true }
-}
-
-const CURSOR = /^c1\.([1-9][0-9]{0,18})$/
-
-/** Opaque to merchants: the `seq` of the last charge of a page. */
-export const encodeListCursor = (seq: string) => Buffer.from(`c1.${seq}`).toString('base64url')
-
-export function decodeListCursor(cursor: string): string {
-  const seq = CURSOR.exec(Buffer.from(cursor, 'base64url').toString())?.[1]
-  if (!seq || encodeListCursor(seq) !== cursor) throw badParam('cursor', 'cursor is not one this API returned')
-  return seq
 }

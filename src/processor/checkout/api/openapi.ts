@@ -17,6 +17,7 @@ import { MAX_BODY_BYTES } from './problem-responses.js'
 import { FILTER_DESCRIPTIONS, paymentLinkPaths, paymentLinkSchemas } from './payment-link-openapi.js'
 import { REFUND_WEBHOOK_TYPES, refundPaths, refundSchemas } from './refund-openapi.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
+import { webhookEndpointPaths, webhookEndpointSchemas } from './webhook-endpoint-openapi.js'
 
 type Schema = Record<string, unknown>
 interface ObjectSchema {
@@ -225,6 +226,7 @@ export function checkoutOpenApi() {
       },
       ...refundPaths(),
       ...paymentLinkPaths(),
+      ...webhookEndpointPaths(),
       '/api/v1/webhook-deliveries': {
         get: operation(
           'Webhook delivery log',
@@ -402,6 +404,7 @@ export function checkoutOpenApi() {
         Problem: problemSchema,
         ...refundSchemas(problemSchema),
         ...paymentLinkSchemas(),
+        ...webhookEndpointSchemas(),
         DuplicateOrderProblem: {
           ...problemSchema,
           required: [...problemSchema.required, 'chargeId'],

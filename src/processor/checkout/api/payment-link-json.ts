@@ -1,7 +1,8 @@
 /**
  * A payment link as the merchant API renders it, and whether it takes a new charge now. `uses` counts the
- * link's charges awaiting payment, confirming or paid: an expired or canceled charge gives its use back,
- * so `maxUses` bounds what the link can sell, and a payer who walks away does not use it up for good.
+ * link's paid charges and those awaiting payment within their hold (issue 38 item 6): an unpaid charge
+ * gives its use back when its hold ends (or it expires or is canceled), so `maxUses` bounds what the link
+ * sells while payers pay within the hold, and pressing Pay without paying fills it for the hold only.
  */
 import type { PaymentLinkRow } from '../../db/index.js'
 
@@ -19,7 +20,7 @@ export interface PaymentLinkJson extends Pick<PaymentLinkRow, 'id' | 'amount' | 
 
 export const paymentLinkUrlOf = (widgetBaseUrl: string, id: string) => `${widgetBaseUrl}/l/${id}`
 
-/** `used-up` may turn `active` again when one of its charges expires or is canceled; the others are final. */
+/** `used-up` may turn `active` again when a hold ends or one of its charges expires or is canceled; the others are final. */
 export function paymentLinkStatus(link: PaymentLinkRow, now = new Date()): PaymentLinkStatus {
   if (link.deactivatedAt) return 'deactivated'
   if (link.expiresAt && link.expiresAt <= now) return 'expired'

@@ -19,7 +19,7 @@ export const FILTER_DESCRIPTIONS: Record<string, string> = {
   refundStatus: 'only refunds in this status',
 }
 
-/** The refunds report's parameters say what they filter on a refund. */
+/** The refunds listing's and report's parameters say what they filter on a refund. */
 const REFUND_FILTERS: Record<string, string> = {
   from: 'only refunds created at or after this time (a date is UTC midnight)',
   to: 'only refunds created before this time (a date is UTC midnight)',
@@ -28,9 +28,12 @@ const REFUND_FILTERS: Record<string, string> = {
   orderId: 'only the refunds of the charge with this order id',
 }
 
+export const refundFilterParameters = (schema: Parameters<typeof parameters>[0]) =>
+  parameters(schema, 'query').map((p) => ({ ...p, description: REFUND_FILTERS[p.name] ?? p.description }))
+
 const LINK_STATUSES: Record<PaymentLinkStatus, string> = {
   active: 'a payer can make a charge from it',
-  'used-up': '`uses` reached `maxUses`; active again if one of its charges expires or is canceled',
+  'used-up': '`uses` reached `maxUses`; active again when a hold ends or one of its charges expires or is canceled',
   expired: '`expiresAt` passed',
   deactivated: 'the merchant deactivated it',
 }
@@ -41,7 +44,7 @@ export function paymentLinkPaths() {
     '/api/v1/payment-links': {
       post: operation(
         'Create a payment link',
-        'A reusable public page (`url`, on the checkout widget) asking for `amount` of `token` to `beneficiary`, checked and priced as a charge would be. Loading the page creates nothing; each press of its "Pay" button makes the payer an ordinary charge (order id `<link id>.<n>`, `paymentLinkId` set, fees quoted then), reconciled and reported by webhooks like any other. `uses` counts its charges awaiting payment, confirming or paid: the link takes no new charge once `uses` reaches `maxUses`, after `expiresAt`, or once deactivated. Presses are limited per client address and open charges per link (widget settings `PAYMENT_LINK_*`).',
+        'A reusable public page (`url`, on the checkout widget) asking for `amount` of `token` to `beneficiary`, checked and priced as a charge would be. Loading the page creates nothing; each press of its "Pay" button makes the payer an ordinary charge (order id `<link id>.<n>`, `paymentLinkId` set, fees quoted then), reconciled and reported by webhooks like any other. `uses` counts its paid charges (confirming, settled, refunded) and those awaiting payment within their hold (`PAYMENT_LINK_HOLD_SECONDS` after the press): the link takes no new charge while `uses` is `maxUses`, after `expiresAt`, or once deactivated. Presses are limited per client address and held charges per link (widget settings `PAYMENT_LINK_*`).',
         { requestBody: { required: true, content: json(createPaymentLinkSchema.body) } },
         {
           '201': {
@@ -86,7 +89,7 @@ export function paymentLinkPaths() {
     '/api/v1/reports/charges.csv': {
       get: operation(
         'Charges report (CSV)',
-        `Every charge the filters match (those of \`GET /api/v1/charges\`), newest first, streamed as CSV (RFC 4180: a header line, CRLF line ends, fields with a comma, quote or line break quoted) in constant memory: the rows are read in keyset pages as the client takes them, so the report is the listing’s pages laid end to end. Amounts come twice, in the token’s smallest units and with the decimal point (all the token’s decimals; empty if the token left the contract’s directory). Columns: ${chargeColumns.map(([name]) => `\`${name}\``).join(', ')}. A failure after the first rows cuts the transfer short (no final chunk): a client sees an incomplete transfer, never a shorter report.`,
+        `Every charge the filters match (those of \`GET /api/v1/charges\`), newest first, streamed as CSV (RFC 4180: a header line, CRLF line ends, fields with a comma, quote or line break quoted; a cell starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab, a CR or an apostrophe — merchant text a spreadsheet would run as a formula — gets an apostrophe in front: drop one leading apostrophe to compare a row with the JSON API) in constant memory: the rows are read in keyset pages as the client takes them, so the report is the listing’s pages laid end to end. Amounts come twice, in the token’s smallest units and with the decimal point (all the token’s decimals; empty if the token left the contract’s directory). Columns: ${chargeColumns.map(([name]) => `\`${name}\``).join(', ')}. A failure after the first rows cuts the transfer short (no final chunk): a client sees an incomplete transfer, never a shorter report.`,
         { parameters: parameters(chargeReportSchema.querystring, 'query') },
         {
           '200': {
@@ -102,7 +105,7 @@ export function paymentLinkPaths() {
       get: operation(
         'Refunds report (CSV)',
         `Every refund the filters match, newest first, streamed as CSV as the charges report is (same format, same constant memory, same way of failing). \`from\`/\`to\` are the refund’s creation time; \`beneficiary\` is the charge’s (the wallet that pays the refund), \`orderId\` the charge’s. Columns: ${refundColumns.map(([name]) => `\`${name}\``).join(', ')}.`,
-        { parameters: parameters(refundReportSchema.querystring, 'query').map((p) => ({ ...p, description: REFUND_FILTERS[p.name] ?? p.description })) },
+        { parameters: refundFilterParameters(refundReportSchema.querystring) },
         {
           '200': {
             description: 'The report.',
@@ -133,7 +136,7 @@ export function paymentLinkSchemas() {
         description: { type: 'string', description: 'shown to payers on the page' },
         maxUses: nullable({ type: 'integer', minimum: 1 }),
         expiresAt: nullable(TIME),
-        uses: { ...COUNT, description: 'its charges awaiting payment, confirming or paid' },
+        uses: { ...COUNT, description: 'its charges paid (confirming, settled, refunded) or awaiting payment within their hold' },
         chargesCreated: { ...COUNT, description: 'every charge made from it, whatever became of it' },
         createdAt: TIME,
         deactivatedAt: nullable(TIME),

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { badParam, ProblemError } from '../../../platform/http/index.js'
 import { deactivatePaymentLink, findPaymentLink, insertPaymentLink, listPaymentLinks, type Database, type Merchant } from '../../db/index.js'
-import { DEFAULT_PAGE_SIZE, decodeListCursor, encodeListCursor } from './charge-service.js'
+import { keysetPage, type PageQuery } from './keyset-page.js'
 import { priceCharge } from './charge-pricing.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { instantOf } from './charge-filter.js'
@@ -25,7 +25,7 @@ export interface CreatePaymentLinkRequest {
 export interface PaymentLinkService {
   create(merchant: Merchant, request: CreatePaymentLinkRequest): Promise<PaymentLinkJson>
   get(merchant: Merchant, id: string): Promise<PaymentLinkJson>
-  list(merchant: Merchant, query: { cursor?: string; limit?: string }): Promise<{ paymentLinks: PaymentLinkJson[]; nextCursor: string | null }>
+  list(merchant: Merchant, query: PageQuery): Promise<{ paymentLinks: PaymentLinkJson[]; nextCursor: string | null }>
   deactivate(merchant: Merchant, id: string): Promise<PaymentLinkJson>
 }
 
@@ -58,11 +58,8 @@ export function paymentLinkService({ db, terms, widgetBaseUrl }: { db: Database;
     },
 
     async list(merchant, query) {
-      const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
-      const beforeSeq = query.cursor === undefined ? undefined : decodeListCursor(query.cursor)
-      const rows = await listPaymentLinks(db.pool, merchant.id, { beforeSeq, limit: limit + 1 })
-      const page = rows.slice(0, limit)
-      return { paymentLinks: page.map(render), nextCursor: rows.length > limit ? encodeListCursor(page.at(-1)!.seq) : null }
+      const { rows, nextCursor } = await keysetPage(query, (page) => listPaymentLinks(db.pool, merchant.id, page))
+      return { paymentLinks: rows.map(render), nextCursor }
     },
 
     async deactivate(merchant, id) {

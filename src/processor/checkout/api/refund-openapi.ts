@@ -5,7 +5,8 @@
  */
 import type { RefundStatus, WebhookType } from '../../db/index.js'
 import { ADDRESS, AMOUNT, BYTES16, CHARGE, described, json, nullable, operation, parameters, problem, ref, responseRef, TIME } from './openapi.js'
-import { chargeIdSchema, createRefundSchema, refundIdSchema } from './schemas.js'
+import { refundFilterParameters } from './payment-link-openapi.js'
+import { chargeIdSchema, createRefundSchema, listRefundsSchema, refundIdSchema } from './schemas.js'
 
 export const REFUND_WEBHOOK_TYPES: Record<Extract<WebhookType, `refund.${string}`>, string> = {
   'refund.created': 'a refund was created; `data` is the refund, awaiting the merchant wallet’s signature',
@@ -60,6 +61,14 @@ export function refundPaths() {
         '404': responseRef('NotFound'),
       }),
     },
+    '/api/v1/refunds': {
+      get: operation(
+        'List refunds',
+        'The merchant’s refunds, newest first, in keyset pages (a refund created while paging never shifts them): the rows of `GET /api/v1/reports/refunds.csv` with the same filters, in the same order. `from`/`to` are the refund’s creation time; `beneficiary` and `orderId` are the charge’s.',
+        { parameters: refundFilterParameters(listRefundsSchema.querystring) },
+        { '200': { description: 'A page.', content: json(ref('RefundPage')) }, '400': responseRef('BadRequest') },
+      ),
+    },
     '/api/v1/refunds/{refundId}': {
       get: operation('Read a refund', 'The refund as it is now (`ephemeralToken` is null when reading).', refundId, {
         '200': { description: 'The refund.', content: json(ref('Refund')) },
@@ -112,6 +121,12 @@ export function refundSchemas(problemSchema: { required: readonly string[]; prop
         createdAt: TIME,
         settlement: { ...CHARGE.properties.settlement, description: 'the refund’s settlement, while confirming and once settled' },
       },
+    },
+    RefundPage: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['refunds', 'nextCursor'],
+      properties: { refunds: { type: 'array', items: ref('Refund'), maxItems: 100 }, nextCursor: nullable({ type: 'string', minLength: 1 }) },
     },
     RefundList: { type: 'object', additionalProperties: false, required: ['refunds'], properties: { refunds: { type: 'array', items: ref('Refund') } } },
     RefundProblem: {

@@ -4,8 +4,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify'
 import { refuseBody } from './no-body.js'
-import type { CreateRefundRequest, RefundService } from './refund-service.js'
-import { chargeIdSchema, createRefundSchema, refundIdSchema } from './schemas.js'
+import type { CreateRefundRequest, ListRefundsQuery, RefundService } from './refund-service.js'
+import { chargeIdSchema, createRefundSchema, listRefundsSchema, refundIdSchema } from './schemas.js'
 import { strictValidatorCompiler } from './strict-validator.js'
 
 export interface RefundRoutesOptions {
@@ -26,6 +26,8 @@ export const refundRoutes: FastifyPluginAsync<RefundRoutesOptions> = async (api,
   )
 
   api.get<{ Params: { id: string } }>('/charges/:id/refunds', { schema: chargeIdSchema }, (request) => refunds.listOfCharge(request.merchant, request.params.id))
+
+  api.get<{ Querystring: ListRefundsQuery }>('/refunds', { schema: listRefundsSchema }, (request) => refunds.list(request.merchant, request.query))
 
   api.get<{ Params: { refundId: string } }>('/refunds/:refundId', { schema: refundIdSchema }, (request) => refunds.get(request.merchant, request.params.refundId))
 

@@ -13,11 +13,13 @@ import { createHash, randomBytes } from 'node:crypto'
 import { maxUint256, type Hex } from 'viem'
 import { randomBytes16, ZERO_BYTES16, type Problem } from '../../../wire/index.js'
 import { chargePaidBy, findCharge, findRefund, findRefundIdempotencyKey, insertRefund, insertRefundIdempotencyKey, lockCharge, lockIdempotencyKey, lockRefund } from '../../db/index.js'
-import { refundsOfCharge, reservedRefundAmount, setRefundEphemeralToken, type ChargeStatus, type RefundRow } from '../../db/index.js'
+import { listRefunds, refundsOfCharge, reservedRefundAmount, setRefundEphemeralToken, type ChargeStatus, type RefundRow } from '../../db/index.js'
 import type { Database, Merchant, Sql } from '../../db/index.js'
 import { badParam, ProblemError } from '../../../platform/http/index.js'
 import { canTransitionRefund, changeRefund, enqueueRefundEvent, renderRefund, type RefundJson } from '../../charges/index.js'
+import { refundFilterOf, type RefundFilterQuery } from './charge-filter.js'
 import type { ChargeTerms } from './charge-terms.js'
+import { keysetPage, type PageQuery } from './keyset-page.js'
 import { issueEphemeralToken } from './ephemeral-token.js'
 
 export interface CreateRefundRequest {
@@ -25,10 +27,14 @@ export interface CreateRefundRequest {
   reason?: string
 }
 
+export interface ListRefundsQuery extends RefundFilterQuery, PageQuery {}
+
 export interface RefundService {
   /** `replayed`: an earlier request with the same Idempotency-Key, charge and body created it. */
   create(merchant: Merchant, chargeId: string, request: CreateRefundRequest, idempotencyKey?: string): Promise<{ refund: RefundJson; replayed: boolean }>
   listOfCharge(merchant: Merchant, chargeId: string): Promise<{ refunds: RefundJson[] }>
+  /** The merchant's refunds, newest first, filtered, in keyset pages: the rows of refunds.csv with the same filters. */
+  list(merchant: Merchant, query: ListRefundsQuery): Promise<{ refunds: RefundJson[]; nextCursor: string | null }>
   get(merchant: Merchant, refundId: string): Promise<RefundJson>
   cancel(merchant: Merchant, refundId: string): Promise<RefundJson>
 }
@@ -138,6 +144,12 @@ export function refundService({ db, terms, widgetBaseUrl, ttlSeconds }: RefundSe
     async listOfCharge(merchant, chargeId) {
       await ownCharge(db.pool, merchant, chargeId)
       return { refunds: (await refundsOfCharge(db.pool, chargeId)).map((row) => render(row)) }
+    },
+
+    async list(merchant, query) {
+      const filter = refundFilterOf(query)
+      const { rows, nextCursor } = await keysetPage(query, (page) => listRefunds(db.pool, merchant.id, { ...filter, ...page }))
+      return { refunds: rows.map((row) => render(row)), nextCursor }
     },
 
     get: async (merchant, refundId) => render(await ownRefund(db.pool, merchant, refundId)),

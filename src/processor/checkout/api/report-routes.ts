@@ -14,8 +14,8 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Hex } from 'viem'
 import { renderCharge, renderRefund, type ChargeJson, type RefundJson } from '../../charges/index.js'
-import { listCharges, listRefunds, type ChargeRow, type Database, type RefundRow, type RefundStatus } from '../../db/index.js'
-import { chargeFilterOf, type ChargeFilterQuery } from './charge-filter.js'
+import { listCharges, listRefunds, type ChargeRow, type Database, type RefundRow } from '../../db/index.js'
+import { chargeFilterOf, refundFilterOf, type ChargeFilterQuery, type RefundFilterQuery } from './charge-filter.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { csvHeader, csvRow, decimalAmount, type CsvColumn } from './csv.js'
 import { chargeReportSchema, refundReportSchema } from './schemas.js'
@@ -87,15 +87,6 @@ export const refundColumns: readonly CsvColumn<RefundLine>[] = [
   ['confirmations', (r) => r.settlement?.confirmations],
 ]
 
-export interface RefundReportQuery {
-  refundStatus?: RefundStatus
-  from?: string
-  to?: string
-  beneficiary?: string
-  chargeId?: string
-  orderId?: string
-}
-
 export const reportRoutes: FastifyPluginAsync<ReportRoutesOptions> = async (api, { db, terms, widgetBaseUrl }) => {
   api.setValidatorCompiler(strictValidatorCompiler)
 
@@ -114,10 +105,8 @@ export const reportRoutes: FastifyPluginAsync<ReportRoutesOptions> = async (api,
     return send(reply, 'charges.csv', csvChunks(csvHeader(chargeColumns), pages, line))
   })
 
-  api.get<{ Querystring: RefundReportQuery }>('/reports/refunds.csv', { schema: refundReportSchema }, async (request, reply) => {
-    const { refundStatus, beneficiary, chargeId, orderId } = request.query
-    const { from, to } = chargeFilterOf({ from: request.query.from, to: request.query.to })
-    const filter = { status: refundStatus, from, to, payer: beneficiary as Hex | undefined, chargeId, orderId }
+  api.get<{ Querystring: RefundFilterQuery }>('/reports/refunds.csv', { schema: refundReportSchema }, async (request, reply) => {
+    const filter = refundFilterOf(request.query)
     const line = (row: RefundRow) => csvRow(refundColumns, { ...renderRefund(row, widgetBaseUrl), decimals: decimalsOf(row.token) })
     const pages = await keysetPages((beforeSeq) => listRefunds(db.pool, request.merchant.id, { ...filter, beforeSeq, limit: REPORT_PAGE_ROWS }))
     return send(reply, 'refunds.csv', csvChunks(csvHeader(refundColumns), pages, line))

@@ -30,6 +30,8 @@ const fields = {
   expiresAt: { schema: { type: 'string', pattern: `^${DATE_TIME}$` }, meaning: 'an RFC 3339 date-time with its offset, in the future' },
   reason: { schema: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 500 characters, no control characters' },
   refundId: { schema: { type: 'string', pattern: '^re_[0-9a-f]{24}$' }, meaning: 'a refund id (re_ + 24 hex)' },
+  webhookUrl: { schema: { type: 'string', minLength: 1, maxLength: 2048 }, meaning: 'an http(s) URL without credentials, at most 2048 characters' },
+  overlapHours: { schema: { type: 'integer', minimum: 0, maximum: 168 }, meaning: 'an integer 0..168 (a JSON number): hours the current secrets keep signing' },
   'idempotency-key': { schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\u0021-\\u007e]+$' }, meaning: '1 to 255 visible ASCII characters' },
 } as const
 
@@ -62,8 +64,12 @@ export const listChargesSchema = { querystring: object([], [...chargeFilters, 'c
 /** Every matching row, streamed: no pages. */
 export const chargeReportSchema = { querystring: object([], chargeFilters) }
 
-/** The refunds report's filters: the refund's status and creation time, the charge's beneficiary (who pays the refund), id and order id. */
-export const refundReportSchema = { querystring: object([], ['refundStatus', 'from', 'to', 'beneficiary', 'chargeId', 'orderId']) }
+/** The refunds' filters (listing and report): the refund's status and creation time, the charge's beneficiary (who pays the refund), id and order id. */
+const refundFilters: Field[] = ['refundStatus', 'from', 'to', 'beneficiary', 'chargeId', 'orderId']
+
+export const listRefundsSchema = { querystring: object([], [...refundFilters, 'cursor', 'limit']) }
+
+export const refundReportSchema = { querystring: object([], refundFilters) }
 
 export const createPaymentLinkSchema = { body: object(['amount', 'token', 'beneficiary', 'description'], ['maxUses', 'expiresAt']) }
 
@@ -74,3 +80,8 @@ export const listPaymentLinksSchema = { querystring: object([], ['cursor', 'limi
 export const createRefundSchema = { params: object(['id']), body: object(['amount'], ['reason']), headers: createChargeSchema.headers }
 
 export const refundIdSchema = { params: object(['refundId']) }
+
+export const changeWebhookEndpointSchema = { body: object(['webhookUrl']) }
+
+/** No body stands for `{}` (the route fills it in before validation). */
+export const rotateWebhookSecretSchema = { body: object([], ['overlapHours']) }

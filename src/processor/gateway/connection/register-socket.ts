@@ -26,7 +26,7 @@ export function registerSocket(app: TemplatedApp, ctx: GatewayContext, settings:
     maxBackpressure: MAX_BACKPRESSURE,
     closeOnBackpressureLimit: 1,
     upgrade(res, req, context) {
-      const address = remoteAddress(res)
+      const address = remoteAddress(res, req, limits.trustedProxies)
       const refusal = ctx.registry.refusal(address)
       if (refusal === 'gateway') {
         return reply(res, problemReply(503, `the gateway holds at most ${limits.maxConnections} connections; retry later`, undefined, { 'retry-after': '5' }))

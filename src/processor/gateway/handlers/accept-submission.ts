@@ -10,11 +10,15 @@
  * queue, since signatures cost nothing and every queued permit costs the submitter re-checks: a nonce
  * ahead waits for its predecessors, so it may be at most the token's next nonce plus the owner's queued
  * payments in that token (NONCE_MISMATCH); an owner may have GATEWAY_MAX_QUEUED_PER_OWNER submissions
- * not yet final (RATE_LIMIT_EXCEEDED), the queue GATEWAY_MAX_QUEUED_TOTAL (RELAYER_UNAVAILABLE).
+ * not yet final (RATE_LIMIT_EXCEEDED). The insert also classes the submission executable or future from
+ * the owner's token nonce and balance (submissions.ts): executable ones fill GATEWAY_MAX_QUEUED_TOTAL
+ * (RELAYER_UNAVAILABLE), future ones GATEWAY_MAX_FUTURE_PER_OWNER (RATE_LIMIT_EXCEEDED) and
+ * GATEWAY_MAX_FUTURE_TOTAL, past which the oldest waiting future ones are evicted (FAILURE EVICTED):
+ * throwaway keys, which cost nothing, can only push out each other's permits, never a real payment.
  */
 import type { Hex } from 'viem'
 import { bindingDigest, intentOfAcquiring, intentOfPayment, permitDigest, type PaymentIntent } from '../../../wire/index.js'
-import { enqueueSubmission } from '../../db/index.js'
+import { enqueueSubmission, evictOldestFuture, type QueueLimits } from '../../db/index.js'
 import { recoverSigner } from '../input/recover-signer.js'
 import { GatewayRefusal } from '../input/gateway-refusal.js'
 import type { ServerMessage } from '../../../wire/index.js'
@@ -45,16 +49,18 @@ async function accept(ctx: GatewayContext, conn: BoundConnection, intent: Paymen
   if (permitSigner !== intent.owner) throw new GatewayRefusal('INVALID_SIGNATURE', `the permit signature ${signedBy(permitSigner)}, not by the owner ${intent.owner}`)
   const now = BigInt(Math.floor(Date.now() / 1000))
   if (intent.permit.deadline <= now) throw new GatewayRefusal('EXPIRED_DEADLINE', `the permit's deadline ${intent.permit.deadline} has passed (now ${now})`)
-  const nonce = await ctx.chain.nonceOf(token.address, intent.owner)
+  const [nonce, balance] = await Promise.all([ctx.chain.nonceOf(token.address, intent.owner), ctx.chain.balanceOf(token.address, intent.owner)])
   if (intent.permit.nonce < nonce) {
     throw new GatewayRefusal('NONCE_MISMATCH', `the permit's nonce ${intent.permit.nonce} is already used: the token's next nonce for ${intent.owner} is ${nonce}`)
   }
   const unavailable = ctx.relayer.unavailable()
   if (unavailable) throw new GatewayRefusal('RELAYER_UNAVAILABLE', `${unavailable}; retry later`)
-  const limits = { chainNonce: nonce, maxPerOwner: ctx.limits.maxQueuedPerOwner, maxTotal: ctx.limits.maxQueued }
-  const { outcome, queued } = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request }, limits)
+  const { maxQueuedPerOwner: maxPerOwner, maxQueued: maxTotal, maxFuturePerOwner, maxFuture } = ctx.limits
+  const limits: QueueLimits = { chainNonce: nonce, balance, maxPerOwner, maxTotal, maxFuturePerOwner, maxFuture }
+  const { outcome, future, queued } = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request }, limits)
   switch (outcome) {
     case 'enqueued':
+      if (future && queued.futureTotal >= maxFuture) await evictOldestFuture(ctx.db.pool, maxFuture)
       return intent.payloadId
     case 'duplicate':
       throw new GatewayRefusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
@@ -65,6 +71,11 @@ async function accept(ctx: GatewayContext, conn: BoundConnection, intent: Paymen
       )
     case 'owner-full':
       throw new GatewayRefusal('RATE_LIMIT_EXCEEDED', `${intent.owner} has ${queued.byOwner} submissions queued, the most accepted; retry once one is final`)
+    case 'owner-future-full':
+      throw new GatewayRefusal(
+        'RATE_LIMIT_EXCEEDED',
+        `${intent.owner} has ${queued.futureByOwner} submissions queued that cannot run yet (permit nonce ahead of the chain's, or more than the balance covers), the most accepted; retry once one can run`,
+      )
     case 'queue-full':
       throw new GatewayRefusal('RELAYER_UNAVAILABLE', `the submission queue is full (${queued.total} waiting); retry later`)
   }
