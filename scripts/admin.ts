@@ -14,7 +14,7 @@ import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../
 import { addressFlag, formatTable, runCli } from '../src/platform/cli/index.js'
 import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/devnet/cli/index.js'
 import { amountInTokens, isOwnerCommand, ownerCommandOptions, ownerCommandUsage, runOwnerCommand, runRelayerCommand, signSafeTx } from '../src/devnet/cli/index.js'
-import { ConfigError, urlSetting } from '../src/config/index.js'
+import { ConfigError, rpcEndpointsSetting } from '../src/config/index.js'
 
 runCli(
   {
@@ -34,7 +34,7 @@ ${ownerCommandUsage}
 
 Amounts are integers in the token's smallest unit (2500000 = 2.50 of a 6-decimal token).
 --deployment: the deployment file (${DEFAULT_DEPLOYMENT_PATH}).
-Environment: RPC_URL (default: the deployment's), ADMIN_PRIVATE_KEY (the sender of owner operations,
+Environment: RPC_URL (default: the deployment's; several nodes: comma-separated), ADMIN_PRIVATE_KEY (the sender of owner operations,
 the payer of --execute, the signer of sign-safe-tx; default on chain 31337: the local deployer, which
 owns the devnet contract and receives its fees).
 
@@ -51,7 +51,7 @@ ${webhookCommandUsage}`,
       throw new ConfigError(`unknown command "${command ?? ''}": use info, balances, relayer, an owner operation (set-base-fee, transfer-ownership, ...), or a certificate authority or webhook command (--help)`)
     }
     const deployment = await readDeployment(values.deployment ?? DEFAULT_DEPLOYMENT_PATH)
-    const publicClient = createChainClient({ rpcUrl: urlSetting(process.env, 'RPC_URL', deployment.rpcUrl) })
+    const publicClient = createChainClient(rpcEndpointsSetting(process.env, deployment.rpcUrl))
     if (isOwnerCommand(command)) return runOwnerCommand(command, args, values, { publicClient, deployment, env: process.env })
     if (command === 'sign-safe-tx') return console.log(await signSafeTx(args[0], values.nonce, { publicClient, deployment, env: process.env }))
     if (command === 'relayer') return runRelayerCommand(args, values, { publicClient, deployment, env: process.env })

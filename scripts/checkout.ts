@@ -21,7 +21,8 @@ runCli(
     name: 'checkout',
     usage: `checkout — the checkout engine: merchant API over mutual TLS (https://CHECKOUT_HOST:CHECKOUT_PORT/api/v1/charges), GET /health, reconciliation
 
-Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, EXPLORER_URL (http://127.0.0.1:4001),
+Environment: CHAIN_ID (31337), RPC_URL (one node, or several comma-separated, the first preferred), RPC_STALL_SECONDS (30),
+SETTLEMENT_CONTRACT, START_BLOCK, EXPLORER_URL (http://127.0.0.1:4001),
 CHECKOUT_HOST (127.0.0.1), CHECKOUT_PORT (4003), CHECKOUT_TLS_CERT_PATH and CHECKOUT_TLS_KEY_PATH (required off
 chain 31337; on 31337 issued at start by the CA), CA_CERT_PATH (required off chain 31337; on 31337 the local CA in
 CA_DATA_DIR, .data/ca), CA_KEY_PATH, CHECKOUT_DOMAIN, CHECKOUT_WIDGET_URL (http://127.0.0.1:WIDGET_PORT, 4004),

@@ -13,7 +13,8 @@ runCli(
     name: 'data-service',
     usage: `npm run data-service — serve the processor's configuration (GET /config, /tokens, /health) read from the chain
 
-Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, DATA_SERVICE_HOST (127.0.0.1),
+Environment: CHAIN_ID (31337), RPC_URL (one node, or several comma-separated, the first preferred), RPC_STALL_SECONDS (30),
+SETTLEMENT_CONTRACT, START_BLOCK, DATA_SERVICE_HOST (127.0.0.1),
 DATA_SERVICE_PORT (4002), POLL_INTERVAL_MS, LOG_LEVEL (info); the announced URLs: GATEWAY_DOMAIN or
 GATEWAY_PORT (4000), EXPLORER_URL or EXPLORER_PORT (4001), CHECKOUT_WIDGET_URL or WIDGET_PORT (4004).
 On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`,

@@ -15,7 +15,8 @@ import { createLogger } from '../src/platform/observability/index.js'
 if (process.argv.includes('--help')) {
   console.log(`npm run explorer — index settlements and serve the explorer API
 
-Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, CONFIRMATION_BLOCKS (0),
+Environment: CHAIN_ID (31337), RPC_URL (one node, or several comma-separated, the first preferred), RPC_STALL_SECONDS (30),
+SETTLEMENT_CONTRACT, START_BLOCK, CONFIRMATION_BLOCKS (0),
 EXPLORER_HOST (127.0.0.1), EXPLORER_PORT (4001), DATA_DIR, QUERY_WORKERS (1), POLL_INTERVAL_MS,
 READY_MAX_LAG (2), LOG_LEVEL (info), WS_MAX_CONNECTIONS, WS_MAX_CONNECTIONS_PER_IP, TRUSTED_PROXIES,
 WS_MAX_SUBSCRIPTIONS, WS_SUBSCRIBE_BURST, WS_SUBSCRIBE_RATE, WS_MAX_MESSAGE_BYTES, LIVE_MAX_BUFFERED_BYTES,

@@ -21,7 +21,8 @@ runCli(
     name: 'gateway',
     usage: `npm run gateway — the wallet gateway: signed wallet messages over WebSocket (ws://GATEWAY_HOST:GATEWAY_PORT/ws), GET /health
 
-Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, EXPLORER_URL (http://127.0.0.1:4001),
+Environment: CHAIN_ID (31337), RPC_URL (one node, or several comma-separated, the first preferred), RPC_STALL_SECONDS (30),
+SETTLEMENT_CONTRACT, START_BLOCK, EXPLORER_URL (http://127.0.0.1:4001),
 GATEWAY_HOST (127.0.0.1), GATEWAY_PORT (4000), DATABASE_URL (else an embedded PostgreSQL in EMBEDDED_POSTGRES_DIR),
 GATEWAY_MAX_MESSAGE_BYTES (65536), GATEWAY_MESSAGES_PER_SECOND (20), GATEWAY_MESSAGE_BURST (40),
 GATEWAY_IP_MESSAGES_PER_SECOND (200), GATEWAY_IP_MESSAGE_BURST (400), GATEWAY_MAX_CONNECTIONS (20000),

@@ -20,7 +20,7 @@ import { junkOutcome, startJunkPermits } from './soak/junk-permits.js'
 import { describeFlood, FLOOD_ADDRESS, startSocketFlood } from './soak/socket-flood.js'
 import { startSlowWebhooks } from './soak/slow-webhooks.js'
 import { createLogger } from '../src/platform/observability/index.js'
-import { startRestLoad } from './soak/rest-load.js'
+import { p99Between, startRestLoad } from './soak/rest-load.js'
 import { rssOfPid } from './soak/managed-process.js'
 import { RssSampler } from './soak/rss-sampler.js'
 import { STUCK_REPLACED, startStack } from './soak/start-stack.js'
@@ -29,22 +29,30 @@ import { drain, verifySoak } from './soak/verify-soak.js'
 import { renderReport, type Check } from './soak/write-report.js'
 import { startChargeMerchant } from './soak/charge-merchant.js'
 import { startChargeLoad, verifyCharges } from './soak/charges.js'
+import { describeRequestFlood, startRequestFlood } from './soak/request-flood.js'
+
+/** Resolves at `at` (ms since the epoch), or at once when `signal` aborts first. */
+const sleepUntil = (at: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const timer = setTimeout(resolve, Math.max(0, at - Date.now()))
+  signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+})
 
 runCli(
   {
     name: 'soak',
     usage: `usage: npm run soak -- [--minutes N] [--rate P] [--junk-rate J] [--rest-workers W] [--fault-every S]
-       [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--charge-workers K]
+       [--sybil-wallets W] [--flood-exports E] [--flood-queries Q] [--flood-streams S] [--flood-connections C] [--flood-rate M] [--flood-readers R] [--webhook-rate H] [--charge-workers K]
        [--report FILE] [--keep]
 
 Starts the local stack on free ports (anvil with 1 s blocks, embedded PostgreSQL, data service, CA in
 this process; explorer, gateway and submitter as child processes) and for N minutes (default 10) runs
-demo payments through the gateway (P per second, default 3) beside junk permits from 10 unfunded wallets
-(J per second, default 5; 0 for none), REST paging (W workers, default 3), hostile sockets from
+demo payments through the gateway (P per second, default 3) beside a sybil flood of junk permits from
+W throwaway wallets, 16 future nonces each (J per second, default 30; W default 1000; 0 for none), REST paging (W workers, default 3), hostile sockets from
 ${FLOOD_ADDRESS} (C connections each to the gateway and to the explorer, default 300, past the per-address
 caps of 256; M junk messages a second to the gateway, default 400; R of the explorer ones subscribe from
 the start and never read, default 32; 0 connections for none), a slow and a fast webhook receiver
-(H events a second each, default 2; 0 for none), K customers buying charges end to end (merchant API,
+(eleven slow ones: ten answering 2xx after 5 s, one past the timeout; H events a second each, default 2;
+0 for none), K customers buying charges end to end (merchant API,
 widget session, gateway; default 4, 0 for none) while the checkout engine's node hides every receipt for
 4 blocks about every 20 s,
 WebSocket (SDK) and SSE subscribers, with a fault every S seconds on average (default 12): kill -9 of the
@@ -55,11 +63,15 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       minutes: { type: 'string' },
       rate: { type: 'string' },
       'junk-rate': { type: 'string' },
+      'sybil-wallets': { type: 'string' },
       'rest-workers': { type: 'string' },
       'fault-every': { type: 'string' },
       'flood-connections': { type: 'string' },
       'flood-rate': { type: 'string' },
       'flood-readers': { type: 'string' },
+      'flood-exports': { type: 'string' },
+      'flood-queries': { type: 'string' },
+      'flood-streams': { type: 'string' },
       'webhook-rate': { type: 'string' },
       'charge-workers': { type: 'string' },
       report: { type: 'string' },
@@ -69,12 +81,16 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
   async ({ values }) => {
     const minutes = numberFlag(values.minutes, 'minutes', 10, 0.5, 24 * 60)
     const rate = numberFlag(values.rate, 'rate', 3, 0.1, 100)
-    const junkRate = numberFlag(values['junk-rate'], 'junk-rate', 5, 0, 100)
+    const junkRate = numberFlag(values['junk-rate'], 'junk-rate', 30, 0, 1000)
+    const sybilWallets = numberFlag(values['sybil-wallets'], 'sybil-wallets', 1000, 1, 100_000)
     const restWorkers = numberFlag(values['rest-workers'], 'rest-workers', 3, 0, 64)
     const faultEvery = numberFlag(values['fault-every'], 'fault-every', 12, 1, 3600)
     const floodConnections = numberFlag(values['flood-connections'], 'flood-connections', 300, 0, 2000)
     const floodRate = numberFlag(values['flood-rate'], 'flood-rate', 400, 0, 10_000)
     const floodReaders = numberFlag(values['flood-readers'], 'flood-readers', 32, 0, 2000)
+    const floodExports = numberFlag(values['flood-exports'], 'flood-exports', 200, 0, 2000)
+    const floodQueries = numberFlag(values['flood-queries'], 'flood-queries', 1000, 0, 5000)
+    const floodStreams = numberFlag(values['flood-streams'], 'flood-streams', 2000, 0, 8000)
     const webhookRate = numberFlag(values['webhook-rate'], 'webhook-rate', 2, 0, 100)
     const chargeWorkers = numberFlag(values['charge-workers'], 'charge-workers', 4, 0, 20)
     const command = `npx tsx scripts/soak.ts ${process.argv.slice(2).join(' ')}`.trim()
@@ -133,13 +149,19 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
           log(`payments sent ${p.sent}, settled ${p.settled}, failed ${p.failed}${p.lastError ? ` (last error: ${p.lastError.split('\n')[0]})` : ''}`)
         },
       })
-      const junk = startJunkPermits({ deployment, directory, gatewayUrl: stack.gatewayWsUrl, wallets: 10, rate: junkRate, signal: stopLoad.signal })
+      const junk = startJunkPermits({ deployment, directory, gatewayUrl: stack.gatewayWsUrl, wallets: sybilWallets, rate: junkRate, signal: stopLoad.signal })
       const rest = startRestLoad({ baseUrl: stack.explorerUrl, deployment, workers: restWorkers, pauseMs: 30, signal: stopLoad.signal })
       const flood = startSocketFlood({ gatewayWsUrl: stack.gatewayWsUrl, explorerUrl: stack.explorerUrl, connections: floodConnections, messagesPerSecond: floodRate, readers: floodReaders, signal: stopLoad.signal })
-      const webhooks = webhookRate > 0 ? await startSlowWebhooks({ db: stack.db, log: createLogger('warn', { service: 'soak-webhooks' }), rate: webhookRate, slowAnswerMs: 15_000, signal: stopLoad.signal }) : undefined
+      const webhooks = webhookRate > 0 ? await startSlowWebhooks({ db: stack.db, log: createLogger('warn', { service: 'soak-webhooks' }), rate: webhookRate, slowAnswers: [15_000, ...Array<number>(10).fill(5_000)], signal: stopLoad.signal }) : undefined
       const chargeMerchant = await startChargeMerchant(stack)
       const charges = startChargeLoad({ merchant: chargeMerchant.client, deployment, rpcUrl: deployment.rpcUrl, dataServiceUrl: stack.dataService.url, workers: chargeWorkers, pauseMs: 2_000, signal: stopLoad.signal })
       const lagging = stack.laggingNode.run(stopLoad.signal)
+      // The request flood starts a third of the way in: the REST workers' p99 before it is the quiet one.
+      const watched = await chargeMerchant.client.createCharge({ amount: '1000000', token: deployment.tokens[0]!.address, beneficiary: deployment.recipients[0]!, currency: deployment.tokens[0]!.symbol, orderId: `soak-watched-${Date.now()}` })
+      const floodStartsAt = startedAt + (minutes * 60_000) / 3
+      const requestFlood = sleepUntil(floodStartsAt, stopLoad.signal).then(() =>
+        startRequestFlood({ explorerUrl: stack.explorerUrl, widgetUrl: stack.widget.url, chargeId: watched.id, deployment, exports: floodExports, queries: floodQueries, streams: floodStreams, signal: stopLoad.signal }),
+      )
       const stopChaos = new AbortController()
       const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
 
@@ -157,6 +179,9 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       await flood.done
       await charges.done
       await lagging
+      const requests = await requestFlood
+      await requests.done
+      const floodEndedAt = Date.now()
       const webhookStats = await webhooks?.finish()
       const loadSeconds = (Date.now() - startedAt) / 1000
       const openSubmissions = await drain(stack)
@@ -198,7 +223,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
         { name: 'the SDK reported nothing but failed reconnects', pass: unexpectedSdkErrors.length === 0, detail: Object.entries(sdkErrors).map(([c, n]) => `${c}: ${n}`).join(', ') || 'nothing' },
         { name: 'the payment queue drained', pass: openSubmissions === 0, detail: `${openSubmissions} submissions still open after the drain` },
         {
-          name: 'junk permits were bounded at the gateway and failed in the submitter, none mined',
+          name: 'a sybil flood of junk permits was bounded at the gateway and failed or evicted, none mined',
           pass: junkRate === 0 || (junkRows.open === 0 && junkRows.succeeded === 0 && (junk.stats.answers.NONCE_MISMATCH ?? 0) > 0),
           detail: `${junk.stats.sent} sent (${Object.entries(junk.stats.answers).sort().map(([a, n]) => `${a}: ${n}`).join(', ')}); ${junkRows.queued} queued: ${Object.entries(junkRows.failed).sort().map(([c, n]) => `FAILURE ${c}: ${n}`).join(', ') || 'none failed'}, ${junkRows.succeeded} SUCCESS, ${junkRows.open} open`,
         },
@@ -213,10 +238,10 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
           detail: `gateway: ${describeFlood(flood.gateway)} · explorer: ${describeFlood(flood.explorer)}`,
         },
         {
-          name: 'a slow webhook receiver held no more than its share: the fast merchant got each event once',
-          pass: !webhookStats || (webhookStats.fastMissing === 0 && webhookStats.fastDuplicates === 0 && webhookStats.slowMaxInFlight <= webhookStats.perMerchantConcurrency),
+          name: 'eleven slow webhook receivers held no more than their share: the fast merchant got each event once, p95 under 2 s',
+          pass: !webhookStats || (webhookStats.fastMissing === 0 && webhookStats.fastDuplicates === 0 && webhookStats.fastLatencyMs.p95 < 2_000 && webhookStats.slowMaxInFlight <= webhookStats.perMerchantConcurrency),
           detail: webhookStats
-            ? `fast: ${webhookStats.fastDelivered}/${webhookStats.fastEnqueued} delivered, ${webhookStats.fastDuplicates} twice, enqueue→request p50 ${webhookStats.fastLatencyMs.p50} ms, p95 ${webhookStats.fastLatencyMs.p95} ms, max ${webhookStats.fastLatencyMs.max} ms; slow (answers after 15 s, timeout 10 s): ${webhookStats.slowEnqueued} events, ${webhookStats.slowRequests} requests, at most ${webhookStats.slowMaxInFlight} at once (limit ${webhookStats.perMerchantConcurrency})`
+            ? `fast: ${webhookStats.fastDelivered}/${webhookStats.fastEnqueued} delivered, ${webhookStats.fastDuplicates} twice, enqueue→request p50 ${webhookStats.fastLatencyMs.p50} ms, p95 ${webhookStats.fastLatencyMs.p95} ms, max ${webhookStats.fastLatencyMs.max} ms; ${webhookStats.slowMerchants} slow (ten answering 2xx after 5 s, one after 15 s past the 10 s timeout): ${webhookStats.slowEnqueued} events, ${webhookStats.slowRequests} requests, at most ${webhookStats.slowMaxInFlight} at once (limit ${webhookStats.perMerchantConcurrency})`
             : 'not run',
         },
       )
@@ -224,6 +249,14 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
         name: "every paid charge settled exactly once and none expired, the engine's node hiding receipts meanwhile",
         pass: chargeWorkers === 0 || (chargeVerdict.paid > 0 && chargeVerdict.unsettled.length === 0 && chargeVerdict.miscounted.length === 0 && chargeVerdict.expired === 0),
         detail: `${charges.stats.created} charges, ${chargeVerdict.paid} paid (SUCCESS), ${chargeVerdict.settled} settled, unsettled ${chargeVerdict.unsettled.slice(0, 3).join(', ') || 'none'}, not exactly one live payment ${chargeVerdict.miscounted.length}, expired ${chargeVerdict.expired}; events ${Object.entries(chargeVerdict.events).map(([t, n]) => `${t}: ${n}`).join(', ')}; node: ${stack.laggingNode.stats.episodes} episodes, ${stack.laggingNode.stats.hidden} receipts hidden; purchases failed ${Object.entries(charges.stats.failed).map(([c, n]) => `${c}: ${n}`).join(', ') || '0'}${charges.stats.lastError ? ` (last: ${charges.stats.lastError})` : ''}`,
+      })
+      const quietP99 = p99Between(rest.stats, startedAt, floodStartsAt)
+      const floodP99 = p99Between(rest.stats, floodStartsAt, floodEndedAt)
+      const floodFiveXx = Object.entries(requests.stats.statuses).filter(([key]) => Number(key.split(' ')[1]) >= 500 && !key.endsWith(' 503')).reduce((n, [, c]) => n + c, 0)
+      checks.push({
+        name: `slow exports, multi-filter queries and widget streams from ${FLOOD_ADDRESS} met caps (429/503 with Retry-After, no other 5xx), and the REST workers' p99 stayed within 3x`,
+        pass: floodExports + floodQueries + floodStreams === 0 || (floodFiveXx === 0 && requests.stats.refusalsWithoutRetryAfter === 0 && floodP99 <= 3 * quietP99),
+        detail: `${floodExports} exports, ${floodQueries} queries, ${floodStreams} streams at once: ${describeRequestFlood(requests.stats)}; REST p99 before ${quietP99} ms, during ${floodP99} ms`,
       })
       passed = checks.every((c) => c.pass)
       const result = { command, machine, minutes, loadSeconds, checkSeconds, loadAverages, rest: rest.stats, sse: sse.map((s) => ({ name: s.name, stats: s.sse.stats })), sdkErrors, traffic, trafficAtStop, stuckReplaced: stack.submitter.counts[STUCK_REPLACED] ?? 0, junk: { stats: junk.stats, queued: junkRows.queued, failed: junkRows.failed }, flood, webhooks: webhookStats, faults, rss, verification, checks }

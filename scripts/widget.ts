@@ -18,7 +18,8 @@ runCli(
     usage: `npm run widget — the checkout widget: payment pages GET /s/<charge id>, the wallet's GET /s/<id>/api/session,
 live status GET /s/<id>/events, GET /health
 
-Environment: CHAIN_ID (31337), RPC_URL, SETTLEMENT_CONTRACT, START_BLOCK, WIDGET_HOST (127.0.0.1), WIDGET_PORT (4004),
+Environment: CHAIN_ID (31337), RPC_URL (one node, or several comma-separated, the first preferred), RPC_STALL_SECONDS (30),
+SETTLEMENT_CONTRACT, START_BLOCK, WIDGET_HOST (127.0.0.1), WIDGET_PORT (4004),
 CHECKOUT_WIDGET_URL (the payment links' base; http://127.0.0.1:WIDGET_PORT), GATEWAY_DOMAIN or GATEWAY_PORT (the
 wallet gateway a session names), POLL_INTERVAL_MS, DATABASE_URL (else an embedded PostgreSQL in EMBEDDED_POSTGRES_DIR),
 LOG_LEVEL (info). On chain 31337 without SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used.`,

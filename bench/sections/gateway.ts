@@ -130,8 +130,9 @@ async function startGatewayProcess(rpcUrl: string, deployment: Deployment, datab
   let lastLine = ''
   const { wsUrl } = await new Promise<{ wsUrl: string }>((resolve, reject) => {
     createInterface({ input: child.stderr! }).on('line', (line) => {
-      const match = /"msg":"wallet gateway listening".*"wsUrl":"([^"]+)"/.exec(line)
-      if (match) resolve({ wsUrl: match[1]! })
+      // The logger cuts URL paths (a node key may live there): the port is what the line gives.
+      const match = /"msg":"wallet gateway listening".*"wsUrl":"(ws:\/\/127\.0\.0\.1:\d+)\//.exec(line)
+      if (match) resolve({ wsUrl: `${match[1]}/ws` })
       lastLine = line
     })
     child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${lastLine}`)))

@@ -1,9 +1,10 @@
 /**
- * A hostile flood beside the soak's real payments (issue 21, item 1): unfunded wallets, each on its own
- * gateway connection, submit payments they can never pay with permit nonces from their token's on.
- * Signing costs them nothing; every permit queued costs the submitter re-checks. The gateway must bound
- * what they queue (NONCE_MISMATCH past the token nonce plus their queued ones, RATE_LIMIT_EXCEEDED past the
- * per-owner cap) and the submitter must fail what it took, while the real payments keep flowing.
+ * A sybil flood beside the soak's real payments (issue 21 item 1, issue 38 item 2): throwaway wallets —
+ * 1,000 by default, keys that cost nothing — each connect, send 16 payments they can never pay (permit
+ * nonces 0 to 15, one after the other), and leave; at most CONNECTIONS at a time, the wallets taken in
+ * turn, round after round. The gateway must keep their future submissions within their own budgets
+ * (evicting the oldest, refusing past the per-owner one) so that they never keep a real payment out, and
+ * the submitter must fail what it took, while the real payments keep flowing.
  */
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -29,13 +30,10 @@ export interface JunkPermitOptions {
   signal: AbortSignal
 }
 
-/**
- * Each wallet in turn sends permit nonces 0, 1, … this far back to back: the gateway takes the first ones
- * (each within the token's nonce 0 plus the ones queued before it) up to its per-owner cap, the submitter
- * fails nonce 0 (no balance) and keeps the rest waiting for a nonce that never comes, and the gateway
- * refuses what passes the bound or the cap.
- */
-const BURST = 24
+/** Permit nonces 0, 1, … each wallet sends back to back in its turn. */
+const BURST = 16
+/** Sybil wallets connected at once (they share the soak's address with the real wallets). */
+const CONNECTIONS = 32
 
 export function startJunkPermits(opts: JunkPermitOptions): { stats: JunkPermitStats; owners: Hex[]; done: Promise<void> } {
   const { deployment, directory } = opts
@@ -45,21 +43,26 @@ export function startJunkPermits(opts: JunkPermitOptions): { stats: JunkPermitSt
   const tokenDomain = { name: token.name, version: token.version, chainId: deployment.chainId, verifyingContract: token.address }
   const tally = (answer: string) => (stats.answers[answer] = (stats.answers[answer] ?? 0) + 1)
 
-  const done = (async () => {
-    const wallets = accounts.map((account) => new WalletClient({ url: opts.gatewayUrl, account, chainId: deployment.chainId }))
-    await Promise.all(wallets.map((w) => w.connect()))
-    const bursts: Promise<void>[] = []
-    for (let turn = 0; opts.rate > 0 && !opts.signal.aborted; turn++) {
-      const i = turn % wallets.length
-      bursts.push(sendBurst(wallets[i]!, accounts[i]!))
-      await new Promise((resolve) => setTimeout(resolve, (1000 * BURST) / opts.rate))
-    }
-    await Promise.all(bursts)
-    for (const wallet of wallets) wallet.disconnect()
-  })()
+  let turn = 0
+  const done = Promise.all(Array.from({ length: opts.rate > 0 ? CONNECTIONS : 0 }, () => sender())).then(() => {})
 
-  async function sendBurst(wallet: WalletClient, payer: (typeof accounts)[number]): Promise<void> {
-    for (let nonce = 0n; nonce < BURST && !opts.signal.aborted; nonce++) await sendJunk(wallet, payer, nonce)
+  /** One connection at a time: the next wallet in turn connects, sends its burst paced to `rate` overall, and leaves. */
+  async function sender(): Promise<void> {
+    while (!opts.signal.aborted) {
+      const payer = accounts[turn++ % accounts.length]!
+      const wallet = new WalletClient({ url: opts.gatewayUrl, account: payer, chainId: deployment.chainId })
+      try {
+        await wallet.connect()
+        for (let nonce = 0n; nonce < BURST && !opts.signal.aborted; nonce++) {
+          await sendJunk(wallet, payer, nonce)
+          await new Promise((resolve) => setTimeout(resolve, (1000 * CONNECTIONS) / opts.rate))
+        }
+      } catch {
+        tally('NO_CONNECTION')
+      } finally {
+        wallet.disconnect()
+      }
+    }
   }
 
   async function sendJunk(wallet: WalletClient, payer: (typeof accounts)[number], permitNonce: bigint): Promise<void> {

@@ -20,6 +20,8 @@ export interface RestStats {
   /** Walks whose pages went back on themselves. */
   orderViolations: number
   pages: number
+  /** Each answer's time (ms since the epoch) and latency (ms): p99 before and during a flood. */
+  samples: { at: number; ms: number }[]
 }
 
 export interface RestLoadOptions {
@@ -35,7 +37,7 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * ite
 const chance = (p: number) => Math.random() < p
 
 export function startRestLoad(options: RestLoadOptions): { stats: RestStats; done: Promise<void> } {
-  const stats: RestStats = { requests: 0, statuses: {}, networkErrors: 0, badRequestsNot400: 0, orderViolations: 0, pages: 0 }
+  const stats: RestStats = { requests: 0, statuses: {}, networkErrors: 0, badRequestsNot400: 0, orderViolations: 0, pages: 0, samples: [] }
   const { deployment } = options
   const payers = deployment.payerKeys.map((key) => privateKeyToAccount(key).address.toLowerCase())
   const seenCursors: string[] = []
@@ -44,8 +46,10 @@ export function startRestLoad(options: RestLoadOptions): { stats: RestStats; don
   async function get(path: string): Promise<{ status: number; body: unknown } | undefined> {
     stats.requests++
     try {
+      const started = performance.now()
       const response = await fetch(options.baseUrl + path, { signal: AbortSignal.timeout(10_000) })
       const text = await response.text()
+      stats.samples.push({ at: Date.now(), ms: performance.now() - started })
       stats.statuses[response.status] = (stats.statuses[response.status] ?? 0) + 1
       return { status: response.status, body: text ? JSON.parse(text) : undefined }
     } catch {
@@ -121,3 +125,9 @@ export function startRestLoad(options: RestLoadOptions): { stats: RestStats; don
 
 /** A settlement's chain position as one comparable number (log indexes stay far below 2^20 here). */
 const position = (s: Settlement) => s.blockNumber * 2 ** 20 + s.logIndex
+
+/** The 99th percentile latency (ms) of the answers between `from` and `to`. */
+export function p99Between(stats: RestStats, from: number, to: number): number {
+  const sorted = stats.samples.filter((s) => s.at >= from && s.at < to).map((s) => s.ms).sort((a, b) => a - b)
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0) * 10) / 10
+}

@@ -1,10 +1,10 @@
 /**
- * A slow webhook receiver beside a fast one (issue 21, item 9), through the real delivery worker on the
- * soak's PostgreSQL: two merchants, events written to the outbox as the checkout engine writes them, one
- * merchant's endpoint answering only after `slowAnswerMs` (past WEBHOOK_TIMEOUT_MS, so every attempt
- * times out and is retried), the other's at once. The fast merchant must get each of its events exactly
- * once and promptly, whatever the slow one does; the slow one must never hold more than
- * WEBHOOK_MERCHANT_CONCURRENCY requests at a time. (The checkout engine itself is not in the soak: the
+ * Slow webhook receivers beside a fast one (issue 21 item 9, issue 38 item 3), through the real delivery
+ * worker on the soak's PostgreSQL: events written to the outbox as the checkout engine writes them for a
+ * fast merchant (answers at once) and several slow ones (answering 2xx only after a while, or only past
+ * WEBHOOK_TIMEOUT_MS, so every attempt times out and is retried). The fast merchant must get each of its
+ * events exactly once and promptly (p95 under 2 s), whatever the slow ones do; no slow one may hold more
+ * than WEBHOOK_MERCHANT_CONCURRENCY requests at a time. (The checkout engine itself is not in the soak: the
  * events stand for its charge changes.)
  */
 import { randomBytes } from 'node:crypto'
@@ -23,6 +23,7 @@ export interface SlowWebhookStats {
   /** Milliseconds from enqueue to the fast receiver's first request: p50, p95, max. */
   fastLatencyMs: { p50: number; p95: number; max: number }
   slowEnqueued: number
+  slowMerchants: number
   slowRequests: number
   slowMaxInFlight: number
   perMerchantConcurrency: number
@@ -70,14 +71,16 @@ async function startReceiver(answerAfterMs: number): Promise<Receiver> {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0
 
-export async function startSlowWebhooks(opts: { db: Database; log: Logger; rate: number; slowAnswerMs: number; signal: AbortSignal }) {
+/**
+ * `slowAnswers`: one slow merchant per entry, its endpoint answering 2xx after that many ms (issue 38: ten
+ * answering in 5 s must not hold a fast merchant past a p95 of 2 s; one past WEBHOOK_TIMEOUT_MS keeps to its share).
+ */
+export async function startSlowWebhooks(opts: { db: Database; log: Logger; rate: number; slowAnswers: number[]; signal: AbortSignal }) {
   const options = webhookOptionsFromEnv({ CHAIN_ID: '31337', WEBHOOK_SECRET_KEY: generateWebhookSecret(), WEBHOOK_ENCRYPTION_KEY: randomBytes(24).toString('hex') })
   const worker = await startWebhookDelivery(options, { db: opts.db, log: opts.log })
-  const [fast, slow] = await Promise.all([startReceiver(0), startReceiver(opts.slowAnswerMs)])
-  const [fastMerchant, slowMerchant] = await Promise.all([
-    insertMerchant(opts.db.pool, { name: 'soak fast receiver', webhookUrl: fast.url, acquirerId: null }),
-    insertMerchant(opts.db.pool, { name: 'soak slow receiver', webhookUrl: slow.url, acquirerId: null }),
-  ])
+  const [fast, ...slow] = await Promise.all([startReceiver(0), ...opts.slowAnswers.map((ms) => startReceiver(ms))])
+  const fastMerchant = await insertMerchant(opts.db.pool, { name: 'soak fast receiver', webhookUrl: fast!.url, acquirerId: null })
+  const slowMerchants = await Promise.all(slow.map((r, i) => insertMerchant(opts.db.pool, { name: `soak slow receiver ${i + 1}`, webhookUrl: r.url, acquirerId: null })))
   const enqueuedAt = new Map<string, number>()
   let slowEnqueued = 0
   let n = 0
@@ -89,7 +92,7 @@ export async function startSlowWebhooks(opts: { db: Database; log: Logger; rate:
   const timer = setInterval(() => {
     n++
     void event(fastMerchant.id).then((id) => enqueuedAt.set(id, Date.now()), (error: Error) => opts.log.warn('soak webhook not enqueued', { error: error.message }))
-    void event(slowMerchant.id).then(() => slowEnqueued++, () => {})
+    for (const merchant of slowMerchants) void event(merchant.id).then(() => slowEnqueued++, () => {})
   }, 1000 / opts.rate)
   opts.signal.addEventListener('abort', () => clearInterval(timer), { once: true })
 
@@ -100,7 +103,7 @@ export async function startSlowWebhooks(opts: { db: Database; log: Logger; rate:
       const deadline = Date.now() + waitMs
       while (Date.now() < deadline && [...enqueuedAt.keys()].some((id) => !fast.seen.get(id)?.answered)) await new Promise((resolve) => setTimeout(resolve, 250))
       await worker.stop()
-      for (const r of [fast, slow]) {
+      for (const r of [fast, ...slow]) {
         r.server.closeAllConnections()
         await new Promise((resolve) => r.server.close(resolve))
       }
@@ -112,8 +115,9 @@ export async function startSlowWebhooks(opts: { db: Database; log: Logger; rate:
         fastDuplicates: [...fast.seen.values()].filter((s) => s.answered > 1).length,
         fastLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: latencies.at(-1) ?? 0 },
         slowEnqueued,
-        slowRequests: slow.requests,
-        slowMaxInFlight: slow.maxInFlight,
+        slowMerchants: slow.length,
+        slowRequests: slow.reduce((n, r) => n + r.requests, 0),
+        slowMaxInFlight: Math.max(0, ...slow.map((r) => r.maxInFlight)),
         perMerchantConcurrency: options.perMerchantConcurrency,
       }
     },

@@ -1,5 +1,5 @@
 /**
- * The chain as every piece talks to it: the contracts' ABIs, a viem client, a transaction sender with
+ * The chain as every piece talks to it: the contracts' ABIs, a viem client over one or several nodes, a transaction sender with
  * local nonces, the configuration directory read from the contract, payments sent straight to it, the
  * relayer's runway, and a Safe's transactions (for administering the contract through a multisig).
  */
@@ -8,6 +8,8 @@ export * from './abi/stablecoin-abi.js'
 export * from './create-chain-client.js'
 export * from './directory/read-directory.js'
 export * from './directory/watch-directory.js'
+export * from './nodes/check-chain-id.js'
+export * from './nodes/failover-transport.js'
 export * from './payments/buy-acquiring-pack.js'
 export * from './payments/permit-tracker.js'
 export * from './payments/send-payment.js'

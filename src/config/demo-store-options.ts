@@ -8,7 +8,7 @@ import type { Hex } from 'viem'
 import type { LogLevel } from './parse-env.js'
 import { chainIdSetting } from './chain-settings.js'
 import { deriveLocalKey, LOCAL_CHAIN_ID } from './local-keys.js'
-import { addressSetting, intSetting, logLevelSetting, stringSetting, urlSetting, type Env } from './parse-env.js'
+import { addressSetting, intSetting, logLevelSetting, stringSetting, urlListSetting, urlSetting, type Env } from './parse-env.js'
 
 export interface DemoStoreOptions {
   chainId: number
@@ -44,7 +44,8 @@ export function demoStoreOptionsFromEnv(env: Env = process.env): DemoStoreOption
     dataServiceUrl: urlSetting(env, 'DATA_SERVICE_URL', 'http://127.0.0.1:4002').replace(/\/+$/, ''),
     currency: stringSetting(env, 'STORE_CURRENCY', 'USDC'),
     beneficiary: addressSetting(env, 'STORE_BENEFICIARY', localBeneficiary),
-    demoWallet: local ? { rpcUrl: urlSetting(env, 'RPC_URL', 'http://127.0.0.1:8545') } : undefined,
+    // Top-ups are the devnet's own: its first node is enough.
+    demoWallet: local ? { rpcUrl: urlListSetting(env, 'RPC_URL', 'http://127.0.0.1:8545')[0]! } : undefined,
     logLevel: logLevelSetting(env),
   }
 }

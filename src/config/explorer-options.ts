@@ -31,6 +31,16 @@ export interface LiveLimits {
   subscribeBurst: number
 }
 
+/** What one `/events/export` may take, and how many may run (caps hold for all server threads together). */
+export interface ExportLimits {
+  /** Exports running at once; past it, 503 with Retry-After. */
+  maxConcurrent: number
+  /** Exports one client address may run at once; past it, 429 with Retry-After. */
+  maxPerAddress: number
+  /** An export still running this long after its start is cut off (its connection closed mid-file). */
+  maxSeconds: number
+}
+
 export const QUERY_INLINE = ['cheap', 'none'] as const
 export type QueryInline = (typeof QUERY_INLINE)[number]
 
@@ -58,6 +68,15 @@ export interface ExplorerOptions extends ChainSettings {
   serverThreads: number
   /** Settlements a filtered statistic may read one by one (what its buckets cannot answer); past it, 400. */
   statsMaxWalk: number
+  /**
+   * Candidates a `/events` page of several field filters (or a field filter and amount bounds walked
+   * together) may read for its total and for its page; past it the total is a lower bound
+   * (`totalRelation: "gte"`) and the page may end early with a cursor to go on from.
+   */
+  eventsMaxWalk: number
+  /** Tasks that may wait for the query pool beyond those its workers hold; past it, 503 with Retry-After. */
+  queryMaxQueue: number
+  exports: ExportLimits
   /** Threads of the indexing pool (backfill ranges fetched, decoded and encoded); 0 = on the main thread. */
   indexWorkers: number
   logLevel: LogLevel
@@ -102,6 +121,13 @@ export function explorerOptionsFromEnv(env: Env = process.env, deployment?: Depl
     // `auto`: a thread per core this process may use (cgroup limits included).
     serverThreads: env.SERVER_THREADS === 'auto' ? Math.min(availableParallelism(), 64) : intSetting(env, 'SERVER_THREADS', 1, 1, 64),
     statsMaxWalk: intSetting(env, 'STATS_MAX_WALK', 250_000, 1),
+    eventsMaxWalk: intSetting(env, 'EVENTS_MAX_WALK', 100_000, 1),
+    queryMaxQueue: intSetting(env, 'QUERY_MAX_QUEUE', 64, 1, 1_000_000),
+    exports: {
+      maxConcurrent: intSetting(env, 'EXPORT_MAX_CONCURRENT', 32, 1, 100_000),
+      maxPerAddress: intSetting(env, 'EXPORT_MAX_PER_ADDRESS', 2, 1, 100_000),
+      maxSeconds: intSetting(env, 'EXPORT_MAX_SECONDS', 900, 1, 86_400),
+    },
     indexWorkers: intSetting(env, 'INDEX_WORKERS', 1, 0, 64),
     logLevel: logLevelSetting(env),
     snapshot: snapshotSetting(env),

@@ -42,6 +42,34 @@ export function urlSetting(env: Env, name: string, fallback: string | undefined,
   return value
 }
 
+/**
+ * One URL or several, comma-separated (blanks around the commas ignored), each checked as `urlSetting`
+ * does; the error names the entry by its place, never its text beyond the host (a URL may carry a key).
+ */
+export function urlListSetting(env: Env, name: string, fallback: string | undefined, protocols = ['http:', 'https:']): string[] {
+  const value = raw(env, name) ?? fallback
+  if (value === undefined) throw new ConfigError(`${name} is required (a URL, or several separated by commas)`)
+  const entries = value.split(',').map((entry) => entry.trim())
+  const urls = entries.map((entry, i) => {
+    const which = entries.length > 1 ? `${name}'s entry ${i + 1}` : name
+    if (entry === '') throw new ConfigError(`${which} is empty (URLs separated by single commas)`)
+    let url: URL
+    try {
+      url = new URL(entry)
+    } catch {
+      throw new ConfigError(`${which} must be a URL (${protocols.join(' or ')}; the value is not shown: it may carry a key)`)
+    }
+    if (!protocols.includes(url.protocol)) throw new ConfigError(`${which} must use ${protocols.join(' or ')}, got ${url.protocol} (${url.host})`)
+    return entry
+  })
+  const seen = new Set<string>()
+  for (const [i, url] of urls.entries()) {
+    if (seen.has(url)) throw new ConfigError(`${name}'s entry ${i + 1} repeats an earlier one (${new URL(url).host})`)
+    seen.add(url)
+  }
+  return urls
+}
+
 export function addressSetting(env: Env, name: string, fallback: Hex | undefined): Hex {
   const value = raw(env, name) ?? fallback
   if (value === undefined) throw new ConfigError(`${name} is required (a 0x-prefixed 20-byte address)`)

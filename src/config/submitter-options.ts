@@ -4,14 +4,13 @@
  */
 import type { Hex } from 'viem'
 import type { Deployment } from '../wire/index.js'
-import { chainSettingsFromEnv } from './chain-settings.js'
+import { chainSettingsFromEnv, type RpcEndpoints } from './chain-settings.js'
 import { privateKeySetting } from './key-setting.js'
 import { LOCAL_CHAIN_ID } from './local-keys.js'
 import { ConfigError, intSetting, type Env } from './parse-env.js'
 
-export interface SubmitterSettings {
+export interface SubmitterSettings extends RpcEndpoints {
   chainId: number
-  rpcUrl: string
   settlementContract: Hex
   relayerKey: Hex
   /** Wei; undefined = the cost of 10 payments at current gas prices. */
@@ -51,10 +50,12 @@ export interface SubmitterSettings {
 }
 
 export function submitterSettingsFromEnv(env: Env = process.env, deployment?: Deployment): SubmitterSettings {
-  const { chainId, rpcUrl, contract } = chainSettingsFromEnv(env, deployment)
+  const { chainId, rpcUrl, fallbackRpcUrls, rpcStallMs, contract } = chainSettingsFromEnv(env, deployment)
   return {
     chainId,
     rpcUrl,
+    fallbackRpcUrls,
+    rpcStallMs,
     settlementContract: contract,
     relayerKey: privateKeySetting(env, 'RELAYER_PRIVATE_KEY', chainId, chainId === LOCAL_CHAIN_ID ? deployment?.relayerKey : undefined),
     minBalance: weiSetting(env, 'RELAYER_MIN_BALANCE'),

@@ -26,8 +26,15 @@ export interface WebhookOptions extends WebhookKeyOptions {
   backoffMaxMs: number
   /** Look for due retries this often (a NOTIFY wakes the worker for new events). */
   pollMs: number
-  /** Requests in flight per worker. */
+  /** Requests in flight per worker that have not waited `slowMs` yet (the worker's slots). */
   concurrency: number
+  /**
+   * A request unanswered after this long gives its slot back and waits in the worker's slow lane; a merchant whose
+   * last answer (of any kind) took this long has its next requests sent in the slow lane from the start.
+   */
+  slowMs: number
+  /** Requests in the slow lane per worker; when it is full, a slow request keeps its slot and known-slow merchants wait. */
+  slowConcurrency: number
   /** Requests in flight to one merchant, over all workers: a slow endpoint holds no more slots than this. */
   perMerchantConcurrency: number
   /** Failed attempts in a row that open a merchant's circuit breaker (its events wait `breakerCooldownMs`). */
@@ -55,6 +62,8 @@ export function webhookOptionsFromEnv(env: Env = process.env): WebhookOptions {
     backoffMaxMs: intSetting(env, 'WEBHOOK_BACKOFF_MAX_MS', HOUR_MS, 10),
     pollMs: intSetting(env, 'WEBHOOK_POLL_MS', 1_000, 10),
     concurrency: intSetting(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1_000),
+    slowMs: intSetting(env, 'WEBHOOK_SLOW_MS', 1_000, 10, 120_000),
+    slowConcurrency: intSetting(env, 'WEBHOOK_SLOW_CONCURRENCY', 64, 0, 10_000),
     perMerchantConcurrency: intSetting(env, 'WEBHOOK_MERCHANT_CONCURRENCY', 4, 1, 1_000),
     breakerFailures: intSetting(env, 'WEBHOOK_BREAKER_FAILURES', 5, 1, 1_000),
     breakerCooldownMs: intSetting(env, 'WEBHOOK_BREAKER_COOLDOWN_MS', 60_000, 10, 24 * HOUR_MS),

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs'
 import uWS from 'uWebSockets.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { ExplorerOptions } from '../config/index.js'
+import { endpointsOf } from '../chain/index.js'
 import { createChainSource, type ChainSource } from './indexer/index.js'
 import { Indexer } from './indexer/index.js'
 import { createRangePool, type RangePool } from './indexer/index.js'
@@ -54,7 +55,7 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
     throw error
   }
   const metrics = services.metrics ?? new Metrics()
-  const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline })
+  const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline, maxQueue: options.queryMaxQueue })
   const configureApp = await loadConfigureApp(services.appModule)
 
   // Before anything takes the store's write counts: with threads they move to shared memory.
@@ -63,13 +64,13 @@ export async function startExplorer(options: ExplorerOptions, services: Explorer
   let stopped = false
   const app = guardRoutes(uWS.App(), () => stopped)
   // The hub reads the store's end now, before the indexer can commit anything.
-  const api = registerApi(app, { options: serving, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp, connections: threads?.connections })
+  const api = registerApi(app, { options: serving, store, executor, indexer: { status: () => indexer.status() }, metrics, logger, version: VERSION, configureApp, connections: threads?.connections, exports: threads?.exports })
   // The pool reaches the node itself; an injected source lives on this thread, and so does its indexing.
   const ranges: RangePool | undefined =
-    services.source || options.indexWorkers === 0 ? undefined : createRangePool({ rpcUrl: options.rpcUrl, contract: options.contract, workers: options.indexWorkers })
+    services.source || options.indexWorkers === 0 ? undefined : createRangePool({ endpoints: endpointsOf(options), chainId: options.chainId, contract: options.contract, workers: options.indexWorkers })
   const indexer = new Indexer({
     store,
-    source: services.source ?? createChainSource({ rpcUrl: options.rpcUrl, contract: options.contract }),
+    source: services.source ?? createChainSource({ ...endpointsOf(options), chainId: options.chainId, contract: options.contract, log: logger }),
     fetchRange: ranges?.fetch,
     startBlock: options.startBlock,
     confirmations: options.confirmations,

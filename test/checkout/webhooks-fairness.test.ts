@@ -3,14 +3,16 @@
  * a merchant whose endpoint hangs holds at most WEBHOOK_MERCHANT_CONCURRENCY of the worker's slots, so
  * another merchant's event is delivered at once; a merchant whose endpoint keeps failing trips its circuit
  * breaker (no attempts during the cooldown, whatever the backoff says), and one probe after it closes the
- * breaker again once the endpoint answers.
+ * breaker again once the endpoint answers. Issue 38 item 3: endpoints that answer 2xx, but slowly, never
+ * trip the breaker; ten of them (5 s each, four requests at a time each: more than the worker's sixteen
+ * slots) must still leave a fast merchant's p95 under 2 s, and are themselves all served.
  */
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import { startWebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { waitFor } from '../helpers/explorer.js'
-import { delivered, enqueue, eventRow, log, newChargeId, newMerchant, testOptions, webhookWorld } from './webhooks-fixture.js'
+import { delivered, enqueue, eventRow, log, newChargeId, newMerchant, testOptions, webhookWorld, type Receiver } from './webhooks-fixture.js'
 
 const world = webhookWorld()
 const { receivers } = world
@@ -37,6 +39,50 @@ test("a hanging endpoint holds its merchant's share of the slots, not the worker
     const waitedMs = Date.now() - queuedAt
     assert.ok(waitedMs < 1_000, `the fast merchant waited ${waitedMs} ms behind the slow one`)
     assert.equal(mostHanging, 2, 'requests in flight to the slow endpoint')
+  } finally {
+    await worker.stop()
+  }
+})
+
+test('ten merchants answering 2xx in 5 s each do not fill the worker: a fast merchant\'s p95 stays under 2 s, and every slow event is delivered once', async () => {
+  const SLOW_MERCHANTS = 10
+  const SLOW_EVENTS_EACH = 8
+  const FAST_EVENTS = 30
+  const slowIds: string[] = []
+  const slowEndpoints: Receiver[] = []
+  for (let m = 0; m < SLOW_MERCHANTS; m++) {
+    const endpoint = await receivers.start(async () => {
+      await sleep(5_000)
+      return 200
+    })
+    slowEndpoints.push(endpoint)
+    const merchant = await newMerchant(world.db, endpoint, `Slow Shop ${m}`)
+    for (let i = 0; i < SLOW_EVENTS_EACH; i++) slowIds.push(await enqueue(world.db, merchant, newChargeId()))
+  }
+  // The default worker: 16 slots, 4 per merchant, 10 s per request; 5 s answers are no failures.
+  const worker = await startWebhookDelivery(testOptions({ concurrency: 16, perMerchantConcurrency: 4, timeoutMs: 10_000, breakerFailures: 5 }), { db: world.db, log })
+  try {
+    await waitFor('the slow endpoints to be called', () => slowEndpoints.some((e) => e.requests.length > 0), 10_000)
+
+    const fast = await receivers.start()
+    const fastMerchant = await newMerchant(world.db, fast, 'Fast Shop')
+    const queuedAt = new Map<string, number>()
+    for (let i = 0; i < FAST_EVENTS; i++) {
+      const chargeId = newChargeId()
+      queuedAt.set(chargeId, Date.now())
+      await enqueue(world.db, fastMerchant, chargeId)
+      await sleep(300)
+    }
+    await waitFor('every fast event delivered', () => delivered(fast).length >= FAST_EVENTS, 60_000)
+    const latencies = delivered(fast).map((r) => r.receivedAt - queuedAt.get(r.chargeId)!).sort((a, b) => a - b)
+    const p95 = latencies[Math.ceil(latencies.length * 0.95) - 1]!
+    assert.ok(p95 < 2_000, `fast merchant: p95 ${p95} ms, max ${latencies.at(-1)} ms (all: ${latencies.join(', ')})`)
+
+    await waitFor('every slow event delivered', async () => {
+      for (const id of slowIds) if ((await eventRow(world.db, id)).status !== 'delivered') return false
+      return true
+    }, 60_000)
+    for (const endpoint of slowEndpoints) assert.equal(endpoint.requests.length, SLOW_EVENTS_EACH, 'each slow event sent once')
   } finally {
     await worker.stop()
   }

@@ -173,6 +173,8 @@ export function testOptions(overrides: Partial<WebhookOptions> = {}): WebhookOpt
     backoffMaxMs: 200,
     pollMs: 25,
     concurrency: 8,
+    slowMs: 1_000,
+    slowConcurrency: 64,
     perMerchantConcurrency: 8,
     breakerFailures: 1_000,
     breakerCooldownMs: 1_000,

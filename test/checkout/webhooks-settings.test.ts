@@ -29,6 +29,8 @@ test('settings: defaults, WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY required
     backoffMaxMs: 3_600_000,
     pollMs: 1_000,
     concurrency: 16,
+    slowMs: 1_000,
+    slowConcurrency: 64,
     perMerchantConcurrency: 4,
     breakerFailures: 5,
     breakerCooldownMs: 60_000,

@@ -313,7 +313,7 @@ test('a node serving another chain than CHAIN_ID stops start-up with one line', 
     (e: unknown) => e,
   )
   assert.ok(error instanceof ConfigError)
-  assert.equal(error.message, `CHAIN_ID is 8453 but RPC_URL ${chain.rpcUrl} serves chain 31337`)
+  assert.equal(error.message, `CHAIN_ID is 8453 but RPC_URL (${new URL(chain.rpcUrl).host}) serves chain 31337`)
 })
 
 test('npm run data-service serves until SIGTERM, then stops cleanly', async () => {

@@ -91,7 +91,7 @@ test('an unreachable node stops start-up with one line naming RPC_URL', async ()
     (e: unknown) => e,
   )
   assert.ok(error instanceof ConfigError)
-  assert.match(error.message, /^RPC_URL http:\/\/127\.0\.0\.1:1 does not answer: /)
+  assert.match(error.message, /^RPC_URL \(127\.0\.0\.1:1\) does not answer: /)
   assert.ok(!error.message.includes('\n'))
 })
 

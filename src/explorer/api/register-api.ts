@@ -28,6 +28,8 @@ export interface ApiContext {
   publishedEnd?: Buffer
   /** Live connections counted across server threads (LiveHubOptions.connections). */
   connections?: SharedConnections
+  /** Exports running, counted across server threads (rest/register-export.ts). */
+  exports?: SharedConnections
   /** Adds routes before the fallbacks (the benchmarks' static page). */
   configureApp?: (app: TemplatedApp) => void
 }
@@ -52,7 +54,7 @@ export function registerApi(app: TemplatedApp, ctx: ApiContext): Api {
   const views = new KeyViews({ store, tokens, maxBytes: DEFAULT_KEY_VIEW_BYTES, metrics })
   const validators = new HttpValidators(store, ctx.options.httpCache)
   const web = registerWeb(app, { logger, metrics })
-  registerRest(app, { options: ctx.options, store, tokens, executor: ctx.executor, pages, views, validators, indexer: ctx.indexer, metrics, logger, version: ctx.version, web })
+  registerRest(app, { options: ctx.options, store, tokens, executor: ctx.executor, pages, views, validators, indexer: ctx.indexer, metrics, logger, version: ctx.version, web, exports: ctx.exports })
   ctx.configureApp?.(app)
   registerFallbacks(app)
   // Cached pages and views go first, so that nobody told of a settlement can still be served a page without it.

@@ -1,12 +1,15 @@
 /**
- * What the indexer reads from the chain, over viem's HTTP transport: the head, block headers,
- * settlement logs of one contract, and token metadata. Its errors are classified in node-errors.ts.
+ * What the indexer reads from the chain, over the chain client (RPC_URL's nodes, failing over): the
+ * head, block headers, settlement logs of one contract, and token metadata. Its errors are classified
+ * in node-errors.ts.
  */
-import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, createPublicClient, erc20Abi, http, numberToHex, type PublicClient } from 'viem'
+import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, erc20Abi, numberToHex } from 'viem'
+import { createChainClient } from '../../chain/index.js'
+import type { RpcEndpoints } from '../../config/index.js'
 import { BaseError as ProjectError } from '../../errors/index.js'
+import type { Logger } from '../../platform/observability/index.js'
 import type { TokenInfo } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
-import { rpcFetch } from '../../platform/net/index.js'
 import { PERMITTED_TRANSFER_TOPIC, type RawLog } from './decode-settlement-log.js'
 
 export interface BlockHeader {
@@ -26,11 +29,20 @@ export interface ChainSource {
   tokenInfo(address: Hex): Promise<TokenInfo>
 }
 
-export function createChainSource({ rpcUrl, contract, timeoutMs = 10_000 }: { rpcUrl: string; contract: Hex; timeoutMs?: number }): ChainSource {
+export interface ChainSourceParams extends RpcEndpoints {
+  /** When given, a node serving another chain is never read. */
+  chainId?: number
+  contract: Hex
+  timeoutMs?: number
+  log?: Logger
+}
+
+export function createChainSource({ contract, timeoutMs = 10_000, ...clientParams }: ChainSourceParams): ChainSource {
   const logsParams = (fromBlock: number, toBlock: number) => [
     { address: contract, topics: [PERMITTED_TRANSFER_TOPIC], fromBlock: numberToHex(fromBlock), toBlock: numberToHex(toBlock) },
   ]
-  const client: PublicClient = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, batch: false, fetchFn: rpcFetch }) })
+  // The indexer retries itself (node-errors.ts); another node is tried at once when one fails.
+  const client = createChainClient({ ...clientParams, timeoutMs, retryCount: 0, batchSize: false })
   return {
     headBlockNumber: async () => Number(await client.getBlockNumber({ cacheTime: 0 })),
     async header(blockNumber) {
@@ -45,19 +57,9 @@ export function createChainSource({ rpcUrl, contract, timeoutMs = 10_000 }: { rp
     async settlementLogs(fromBlock, toBlock) {
       return (await client.request({ method: 'eth_getLogs', params: logsParams(fromBlock, toBlock) } as never)) as RawLog[]
     },
-    // Beside viem, with the fetch it uses: viem would parse the body into objects, which is what scanning
-    // the bytes avoids. Errors in the body are the scanner's to report.
-    async settlementLogsBody(fromBlock, toBlock) {
-      const response = await rpcFetch(rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: logsParams(fromBlock, toBlock) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-      const body = Buffer.from(await response.arrayBuffer())
-      if (!response.ok && body[0] !== 0x7b) throw new Error(`eth_getLogs: HTTP ${response.status} ${body.toString('utf8', 0, 200)}`)
-      return body
-    },
+    // Beside viem's parsing, with the fetch it uses: viem would parse the body into objects, which is what
+    // scanning the bytes avoids. Errors in the body are the scanner's to report.
+    settlementLogsBody: (fromBlock, toBlock) => client.transport.requestBytes('eth_getLogs', logsParams(fromBlock, toBlock), timeoutMs),
     async tokenInfo(address) {
       // A token without symbol()/decimals() gets a stand-in; a failing RPC call is retried later instead.
       const read = <T>(functionName: 'symbol' | 'decimals', fallback: T) =>

@@ -6,6 +6,7 @@
 import { Piscina } from 'piscina'
 import type { EncodedBatch } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
+import type { RpcEndpoints } from '../../config/index.js'
 import type { RangeTask } from './range-worker.js'
 import { destroyWhenLoaded, loadedCounter } from '../../platform/workers/index.js'
 
@@ -14,7 +15,7 @@ export interface RangePool {
   close(): Promise<void>
 }
 
-export function createRangePool({ rpcUrl, contract, workers }: { rpcUrl: string; contract: Hex; workers: number }): RangePool {
+export function createRangePool({ endpoints, chainId, contract, workers }: { endpoints: RpcEndpoints; chainId: number; contract: Hex; workers: number }): RangePool {
   const loaded = loadedCounter()
   const pool = new Piscina({
     filename: workerFile().href,
@@ -26,7 +27,7 @@ export function createRangePool({ rpcUrl, contract, workers }: { rpcUrl: string;
     workerData: { loaded },
   })
   return {
-    fetch: (from, to) => pool.run({ rpcUrl, contract, from, to } satisfies RangeTask) as Promise<EncodedBatch>,
+    fetch: (from, to) => pool.run({ endpoints, chainId, contract, from, to } satisfies RangeTask) as Promise<EncodedBatch>,
     close: () => destroyWhenLoaded(pool, loaded),
   }
 }

@@ -1,19 +1,24 @@
 /**
  * `GET /events/export`: every settlement matching a query, in its order, rendered as CSV (RFC 4180)
- * or NDJSON a chunk at a time. The walk reads one LMDB read transaction from its first row to its last
- * (taken when the export opens), so the file is the chain at one head even while blocks arrive or a
- * reorg takes some back; it holds one chunk and the walk's cursors, whatever the number of rows.
+ * or NDJSON a chunk at a time. The file holds the settlements up to the head indexed when the export
+ * opens (the range is cut there), each once. Each chunk reads in a read transaction of its own and ends
+ * it, resuming after the last candidate the previous chunk read (keyset, as `/events` pages do): an
+ * export that waits for a slow reader holds no snapshot, so LMDB can reuse the pages commits free
+ * meanwhile, and the data file does not grow with the exports' lifetimes. A reorganisation during an
+ * export shows in the blocks not yet written, as the chain now has them. A chunk reads a bounded number
+ * of candidates, so a sparse intersection costs many short chunks, never one long one.
  * Candidates come from the most selective field's index (or every settlement) in key order, each
  * checked against the other filters and the amount bounds, as `/events` pages do.
  */
 import type { Transaction } from 'lmdb'
-import { decodeRecord, fieldHex, indexValuePk, readHead, recordAmount, writeRecordJson, type StoredSettlement } from '../store/index.js'
+import { blockEndPk, decodePk, decodeRecord, fieldHex, indexValuePk, readHead, recordAmount, writeRecordJson, type StoredSettlement } from '../store/index.js'
 import type { Store } from '../store/index.js'
-import { keyRange } from './block-range.js'
+import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery } from './events-query.js'
-import { fieldFilters, indexCount, indexWalk, matchesAll } from './field-index.js'
-import { primaryKeys } from './run-events-query.js'
+import { fieldFilters, indexCount, indexWalk, matchesAll, type FieldFilter } from './field-index.js'
+import { pageBounds, primaryKeys } from './run-events-query.js'
 import type { TokenCache } from './token-cache.js'
+import { csvCell } from '../../wire/index.js'
 
 export type ExportFormat = 'csv' | 'ndjson'
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'ndjson']
@@ -42,68 +47,113 @@ export const CSV_COLUMNS = [
 const CRLF = '\r\n'
 const ROOM = 4096
 
+/** Candidates one chunk may read: a chunk of a sparse intersection stays a few milliseconds of work. */
+export const EXPORT_CANDIDATES_PER_CHUNK = 4096
+
 export interface ExportWalk {
-  /** The indexed head the export reads at (the block its file ends with at most). */
+  /** The indexed head the export reads up to (the block its file ends with at most). */
   readonly head: number | undefined
   /** Rows rendered so far. */
   readonly rows: number
-  /** The next chunk of about `bytes` bytes (whole rows), or `undefined` when every row was given. */
-  next(bytes: number): Buffer | undefined
-  /** Ends the walk and its read transaction (at the end, or when the client went away). */
+  /**
+   * The next chunk: whole rows of about `bytes` bytes, read from at most `candidates` candidates (it may
+   * then be empty), or `undefined` once every row was given. It is valid until the next call (the walk
+   * renders every chunk into one buffer of its own: no allocation per chunk).
+   */
+  next(bytes: number, candidates?: number): Buffer | undefined
+  /** Ends the walk (at the end, or when the client went away); it holds nothing between chunks. */
   close(): void
 }
 
-/** Opens the walk: its read transaction is the thread's current snapshot, the one `keyRange` reads in this same turn. */
+/** What a walk reads: the index it drives with (none: every settlement), the filters it checks. */
+interface ExportPlan {
+  driver: FieldFilter | undefined
+  rest: FieldFilter[]
+  bounded: boolean
+}
+
 export function openExport(store: Store, tokens: TokenCache, q: EventsQuery, format: ExportFormat): ExportWalk {
-  const transaction = store.env.useReadTransaction()
   const head = readHead(store)?.blockNumber
-  const rows = matchingRows(store, q, transaction)
+  const plan = exportPlan(store, q)
+  // What is left to read; `undefined` once the walk is through.
+  let left = head === undefined ? undefined : upTo(keyRange(store, q), head)
   let count = 0
-  let closed = false
   let headerDue = format === 'csv'
-  const close = () => {
-    if (closed) return
-    closed = true
-    rows.return(undefined)
-    transaction.done()
-  }
+  let out: Buffer | undefined
   return {
     head,
     get rows() {
       return count
     },
-    next(bytes) {
-      if (closed) return undefined
-      let out: Buffer = Buffer.allocUnsafe(bytes + ROOM)
+    next(bytes, candidates = EXPORT_CANDIDATES_PER_CHUNK) {
+      if (!left && !headerDue) return undefined
+      if (!out || out.length < bytes + ROOM) out = Buffer.allocUnsafe(bytes + ROOM)
       let p = 0
       if (headerDue) {
         p += out.write(CSV_COLUMNS.join(',') + CRLF, p, 'latin1')
         headerDue = false
       }
-      while (p < bytes) {
-        const row = rows.next()
-        if (row.done) break
-        const { pk, value } = row.value
-        if (format === 'ndjson') {
-          let end: number
-          while ((end = writeRecordJson(out, p, pk, value, tokens)) < 0 || end >= out.length) out = grow(out, p)
-          out[end] = 0x0a
-          p = end + 1
-        } else {
-          const line = csvRow(decodeRecord(pk, value), tokens)
-          if (p + Buffer.byteLength(line) > out.length) out = grow(out, p, Buffer.byteLength(line))
-          p += out.write(line, p, 'utf8')
+      if (!left) return out.subarray(0, p)
+      const transaction = store.env.useReadTransaction()
+      const keys = candidateKeys(store, plan, left, q.order, transaction)
+      let last: Buffer | undefined
+      let through = true
+      try {
+        for (let read = 0; ; read++) {
+          if (p >= bytes || read >= candidates) {
+            through = false
+            break
+          }
+          const key = keys.next()
+          if (key.done) break
+          const pk = (last = key.value)
+          // lmdb-js reads in the transaction given (read.js); its typings omit the options argument.
+          const value = (store.events.getBinaryFast as (key: Buffer, options: { transaction: Transaction }) => Buffer | undefined).call(store.events, pk, { transaction })!
+          if (plan.bounded && !amountInRange(recordAmount(value), q)) continue
+          if (plan.rest.length > 0 && !matchesAll(decodeRecord(pk, value), plan.rest)) continue
+          if (format === 'ndjson') {
+            let end: number
+            while ((end = writeRecordJson(out, p, pk, value, tokens)) < 0 || end >= out.length) out = grow(out, p)
+            out[end] = 0x0a
+            p = end + 1
+          } else {
+            const line = csvRow(decodeRecord(pk, value), tokens)
+            if (p + Buffer.byteLength(line) > out.length) out = grow(out, p, Buffer.byteLength(line))
+            p += out.write(line, p, 'utf8')
+          }
+          count++
         }
-        count++
+        // Decoded now, while `last` (which may point into the transaction's memory) is valid.
+        left = through || !last ? undefined : pageBounds(left, { order: q.order, after: decodePk(last) })
+      } finally {
+        keys.return(undefined)
+        transaction.done()
       }
-      if (p === 0) {
-        close()
-        return undefined
-      }
-      return out.subarray(0, p)
+      return p === 0 && !left ? undefined : out.subarray(0, p)
     },
-    close,
+    close() {
+      left = undefined
+      headerDue = false
+    },
   }
+}
+
+/** `range` cut at the end of block `head`, so that blocks indexed during the export stay out of its file. */
+function upTo(range: KeyRange | undefined, head: number): KeyRange | undefined {
+  if (!range) return undefined
+  const end = blockEndPk(head)
+  if (Buffer.compare(end, range.high) < 0) range = { ...range, high: end }
+  return Buffer.compare(range.low, range.high) < 0 ? range : undefined
+}
+
+/** The most selective field's index drives the walk (exact counts choose it, once, at the start). */
+function exportPlan(store: Store, q: EventsQuery): ExportPlan {
+  const bounded = q.minAmount !== undefined || q.maxAmount !== undefined
+  const filters = fieldFilters(q)
+  const range = keyRange(store, q)
+  if (filters.length === 0 || !range) return { driver: undefined, rest: filters, bounded }
+  const [driver, ...rest] = filters.map((f) => ({ f, n: indexCount(store, f, range) })).sort((a, b) => a.n - b.n).map(({ f }) => f)
+  return { driver, rest, bounded }
 }
 
 function grow(out: Buffer, used: number, atLeast = 0): Buffer {
@@ -112,32 +162,21 @@ function grow(out: Buffer, used: number, atLeast = 0): Buffer {
   return bigger
 }
 
-/** Matching settlements in the query's order, read in `transaction`; `value` is valid until the next row. */
-function* matchingRows(store: Store, q: EventsQuery, transaction: Transaction): Generator<{ pk: Buffer; value: Buffer }> {
-  const range = keyRange(store, q)
-  if (!range) return
-  const filters = fieldFilters(q)
-  const bounded = q.minAmount !== undefined || q.maxAmount !== undefined
-  let keys: Iterable<Buffer>
-  let rest = filters
-  if (filters.length === 0) keys = primaryKeys(store, range, q.order, transaction)
-  else {
-    const [driver, ...others] = filters.map((f) => ({ f, n: indexCount(store, f, range) })).sort((a, b) => a.n - b.n).map(({ f }) => f)
-    rest = others
-    keys = (function* () {
-      for (const value of indexWalk(store, driver!, range, q.order, transaction)) yield indexValuePk(value)
-    })()
-  }
-  for (const pk of keys) {
-    // lmdb-js reads in the transaction given (read.js); its typings omit the options argument.
-    const value = (store.events.getBinaryFast as (key: Buffer, options: { transaction: Transaction }) => Buffer | undefined).call(store.events, pk, { transaction })!
-    if (bounded && !amountInRange(recordAmount(value), q)) continue
-    if (rest.length > 0 && !matchesAll(decodeRecord(pk, value), rest)) continue
-    yield { pk, value }
-  }
+/** Primary keys of the candidates inside `range`, in the query's order, read in `transaction`. */
+function candidateKeys(store: Store, plan: ExportPlan, range: KeyRange, order: 'asc' | 'desc', transaction: Transaction): Generator<Buffer> {
+  if (!plan.driver) return primaryKeys(store, range, order, transaction)
+  const values = indexWalk(store, plan.driver, range, order, transaction)
+  return (function* () {
+    for (const value of values) yield indexValuePk(value)
+  })()
 }
 
-/** One RFC 4180 record: fields as `/events` writes them, then UTC time and the amounts in token units. */
+/**
+ * One RFC 4180 record: fields as `/events` writes them, then UTC time and the amounts in token units.
+ * Only `tokenSymbol` is text from outside (the token contract's `symbol()`): it is written by `csvCell`,
+ * quoted when it must be and with an apostrophe in front of what a spreadsheet would run as a formula;
+ * the other fields are hex and unsigned integers of our own encoding.
+ */
 function csvRow(s: StoredSettlement, tokens: TokenCache): string {
   const token = tokens.get(fieldHex(s, 'token'))
   const hex = (field: Parameters<typeof fieldHex>[1]) => `0x${fieldHex(s, field)}`
@@ -147,7 +186,7 @@ function csvRow(s: StoredSettlement, tokens: TokenCache): string {
     s.logIndex,
     s.timestamp,
     hex('token'),
-    csvText(token.symbol),
+    csvCell(token.symbol),
     token.decimals,
     hex('payer'),
     hex('recipient'),
@@ -161,11 +200,6 @@ function csvRow(s: StoredSettlement, tokens: TokenCache): string {
     decimalAmount(s.fee, token.decimals),
   ]
   return fields.join(',') + CRLF
-}
-
-/** Quoted when it holds a comma, a quote or a line break, quotes doubled (RFC 4180 §2). */
-export function csvText(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
 /** An integer amount in the token's units with every decimal written ("25.500000" for 25500000 at 6 decimals); exact. */

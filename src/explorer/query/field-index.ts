@@ -83,20 +83,28 @@ function countOf(store: Store, field: IndexedField, key: Buffer, range: KeyRange
   return indexValueOrdinal(last) - indexValueOrdinal(first) + 1
 }
 
-/** Two walks in the same order as one, by primary key; a primary key in both comes out once. */
+/**
+ * Two walks in the same order as one, by primary key; a primary key in both comes out once. Ending it
+ * early ends both walks, so that their cursors let go of their read transaction (an export's chunk).
+ */
 function* mergeByPk(a: Generator<Buffer>, b: Generator<Buffer>, order: Order): Generator<Buffer> {
   const direction = order === 'asc' ? 1 : -1
-  let x = a.next()
-  let y = b.next()
-  while (!x.done || !y.done) {
-    const cmp = x.done ? 1 : y.done ? -1 : compareIndexValuePks(x.value, y.value) * direction
-    if (cmp <= 0) {
-      yield x.value as Buffer
-      if (cmp === 0) y = b.next()
-      x = a.next()
-    } else {
-      yield y.value as Buffer
-      y = b.next()
+  try {
+    let x = a.next()
+    let y = b.next()
+    while (!x.done || !y.done) {
+      const cmp = x.done ? 1 : y.done ? -1 : compareIndexValuePks(x.value, y.value) * direction
+      if (cmp <= 0) {
+        yield x.value as Buffer
+        if (cmp === 0) y = b.next()
+        x = a.next()
+      } else {
+        yield y.value as Buffer
+        y = b.next()
+      }
     }
+  } finally {
+    a.return(undefined)
+    b.return(undefined)
   }
 }

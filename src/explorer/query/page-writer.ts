@@ -115,10 +115,14 @@ export class PageWriter {
     return Buffer.copyBytesFrom(this.#out, 0, this.#p)
   }
 
-  /** The page; `next` is the position the next page continues after, if there is one. */
-  finish(next: Position | undefined, total: number): Buffer {
+  /**
+   * The page; `next` is the position the next page continues after, if there is one. A total that is a
+   * lower bound (a walk cut off at EVENTS_MAX_WALK) says so with `"totalRelation":"gte"`; an exact one
+   * has no such field, as the specification's envelope.
+   */
+  finish(next: Position | undefined, total: number, totalIsLowerBound = false): Buffer {
     const cursor = next ? `"${encodeCursor(next.blockNumber, next.logIndex)}"` : 'null'
-    const tail = `],"nextCursor":${cursor},"total":${total}}`
+    const tail = `],"nextCursor":${cursor},"total":${total}${totalIsLowerBound ? ',"totalRelation":"gte"' : ''}}`
     while (this.#p + tail.length > this.#out.length) this.#grow()
     this.#p += this.#out.write(tail, this.#p, 'latin1')
     return slab.keep(this.#out, this.#p)

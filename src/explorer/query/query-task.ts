@@ -13,7 +13,8 @@ import type { StatsFilter } from './stats-plan.js'
 import type { TokenCache } from './token-cache.js'
 
 export type QueryTask =
-  | { kind: 'events'; query: EventsQuery }
+  /** `maxWalk`: candidates an intersection may read (EVENTS_MAX_WALK); unbounded without it. */
+  | { kind: 'events'; query: EventsQuery; maxWalk?: number }
   | { kind: 'first'; field: 'txHash' | 'orderReference'; value: Hex }
   | { kind: 'stats'; filter: StatsFilter; nowSeconds: number }
   | { kind: 'series'; query: SeriesQuery }
@@ -22,7 +23,7 @@ export type QueryTask =
 export function runQueryTask(store: Store, tokens: TokenCache, task: QueryTask): Uint8Array | undefined {
   switch (task.kind) {
     case 'events':
-      return runEventsQuery(store, tokens, task.query)
+      return runEventsQuery(store, tokens, task.query, task.maxWalk)
     case 'first':
       return findFirstSettlement(store, tokens, task.field, task.value)
     case 'stats':

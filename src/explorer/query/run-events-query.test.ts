@@ -12,7 +12,7 @@ import type { SettlementRecord } from '../store/record.js'
 import type { EventPage, Hex, Settlement } from '../../wire/settlement.js'
 import type { EventsQuery } from './events-query.js'
 import { findFirstSettlement } from './find-settlement.js'
-import { createQueryExecutor } from './query-executor.js'
+import { createQueryExecutor, QueryPoolBusy } from './query-executor.js'
 import type { QueryTask } from './query-task.js'
 import { fieldFilters, runEventsQuery } from './run-events-query.js'
 import { amountPlan } from './amount-query.js'
@@ -238,7 +238,76 @@ describe('runEventsQuery against brute force', () => {
   })
 })
 
+describe('a bounded walk (EVENTS_MAX_WALK)', () => {
+  /** Pages of `q` with `maxWalk`: every page, its total and whether the total is a lower bound. */
+  function boundedPages(q: Omit<EventsQuery, 'after'>, maxWalk: number) {
+    const pages: (EventPage & { totalRelation?: string })[] = []
+    let after: EventsQuery['after']
+    for (let i = 0; i < 10_000; i++) {
+      const page = JSON.parse(runEventsQuery(store, tokens, { ...q, after }, maxWalk).toString()) as EventPage & { totalRelation?: string }
+      pages.push(page)
+      if (!page.nextCursor) return pages
+      after = decodeCursor(page.nextCursor)
+    }
+    throw new Error('paging did not end')
+  }
+  const cases: [string, () => Omit<EventsQuery, 'after' | 'limit' | 'order'>][] = [
+    ['token + zero acquirerId (dense)', () => ({ token: syntheticToken(0), acquirerId: `0x${'0'.repeat(32)}` })],
+    ['token + recipient (sparse)', () => ({ token: syntheticToken(0), recipient: syntheticRecipient(4) })],
+    ['address + token', () => ({ address, token: syntheticToken(1) })],
+    ['token + payer + amount range', () => ({ token: syntheticToken(2), payer: syntheticPayer(5), minAmount: '100000000', maxAmount: '900000000' })],
+  ]
+  for (const [name, filters] of cases) {
+    for (const order of ['asc', 'desc'] as const) {
+      test(`${name}, ${order}: pages cut off at 50 candidates still give every match once, in order; totals are lower bounds, said so`, () => {
+        const q = { ...filters(), order, limit: 7 }
+        const want = expected(q)
+        const pages = boundedPages(q, 50)
+        assert.deepEqual(ids(pages.flatMap((p) => p.events)), ids(want))
+        for (const page of pages) {
+          assert.ok(page.events.length <= 7)
+          if (page.totalRelation === undefined) assert.equal(page.total, want.length)
+          else {
+            assert.equal(page.totalRelation, 'gte')
+            assert.ok(page.total <= want.length, `${page.total} > ${want.length}`)
+          }
+        }
+      })
+    }
+  }
+
+  test('a walk that ends within the bound gives the exact total with no totalRelation, as unbounded', () => {
+    const q: EventsQuery = { order: 'desc', limit: 5, token: syntheticToken(0), recipient: syntheticRecipient(4) }
+    assert.deepEqual(runEventsQuery(store, tokens, q, COUNT), runEventsQuery(store, tokens, q))
+    assert.equal(JSON.parse(runEventsQuery(store, tokens, q, COUNT).toString()).totalRelation, undefined)
+  })
+
+  test('the first page of a large intersection reads at most the bound: a bound of 50 gives a total of at most 50', () => {
+    const q: EventsQuery = { order: 'asc', limit: 100, token: syntheticToken(0), acquirerId: `0x${'0'.repeat(32)}` }
+    const page = JSON.parse(runEventsQuery(store, tokens, q, 50).toString()) as EventPage & { totalRelation?: string }
+    assert.equal(page.totalRelation, 'gte')
+    assert.ok(page.total <= 50 && page.total > 0, String(page.total))
+    assert.deepEqual(ids(page.events), ids(expected(q).slice(0, page.events.length)))
+    assert.ok(page.nextCursor)
+  })
+})
+
 describe('createQueryExecutor', () => {
+  test('a pool holding its 32 tasks in flight and maxQueue more refuses the next at once (QueryPoolBusy), and takes tasks again once they end', async () => {
+    const executor = createQueryExecutor({ store, dataDir: dir, workers: 1, inline: 'none', maxQueue: 8 })
+    try {
+      const q: EventsQuery = { order: 'desc', limit: 5, token: syntheticToken(0), acquirerId: `0x${'0'.repeat(32)}` }
+      const runs = Array.from({ length: 60 }, () => Promise.resolve(executor.run({ kind: 'events', query: q })).then(() => 'answered', (error: unknown) => error))
+      const outcomes = await Promise.all(runs)
+      assert.equal(outcomes.filter((o) => o === 'answered').length, 40)
+      assert.ok(outcomes.slice(40).every((o) => o instanceof QueryPoolBusy && o.retryable))
+      assert.ok(await executor.run({ kind: 'events', query: q }))
+    } finally {
+      await executor.close()
+    }
+  })
+
+
   test("inline 'none': every task goes to the pool, cheap ones too, with the bytes the server thread would answer", async () => {
     const executor = createQueryExecutor({ store, dataDir: dir, workers: 1, inline: 'none' })
     try {

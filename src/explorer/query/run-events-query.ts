@@ -2,9 +2,12 @@
  * The query engine behind `GET /events`: picks the most selective index, walks it in key order from
  * the cursor, checks the remaining filters on each candidate, and renders the page as JSON text.
  * Totals come from ordinals (two seeks, six for `address`; see field-index.ts) for zero or one field
- * filter; with several, the smallest candidate set is walked once, which bounds the cost by the most
- * selective filter. A recipient alone reads its covering runs (covered-page.ts) instead of the index
- * and the primary database.
+ * filter; with several, the smallest candidate set is walked, at most `maxWalk` candidates of it
+ * (EVENTS_MAX_WALK): past that the total is a lower bound, said with `"totalRelation":"gte"`
+ * (Elasticsearch's `hits.total.relation`), and a page whose matches lie further than the walk reaches
+ * ends early, with a cursor at the last candidate read, from which the next page goes on (a keyset
+ * page, as DynamoDB's `LastEvaluatedKey` after its read limit). A recipient alone reads its covering
+ * runs (covered-page.ts) instead of the index and the primary database.
  */
 import type { Transaction } from 'lmdb'
 import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/index.js'
@@ -25,8 +28,8 @@ export { fieldFilters, indexCount, indexWalk, load, type FieldFilter }
 
 const EMPTY_PAGE = Buffer.from('{"events":[],"nextCursor":null,"total":0}')
 
-/** The page as JSON bytes. */
-export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery): Buffer {
+/** The page as JSON bytes; `maxWalk` bounds the candidates an intersection reads (twice at most: for the total, for the page). */
+export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery, maxWalk = Number.POSITIVE_INFINITY): Buffer {
   const range = keyRange(store, q)
   if (!range) return EMPTY_PAGE
   const filters = fieldFilters(q)
@@ -49,14 +52,15 @@ export function runEventsQuery(store: Store, tokens: TokenCache, q: EventsQuery)
       total = driver.count
       found = page ? indexPage(store, driver, page, q.order, q.limit + 1) : []
     } else {
-      ;({ total, found } = intersect(store, driver, rest, range, page, q))
+      const walked = intersect(store, driver, rest, range, page, q, maxWalk)
+      return renderPage(store, tokens, walked.found, q.limit, walked.total, walked.resumeAfter, walked.totalIsLowerBound)
     }
   }
   return renderPage(store, tokens, found, q.limit, total)
 }
 
 /** The range the page may come from: the query's range narrowed by the cursor. */
-export function pageBounds(range: KeyRange, q: EventsQuery): KeyRange | undefined {
+export function pageBounds(range: KeyRange, q: Pick<EventsQuery, 'after' | 'order'>): KeyRange | undefined {
   if (!q.after) return range
   const at = encodePk(q.after.blockNumber, q.after.logIndex)
   const page = { ...range }
@@ -105,28 +109,62 @@ function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'a
 }
 
 /**
- * Several field filters, or field filters and amount bounds: one walk of the smallest candidate set
- * gives both the exact total and the page.
+ * Several field filters, or field filters and amount bounds: one walk of the smallest candidate set, from
+ * the range's start, gives both the exact total and the page, when it ends within `maxWalk` candidates.
+ * The page's candidates are a suffix of that walk's (the cursor only moves the start), so a walk cut
+ * off inside them still gives the page's first matches; cut off before them, a second walk bounded the
+ * same way starts at the cursor. A page cut off by a walk continues after the last candidate it read.
  */
-function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range: KeyRange, page: KeyRange | undefined, q: EventsQuery) {
-  const found: Buffer[] = []
-  let total = 0
+function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range: KeyRange, page: KeyRange | undefined, q: EventsQuery, maxWalk: number) {
   const amounts = amountBounds(q) !== undefined
+  const matches = (value: Buffer) => (!amounts || storedAmountInRange(store, indexValuePk(value), q)) && (rest.length === 0 || matchesAll(load(store, value), rest))
+  const inPage = (pk: Buffer) => page !== undefined && Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0
+  let found: Buffer[] = []
+  let total = 0
+  let walked = 0
+  let cutOff = false
+  let lastInPage: Buffer | undefined
   for (const value of indexWalk(store, driver, range, q.order)) {
-    if (amounts && !storedAmountInRange(store, indexValuePk(value), q)) continue
-    if (rest.length > 0 && !matchesAll(load(store, value), rest)) continue
-    total++
+    if (walked++ >= maxWalk) {
+      cutOff = true
+      break
+    }
     const pk = indexValuePk(value)
-    const inPage = page && Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0
-    if (inPage && found.length <= q.limit) found.push(pk)
+    const here = inPage(pk)
+    if (here) lastInPage = pk
+    if (!matches(value)) continue
+    total++
+    if (here && found.length <= q.limit) found.push(pk)
   }
-  return { total, found }
+  if (!cutOff) return { total, found, totalIsLowerBound: false, resumeAfter: undefined }
+  if (page && !lastInPage) {
+    // Every page match is also a match the first walk did not count: the lower bound grows by them.
+    found = []
+    walked = 0
+    cutOff = false
+    for (const value of indexWalk(store, driver, page, q.order)) {
+      if (found.length > q.limit) break
+      if (walked++ >= maxWalk) {
+        cutOff = true
+        break
+      }
+      lastInPage = indexValuePk(value)
+      if (matches(value)) found.push(lastInPage)
+    }
+    total += found.length
+  }
+  const resume = cutOff && found.length <= q.limit
+  return { total, found, totalIsLowerBound: true, resumeAfter: resume ? lastInPage : undefined }
 }
 
-/** `found` holds up to `limit + 1` primary keys: one more than the page says whether a next page exists. */
-function renderPage(store: Store, tokens: TokenCache, found: Buffer[], limit: number, total: number): Buffer {
+/**
+ * `found` holds up to `limit + 1` primary keys: one more than the page says whether a next page exists.
+ * A page a bounded walk cut off continues after `resumeAfter` instead.
+ */
+function renderPage(store: Store, tokens: TokenCache, found: Buffer[], limit: number, total: number, resumeAfter?: Buffer, totalIsLowerBound = false): Buffer {
   const count = Math.min(found.length, limit)
   const page = new PageWriter(store, tokens, count * BYTES_PER_SETTLEMENT)
   for (let i = 0; i < count; i++) page.settlement(found[i]!)
-  return page.finish(found.length > limit ? decodePk(found[count - 1]!) : undefined, total)
+  const next = resumeAfter ?? (found.length > limit ? found[count - 1] : undefined)
+  return page.finish(next && decodePk(next), total, totalIsLowerBound)
 }

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import uWS from 'uWebSockets.js'
 import packageJson from '../../../package.json' with { type: 'json' }
 import { createLogger, Metrics } from '../../platform/observability/index.js'
-import { guardRoutes, listenApp, loadConfigureApp, registerApi, type Api } from '../api/index.js'
+import { exportCounts, guardRoutes, listenApp, loadConfigureApp, registerApi, type Api } from '../api/index.js'
 import { createQueryExecutor, storedEnd } from '../query/index.js'
 import { followWriteCounts, openStore } from '../store/index.js'
 import { SharedConnections } from '../../platform/limits/index.js'
@@ -28,7 +28,7 @@ const logger = createLogger(options.logLevel, { service: 'explorer', thread: dat
 const metrics = new RelayedMetrics()
 metrics.merged = data.metrics
 const store = openStore({ path: options.dataDir })
-const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline })
+const executor = createQueryExecutor({ store, dataDir: options.dataDir, workers: options.queryWorkers, inline: options.queryInline, maxQueue: options.queryMaxQueue })
 let status = data.status
 let applied = 0
 let publishedEnd: Buffer | undefined
@@ -36,10 +36,11 @@ let publishedEnd: Buffer | undefined
 applied = followWriteCounts(store, data.writes, () => applied, () => (publishedEnd = storedEnd(store)))
 
 const connections = new SharedConnections(data.connections, options.live.maxConnections, options.live.maxConnectionsPerAddress)
+const exports = exportCounts(options.exports, data.exports)
 let stopped = false
 const app = guardRoutes(uWS.App(), () => stopped)
 const configureApp = await loadConfigureApp(data.appModule)
-const api: Api = registerApi(app, { options, store, executor, indexer: { status: () => status }, metrics, logger, version: packageJson.version, publishedEnd, configureApp, connections })
+const api: Api = registerApi(app, { options, store, executor, indexer: { status: () => status }, metrics, logger, version: packageJson.version, publishedEnd, configureApp, connections, exports })
 
 port.on('message', (message: ToThread) => {
   if (message.type === 'committed' || message.type === 'removed') {

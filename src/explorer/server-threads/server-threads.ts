@@ -16,6 +16,7 @@ import type { IndexerListener, IndexerStatus } from '../indexer/index.js'
 import type { Logger, Metrics, MetricsSnapshot } from '../../platform/observability/index.js'
 import { shareWriteCounts, type Store, type StoredSettlement } from '../store/index.js'
 import { SharedConnections, sharedConnectionsMemory } from '../../platform/limits/index.js'
+import { exportCounts } from '../api/index.js'
 import type { FromThread, ServerThreadData, ToThread } from './thread-messages.js'
 
 /** How often threads and the main thread exchange metrics and the main thread checks the indexer's status. */
@@ -54,14 +55,18 @@ export class ServerThreads {
   #timer: NodeJS.Timeout | undefined
   #threadRequests: (value: number, labels: { thread: string }) => void
   #connectionsMemory = sharedConnectionsMemory()
+  #exportsMemory = sharedConnectionsMemory()
   /** The live connection caps, for every thread's hub at once: the main thread's view. */
   readonly connections: SharedConnections
+  /** The export caps, for every thread at once: the main thread's view. */
+  readonly exports: SharedConnections
 
   /** Before the indexer writes anything: the write counts move to shared memory now. */
   constructor(o: ServerThreadsOptions) {
     this.#o = o
     this.#writes = shareWriteCounts(o.store)
     this.connections = new SharedConnections(this.#connectionsMemory, o.options.live.maxConnections, o.options.live.maxConnectionsPerAddress)
+    this.exports = exportCounts(o.options.exports, this.#exportsMemory)
     o.metrics.merge(() => this.#snapshots.values())
     this.#threadRequests = o.metrics.gauge('server_thread_requests', 'HTTP requests answered by each server thread (1, 2, …) as of its last report; the main thread answered the rest')
   }
@@ -83,7 +88,7 @@ export class ServerThreads {
   /** Starts `options.serverThreads − 1` threads listening on `port`; resolves when all listen. */
   async start(port: number): Promise<void> {
     const { options, appModule } = this.#o
-    const data: Omit<ServerThreadData, 'thread'> = { options: { ...options, port }, writes: this.#writes.memory, connections: this.#connectionsMemory, status: this.#o.status(), metrics: this.#o.metrics.render(), appModule }
+    const data: Omit<ServerThreadData, 'thread'> = { options: { ...options, port }, writes: this.#writes.memory, connections: this.#connectionsMemory, exports: this.#exportsMemory, status: this.#o.status(), metrics: this.#o.metrics.render(), appModule }
     const started = Array.from({ length: options.serverThreads - 1 }, (_, i) => this.#spawn({ ...data, thread: i + 1 }))
     const results = await Promise.allSettled(started)
     this.#threads = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))

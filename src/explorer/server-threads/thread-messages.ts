@@ -13,6 +13,8 @@ export interface ServerThreadData {
   writes: SharedArrayBuffer
   /** Live connections of all threads (platform/limits SharedConnections). */
   connections: SharedArrayBuffer
+  /** Exports running on all threads (platform/limits SharedConnections). */
+  exports: SharedArrayBuffer
   status: IndexerStatus
   /** The main thread's metrics as they stand, until the first exchange brings them again. */
   metrics: string

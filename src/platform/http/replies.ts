@@ -23,6 +23,7 @@ const STATUS_TEXT: Record<number, string> = {
   405: '405 Method Not Allowed',
   413: '413 Payload Too Large',
   414: '414 URI Too Long',
+  429: '429 Too Many Requests',
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',
 }

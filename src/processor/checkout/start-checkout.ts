@@ -9,7 +9,7 @@
  * reconciliation could miss a payment of.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createChainClient } from '../../chain/index.js'
+import { createChainClient, endpointsOf } from '../../chain/index.js'
 import type { CheckoutOptions } from '../../config/index.js'
 import { ConfigError, LOCAL_CHAIN_ID } from '../../config/index.js'
 import type { Database } from '../db/index.js'
@@ -41,7 +41,7 @@ export type CheckoutServices = ProcessorServices
 const CURSOR_POLL_MS = 100
 
 export async function startCheckout(options: CheckoutOptions, { db, log, metrics = serviceMetrics('checkout') }: CheckoutServices): Promise<RunningCheckout> {
-  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  const publicClient = createChainClient({ ...endpointsOf(options), chainId: options.chainId, pollingIntervalMs: options.pollIntervalMs, log })
   if (options.chainId !== LOCAL_CHAIN_ID && new URL(options.explorerUrl).protocol === 'http:') {
     // Payments are read back from the node before they settle, but which ones to read comes from the feed.
     log.warn('EXPLORER_URL uses plain http off the local chain: anyone on the path can hide or delay settlements', { explorerUrl: options.explorerUrl })

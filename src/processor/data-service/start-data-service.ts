@@ -3,10 +3,9 @@
  * keeps it current on admin events, and serves it from memory over uWebSockets.js.
  */
 import uWS from 'uWebSockets.js'
-import type { PublicClient } from 'viem'
 import { watchDirectory } from '../../chain/index.js'
 import type { Directory } from '../../chain/index.js'
-import { createChainClient } from '../../chain/index.js'
+import { checkChainId, createChainClient, endpointsOf } from '../../chain/index.js'
 import type { DataServiceOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
 import { createLogger, serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
@@ -29,8 +28,9 @@ export async function startDataService(options: DataServiceOptions, services: Da
   const logger = services.log ?? createLogger(options.logLevel, { service: 'data-service' })
   const metrics = services.metrics ?? serviceMetrics('data_service')
   metrics.collected('directory_block_number', 'The block the directory was last read at', () => Number(watch.current().blockNumber))
-  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
-  await checkChainId(publicClient, options)
+  // A wrong RPC_URL or CHAIN_ID would announce another chain's contract: refuse to start.
+  const publicClient = createChainClient({ ...endpointsOf(options), chainId: options.chainId, pollingIntervalMs: options.pollIntervalMs, log: logger })
+  await checkChainId(publicClient, options.chainId)
 
   let rendered: RenderedDirectory
   // A failing node fails every poll: one warning when it starts, one line when it ends.
@@ -101,18 +101,6 @@ export async function startDataService(options: DataServiceOptions, services: Da
       logger.info('data service stopped')
     },
   }
-}
-
-/** A wrong RPC_URL or CHAIN_ID would announce another chain's contract: refuse to start. */
-async function checkChainId(publicClient: PublicClient, options: DataServiceOptions): Promise<void> {
-  let served: number
-  try {
-    served = await publicClient.getChainId()
-  } catch (error) {
-    const message = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message
-    throw new ConfigError(`RPC_URL ${options.rpcUrl} does not answer: ${message.split('\n')[0]}`, { cause: error })
-  }
-  if (served !== options.chainId) throw new ConfigError(`CHAIN_ID is ${options.chainId} but RPC_URL ${options.rpcUrl} serves chain ${served}`)
 }
 
 function summary(directory: Directory) {

@@ -5,7 +5,9 @@
  * of holding a transaction open across the HTTP request: several replicas share the outbox, no event is
  * sent by two of them at once, and a crashed worker's events come back when its lease ends (at least
  * once). An event is claimable only when no earlier event of its charge is pending — that is the
- * ordering per charge — and only within its merchant's share of the slots (fairness, circuit breaker). Each attempt's outcome and its row in `webhook_attempts` are one statement.
+ * ordering per charge — and only within its merchant's share of the slots (fairness, circuit breaker), a
+ * merchant known to answer slowly only into the worker's slow lane. Each attempt's outcome and its row in
+ * `webhook_attempts` are one statement.
  */
 import type { Database, Sql } from './open-database.js'
 import { webhookChannel } from './webhook-outbox.js'
@@ -23,10 +25,17 @@ export interface ClaimedWebhook {
   claimToken: string
   /** The newest webhook secret's id when the claim was made. */
   secretsVersion: number
+  /** Claimed for the slow lane (its merchant is one of `slowMerchants`). */
+  slow: boolean
 }
 
 export interface ClaimParams {
+  /** Events of the other merchants to claim at most (the worker's free slots). */
   limit: number
+  /** Events of `slowMerchants` to claim at most (the room in the worker's slow lane). */
+  slowLimit: number
+  /** Merchants whose endpoint answered slowly last time: claimed only into the slow lane. */
+  slowMerchants: readonly string[]
   claimToken: string
   leaseMs: number
   /** Events of one merchant in flight at once, over all workers. */
@@ -39,12 +48,14 @@ export interface ClaimParams {
 const CLAIM_LOCK = 0x77686b63
 
 /**
- * Claims due events fairly: each merchant's earliest events first, round by round (every merchant's
- * first before anyone's second), never more than `perMerchant` of a merchant's in flight, one while its
- * endpoint is failing, none while its circuit breaker has it paused. One slow or dead endpoint therefore
- * holds a few slots, not the whole worker.
+ * Claims due events fairly: round by round, an event's round being the place it would take among its
+ * merchant's requests in flight (a merchant with none in flight first, over all workers), so every
+ * merchant's first before anyone's second; never more than `perMerchant` of a merchant's in flight, one
+ * while its endpoint is failing, none while its circuit breaker has it paused. Known-slow merchants'
+ * events count against `slowLimit`, the others' against `limit`: a slow endpoint never takes one of the
+ * slots the others are served from.
  */
-export async function claimDueWebhooks(db: Database, { limit, claimToken, leaseMs, perMerchant, breakerFailures }: ClaimParams): Promise<ClaimedWebhook[]> {
+export async function claimDueWebhooks(db: Database, { limit, slowLimit, slowMerchants, claimToken, leaseMs, perMerchant, breakerFailures }: ClaimParams): Promise<ClaimedWebhook[]> {
   return db.transaction(async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK])
     const { rows } = await client.query<ClaimedWebhook>(
@@ -53,9 +64,9 @@ export async function claimDueWebhooks(db: Database, { limit, claimToken, leaseM
          WHERE status = 'pending' AND claimed_until > now() GROUP BY merchant_id
        ),
        ready AS (
-         SELECT e.id, e.next_attempt_at, e.sequence,
-                row_number() OVER (PARTITION BY e.merchant_id ORDER BY e.next_attempt_at, e.sequence) AS round,
-                CASE WHEN m.webhook_failures >= $5 THEN 1 ELSE $4::int END - COALESCE(f.n, 0) AS room
+         SELECT e.id, e.next_attempt_at, e.sequence, e.merchant_id = ANY($6::text[]) AS slow,
+                COALESCE(f.n, 0) + row_number() OVER (PARTITION BY e.merchant_id ORDER BY e.next_attempt_at, e.sequence) AS round,
+                CASE WHEN m.webhook_failures >= $5 THEN 1 ELSE $4::int END AS share
          FROM webhook_events e
          JOIN merchants m ON m.id = e.merchant_id
          LEFT JOIN in_flight f ON f.merchant_id = e.merchant_id
@@ -66,21 +77,30 @@ export async function claimDueWebhooks(db: Database, { limit, claimToken, leaseM
              WHERE earlier.charge_id = e.charge_id AND earlier.merchant_id = e.merchant_id
                AND earlier.status = 'pending' AND earlier.sequence < e.sequence)
        ),
-       due AS (
+       due_now AS (
          SELECT e.id FROM webhook_events e JOIN ready r ON r.id = e.id
-         WHERE r.round <= r.room
+         WHERE r.round <= r.share AND NOT r.slow
          ORDER BY r.round, r.next_attempt_at, r.sequence
          LIMIT $1
          FOR UPDATE OF e SKIP LOCKED
-       )
+       ),
+       due_slow AS (
+         SELECT e.id FROM webhook_events e JOIN ready r ON r.id = e.id
+         WHERE r.round <= r.share AND r.slow
+         ORDER BY r.round, r.next_attempt_at, r.sequence
+         LIMIT $7
+         FOR UPDATE OF e SKIP LOCKED
+       ),
+       due AS (SELECT id FROM due_now UNION ALL SELECT id FROM due_slow)
        UPDATE webhook_events e
        SET claim_token = $2, claimed_until = now() + make_interval(secs => $3::float8 / 1000),
            window_started_at = COALESCE(e.window_started_at, now())
        FROM due, merchants m
        WHERE e.id = due.id AND m.id = e.merchant_id
        RETURNING e.id, e.merchant_id AS "merchantId", m.webhook_url AS "webhookUrl", e.payload::text AS body, e.attempts,
-                 e.claim_token AS "claimToken", (SELECT COALESCE(max(id), 0)::int FROM webhook_secrets) AS "secretsVersion"`,
-      [limit, claimToken, leaseMs, perMerchant, breakerFailures],
+                 e.claim_token AS "claimToken", (SELECT COALESCE(max(id), 0)::int FROM webhook_secrets) AS "secretsVersion",
+                 e.merchant_id = ANY($6::text[]) AS slow`,
+      [limit, claimToken, leaseMs, perMerchant, breakerFailures, slowMerchants, slowLimit],
     )
     return rows
   })

@@ -6,11 +6,11 @@
  * transaction signed for it (the first and its replacements) reuses that nonce, so at most one of
  * them can ever be mined — the submitter's "at most once", whatever crashes in between.
  */
-import { createPublicClient, http, keccak256, parseTransaction, type Hex } from 'viem'
-import { createTransactionSigner, type FeeCache } from '../../chain/index.js'
+import { keccak256, parseTransaction, type Hex } from 'viem'
+import { createChainClient, createTransactionSigner, type FeeCache } from '../../chain/index.js'
+import type { RpcEndpoints } from '../../config/index.js'
 import type { RecordedTransaction } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
-import { rpcFetch } from '../../platform/net/index.js'
 
 export interface SignedTx extends Omit<RecordedTransaction, 'sentAt'> {}
 
@@ -35,8 +35,8 @@ export interface Broadcaster {
 }
 
 export interface CreateBroadcasterParams {
-  /** Used only to send, with a client of its own (see below). */
-  rpcUrl: string
+  /** Used only to send (to every node that is fine: nodes/failover-transport.ts), with a client of its own (see below). */
+  endpoints: RpcEndpoints
   relayerKey: Hex
   chainId: number
   fees: FeeCache
@@ -53,7 +53,7 @@ export function createBroadcaster(params: CreateBroadcasterParams): Broadcaster 
   const { chainId, fees, log } = params
   // Sends batch only with each other: sharing a batch with a step's eth_calls would hold them until the
   // slowest call of that batch is answered.
-  const publicClient = createPublicClient({ transport: http(params.rpcUrl, { batch: { batchSize: 1000, wait: 0 }, retryCount: 2, fetchFn: rpcFetch }) })
+  const publicClient = createChainClient({ ...params.endpoints, chainId, batchSize: 1000, log })
   const signTransaction = createTransactionSigner(params.relayerKey)
   let nextNonce = params.nextNonce
 

@@ -22,7 +22,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFunctionData, type Hex, type PublicClient } from 'viem'
 import { intentOfAcquiring, intentOfPayment, type BuyAcquiringPackRequest, type PaymentIntent, type TransferRequest } from '../../wire/index.js'
-import { createPermitTracker } from '../../chain/index.js'
+import { createPermitTracker, endpointsOf } from '../../chain/index.js'
 import { PAYMENT_GAS } from '../../chain/index.js'
 import { createFeeCache } from '../../chain/index.js'
 import type { Database } from '../db/index.js'
@@ -90,7 +90,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
   for (const entry of await inFlightSubmissions(db.pool, relayer)) inFlight.set(entry.payloadId, entry)
   receipts.resume(await droppedWatches(db.pool, relayer))
   const broadcaster = createBroadcaster({
-    rpcUrl: settings.rpcUrl,
+    endpoints: endpointsOf(settings),
     relayerKey: settings.relayerKey,
     chainId: settings.chainId,
     fees,

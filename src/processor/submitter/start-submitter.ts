@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { addressOfKey, createChainClient } from '../../chain/index.js'
+import { addressOfKey, checkChainId, createChainClient, endpointsOf } from '../../chain/index.js'
 import type { ProcessorServices } from '../db/index.js'
 import { channels } from '../db/index.js'
 import { createDoorbell } from './doorbell.js'
@@ -25,9 +25,8 @@ export async function startSubmitter(settings: SubmitterSettings, services: Subm
   const { db } = services
   const relayer = addressOfKey(settings.relayerKey)
   const log = services.log.child({ piece: 'submitter', relayer })
-  const publicClient = createChainClient({ rpcUrl: settings.rpcUrl })
-  const nodeChainId = await publicClient.getChainId()
-  if (nodeChainId !== settings.chainId) throw new Error(`RPC_URL serves chain ${nodeChainId}, not CHAIN_ID ${settings.chainId}`)
+  const publicClient = createChainClient({ ...endpointsOf(settings), chainId: settings.chainId, log })
+  await checkChainId(publicClient, settings.chainId)
 
   const stopping = new AbortController()
   let role: 'active' | 'standby' = 'standby'

@@ -6,6 +6,12 @@
  * retried with exponential backoff and jitter until the retry window after its first attempt is over,
  * then it is `failed`. A NOTIFY on `webhook_enqueued` wakes it for new events, a poll finds due
  * retries, and the end of each attempt looks again (the charge's next event may be free now).
+ *
+ * Slow endpoints (issue 38): a request holds one of the WEBHOOK_CONCURRENCY slots for at most
+ * WEBHOOK_SLOW_MS; unanswered by then, it waits in the slow lane (WEBHOOK_SLOW_CONCURRENCY requests) and
+ * its slot serves the next event. A merchant whose last answer took that long is claimed straight into
+ * the slow lane (`slow-merchants.ts`). A slow 2xx is still a delivery, not a failure: the merchant keeps its
+ * share, and only its own events wait for its endpoint, however many such merchants there are.
  */
 import { randomUUID } from 'node:crypto'
 import type { WebhookOptions } from '../../config/index.js'
@@ -17,6 +23,7 @@ import { sealStoredWebhookSecrets, seedWebhookSecret, webhookSecretsChannel } fr
 import { retryDelayMs } from './backoff.js'
 import { resolveWebhookSecretKey } from './local-secret-key.js'
 import { createSecretCache } from './secret-cache.js'
+import { createSlowMerchants } from './slow-merchants.js'
 import { openSecretBox } from './secret-box.js'
 import { sendWebhook } from './send-webhook.js'
 import { webhookHeaders } from './sign-webhook.js'
@@ -47,7 +54,12 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
   const breaker = { failures: options.breakerFailures, cooldownMs: options.breakerCooldownMs }
   const dispatcher = webhookDispatcher(options.allowInternalTargets)
   const stopping = new AbortController()
-  const inFlight = new Set<Promise<void>>()
+  /** Attempts holding one of the worker's slots. */
+  const working = new Set<Promise<void>>()
+  /** Attempts waiting on a slow endpoint: past `slowMs`, or to a merchant known to be slow. */
+  const waiting = new Set<Promise<void>>()
+  // Without a slow lane no merchant is known slow: its events would have nowhere to go.
+  const slow = createSlowMerchants(options.slowConcurrency > 0 ? options.slowMs : Number.POSITIVE_INFINITY)
   let pumping: Promise<void> | undefined
   let again = false
 
@@ -63,6 +75,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
       dispatcher,
       refuseInternal: !options.allowInternalTargets,
     })
+    if (!stopping.signal.aborted) slow.answered(event.merchantId, outcome.durationMs)
     const verdict = judge(outcome, event.attempts + 1)
     if (verdict.kind !== 'released') attempts(1, { outcome: verdict.kind === 'delivered' ? 'delivered' : 'failed' })
     const status = await recordWebhookAttempt(db.pool, event, outcome, verdict, breaker)
@@ -79,30 +92,50 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
   }
 
   const launch = (event: ClaimedWebhook) => {
+    let lane = event.slow ? waiting : working
+    let timer: NodeJS.Timeout | undefined
     const attempt = deliver(event)
       // The claim stays until its lease ends, so the event is tried again then.
       .catch((error: unknown) => log.error('webhook delivery failed inside the worker', { id: event.id, error: (error as Error).message }))
       .finally(() => {
-        inFlight.delete(attempt)
+        clearTimeout(timer)
+        lane.delete(attempt)
         wake()
       })
-    inFlight.add(attempt)
+    lane.add(attempt)
+    // Unanswered after slowMs: the slot goes back, once the slow lane has room (looked at again every slowMs).
+    const moveToSlowLane = () => {
+      if (waiting.size >= options.slowConcurrency) return void (timer = setTimeout(moveToSlowLane, options.slowMs))
+      working.delete(attempt)
+      waiting.add(attempt)
+      lane = waiting
+      wake()
+    }
+    if (lane === working) timer = setTimeout(moveToSlowLane, options.slowMs)
   }
 
-  /** Claims as many due events as there is room for; runs alone, a wake during a run runs it again. */
+  /** Claims as many due events as there is room for in each lane; runs alone, a wake during a run runs it again. */
   const pump = async () => {
     do {
       again = false
-      for (let room = options.concurrency - inFlight.size; room > 0 && !stopping.signal.aborted; room = options.concurrency - inFlight.size) {
+      while (!stopping.signal.aborted) {
+        const knownSlow = slow.list()
+        const room = Math.max(0, options.concurrency - working.size)
+        const slowRoom = knownSlow.length === 0 ? 0 : Math.max(0, options.slowConcurrency - waiting.size)
+        if (room === 0 && slowRoom === 0) break
         const claimed = await claimDueWebhooks(db, {
           limit: room,
+          slowLimit: slowRoom,
+          slowMerchants: knownSlow,
           claimToken: randomUUID(),
           leaseMs: options.timeoutMs + LEASE_MARGIN_MS,
           perMerchant: options.perMerchantConcurrency,
           breakerFailures: options.breakerFailures,
         })
         for (const event of claimed) launch(event)
-        if (claimed.length < room) break
+        const slowClaimed = claimed.filter((event) => event.slow).length
+        // Another round only while a lane was filled: there may be more of its kind.
+        if (!(room > 0 && claimed.length - slowClaimed === room) && !(slowRoom > 0 && slowClaimed === slowRoom)) break
       }
     } while (again && !stopping.signal.aborted)
   }
@@ -138,7 +171,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
       clearInterval(poll)
       await listener.close()
       await pumping
-      await Promise.all(inFlight)
+      await Promise.all([...working, ...waiting])
       await dispatcher.close()
     },
   }

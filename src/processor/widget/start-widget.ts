@@ -3,7 +3,7 @@
  * display units; the chain must be CHAIN_ID), the LISTEN connection for live status, and the payment
  * pages on node:http with the operator's `/ready` (the database answers, the chain is read) and `/metrics`. The database is handed in and left open on `stop()`, so `npm start` can share one.
  */
-import { createChainClient } from '../../chain/index.js'
+import { createChainClient, endpointsOf } from '../../chain/index.js'
 import { openChargeTerms } from '../checkout/index.js'
 import type { WidgetOptions } from '../../config/index.js'
 import type { ProcessorServices } from '../db/index.js'
@@ -28,7 +28,7 @@ export interface RunningWidget {
 }
 
 export async function startWidget(options: WidgetOptions, { db, log, metrics = serviceMetrics('widget') }: WidgetServices): Promise<RunningWidget> {
-  const publicClient = createChainClient({ rpcUrl: options.rpcUrl, pollingIntervalMs: options.pollIntervalMs })
+  const publicClient = createChainClient({ ...endpointsOf(options), chainId: options.chainId, pollingIntervalMs: options.pollIntervalMs, log })
   const terms = await openChargeTerms(options, publicClient, log)
   const charges = await watchCharges(db).catch((error: unknown) => {
     terms.stop()

@@ -192,11 +192,12 @@ export function explorerOpenApi(version: string) {
       '/events': {
         get: operation(
           'List settlements',
-          'Keyset pages of settlements, newest first by default. Any combination of filters; `total` is the exact number of settlements matching the filters (not the page). Settlements that arrive while a client pages never shift or repeat entries.',
+          'Keyset pages of settlements, newest first by default. Any combination of filters; `total` is the exact number of settlements matching the filters (not the page). Settlements that arrive while a client pages never shift or repeat entries.\n\nSeveral field filters (or a field filter and amount bounds) are answered by walking the smallest candidate set, at most `EVENTS_MAX_WALK` candidates for the total and as many for the page. Past it `total` counts the matches found so far, a lower bound, and the page says so with `totalRelation: "gte"`; a page whose matches lie beyond the walk holds fewer than `limit` settlements (none, even) and a `nextCursor` after the last candidate read: follow it as usual, no match is skipped or repeated.',
           Object.values(EVENTS_PARAMETERS).map((parameter) => parameterRef(`events.${String(parameter.name)}`)),
           {
             '200': { description: 'A page.', content: json(ref('EventPage')) },
             '400': responseRef('BadRequest'),
+            '503': responseRef('Busy'),
           },
         ),
       },
@@ -204,9 +205,11 @@ export function explorerOpenApi(version: string) {
         get: {
           summary: 'Export settlements as a file',
           description: [
-            'Every settlement matching the filters, in `order`, as one file: no `limit`, no cursor. The file is read from one snapshot of the store, so it is the chain at one indexed head even while blocks arrive; it is streamed as the client reads it.',
+            'Every settlement matching the filters, in `order`, as one file: no `limit`, no cursor. The file holds every matching settlement up to the head indexed when the export starts, each once, even while blocks arrive (a reorganisation during the export shows in the blocks not yet written); it is streamed as the client reads it.',
             '',
-            '- `format=csv`: RFC 4180 (CRLF line ends), one header row, then a row per settlement. The first columns are the settlement fields by name (`' + CSV_COLUMNS.slice(0, 14).join('`, `') + '`), written exactly as in `/events`; then `timeUtc` (ISO 8601, UTC), `amountDecimal` and `feeDecimal` (in token units, every decimal written).',
+            'Capped: at most `EXPORT_MAX_CONCURRENT` exports run at once (503) and `EXPORT_MAX_PER_ADDRESS` from one client address (429), each refusal with `Retry-After`; an export still running `EXPORT_MAX_SECONDS` after its start is cut off, its connection closed before the chunked body ends, so a client sees an incomplete transfer, never a file that looks complete.',
+            '',
+            '- `format=csv`: RFC 4180 (CRLF line ends), one header row, then a row per settlement. The first columns are the settlement fields by name (`' + CSV_COLUMNS.slice(0, 14).join('`, `') + '`), written exactly as in `/events`; then `timeUtc` (ISO 8601, UTC), `amountDecimal` and `feeDecimal` (in token units, every decimal written). A `tokenSymbol` starting with `=`, `+`, `-`, `@`, a tab, a CR or an apostrophe (a formula in a spreadsheet) is written with an apostrophe in front: drop one leading apostrophe to compare with `/events`.',
             '- `format=ndjson`: one `Settlement` JSON object per line.',
             '',
             '`Content-Disposition: attachment` names the filters and the indexed head. Bad parameters (an unknown `format` included) are a 400 problem before any byte of a file.',
@@ -223,6 +226,8 @@ export function explorerOpenApi(version: string) {
               },
             },
             '400': responseRef('BadRequest'),
+            '429': responseRef('TooManyExportsFromAddress'),
+            '503': responseRef('ExportsFull'),
           },
         },
       },
@@ -235,6 +240,7 @@ export function explorerOpenApi(version: string) {
             '200': { description: 'The settlement.', content: json(ref('Settlement')) },
             '400': responseRef('BadRequest'),
             '404': responseRef('NotFound'),
+            '503': responseRef('Busy'),
           },
         ),
       },
@@ -247,6 +253,7 @@ export function explorerOpenApi(version: string) {
             '200': { description: 'The settlement.', content: json(ref('Settlement')) },
             '400': responseRef('BadRequest'),
             '404': responseRef('NotFound'),
+            '503': responseRef('Busy'),
           },
         ),
       },
@@ -315,7 +322,7 @@ export function explorerOpenApi(version: string) {
             'Without parameters, every settlement. With filters, the same figures for the matching settlements (`last24h`: those of them in the same 24 hour buckets). ' + STATS_FILTERING,
           ].join('\n'),
           Object.values(STATS_PARAMETERS),
-          { '200': { description: 'Statistics', content: json(ref('Stats')) }, '400': responseRef('BadRequest') },
+          { '200': { description: 'Statistics', content: json(ref('Stats')) }, '400': responseRef('BadRequest'), '503': responseRef('Busy') },
         ),
       },
       '/stats/series': {
@@ -327,7 +334,7 @@ export function explorerOpenApi(version: string) {
             STATS_FILTERING,
           ].join('\n'),
           Object.values(SERIES_PARAMETERS),
-          { '200': { description: 'Time series', content: json(ref('Series')) }, '400': responseRef('BadRequest') },
+          { '200': { description: 'Time series', content: json(ref('Series')) }, '400': responseRef('BadRequest'), '503': responseRef('Busy') },
         ),
       },
       '/health': {
@@ -376,6 +383,15 @@ export function explorerOpenApi(version: string) {
         Unavailable: problemResponse('Shutting down, or the live connection limit is reached (`Retry-After`).', {
           'Retry-After': { description: 'Seconds, when the connection limit is reached.', schema: { type: 'string' } },
         }),
+        Busy: problemResponse('The explorer is stopping (the connection is closed), or its query pool holds `QUERY_MAX_QUEUE` waiting queries already (`Retry-After`).', {
+          'Retry-After': { description: 'Seconds, when the pool is full.', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
+        }),
+        ExportsFull: problemResponse('The explorer is stopping (the connection is closed), or `EXPORT_MAX_CONCURRENT` exports are running (`Retry-After`).', {
+          'Retry-After': { description: 'Seconds, when the exports are at their cap.', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
+        }),
+        TooManyExportsFromAddress: problemResponse('The client’s address runs `EXPORT_MAX_PER_ADDRESS` exports already.', {
+          'Retry-After': { description: 'Seconds.', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
+        }),
         TooManyFromAddress: problemResponse('The client’s address holds `WS_MAX_CONNECTIONS_PER_IP` live connections (WebSocket and SSE together) already.', {
           'Retry-After': { description: 'Seconds.', schema: { const: '5' } },
         }),
@@ -410,7 +426,8 @@ export function explorerOpenApi(version: string) {
           properties: {
             events: { type: 'array', items: ref('Settlement'), maxItems: MAX_LIMIT },
             nextCursor: { oneOf: [CURSOR, { type: 'null' }], description: 'the next page’s `cursor`; null on the last page' },
-            total: { ...COUNT, description: 'settlements matching the filters, all pages together' },
+            total: { ...COUNT, description: 'settlements matching the filters, all pages together; a lower bound when `totalRelation` is `gte`' },
+            totalRelation: { const: 'gte', description: 'present only when `total` is a lower bound: a walk of several filters stopped at `EVENTS_MAX_WALK` candidates' },
           },
         },
         AmountsBySymbol: { type: 'object', additionalProperties: AMOUNT, description: 'keyed by token symbol' },

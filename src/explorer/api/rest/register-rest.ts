@@ -9,9 +9,10 @@ import type { ExplorerOptions } from '../../../config/index.js'
 import type { IndexerStatus } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import { DURATION_BUCKETS_SECONDS, type Metrics } from '../../../platform/observability/index.js'
-import { indexedHead, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
+import type { SharedConnections } from '../../../platform/limits/index.js'
+import { indexedHead, QueryPoolBusy, statsBody, statsWalkSize, type KeyViews, type StatsFilter, type QueryExecutor, type QueryTask, type Store, type TokenCache } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
-import { acceptedCoding, badParam, checkTargetLength, errorReply, etagMatches, json, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
+import { acceptedCoding, badParam, checkTargetLength, errorReply, etagMatches, json, problemHeaders, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import type { HttpValidators, Validity } from './http-cache.js'
 import { explorerOpenApi } from './openapi.js'
 import { registerExport } from './register-export.js'
@@ -37,6 +38,8 @@ export interface RestContext {
   version: string
   /** The web page, which answers `GET /` for browsers (web/register-web.ts). */
   web?: WebFront
+  /** Exports running, counted across server threads (register-export.ts). */
+  exports?: SharedConnections
 }
 
 export const ENDPOINTS = [
@@ -125,7 +128,14 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
       }
       if (!(result instanceof Promise)) return reply(res, answer(task, key, readAt, valid, result, started))
       const pending = result
-      replyLater(res, logger, async () => answer(task, key, readAt, valid, await pending, started))
+      replyLater(res, logger, async () => {
+        try {
+          return answer(task, key, readAt, valid, await pending, started)
+        } catch (error) {
+          if (error !== QueryPoolBusy.error) throw error
+          return count(POOL_BUSY, started)
+        }
+      })
     }
   }
   const settlements = (task: QueryTask) => ctx.validators.settlements(task.kind === 'events' ? task.query.toBlock : undefined)
@@ -155,8 +165,8 @@ export function registerRest(app: TemplatedApp, ctx: RestContext): void {
     '/metrics',
     now('/metrics', [], () => ({ status: 200, body: ctx.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' })),
   )
-  app.get('/events', query('/events', (_, search) => ({ kind: 'events', query: parseEventsQuery(search) }), settlements, undefined, ctx.pages))
-  registerExport(app, ctx)
+  app.get('/events', query('/events', (_, search) => ({ kind: 'events', query: parseEventsQuery(search), maxWalk: ctx.options.eventsMaxWalk }), settlements, undefined, ctx.pages))
+  registerExport(app, { store: ctx.store, tokens: ctx.tokens, limits: ctx.options.exports, trustedProxies: ctx.options.live.trustedProxies, exports: ctx.exports, metrics: ctx.metrics, logger })
   /** A single-settlement lookup by a path parameter; the raw segment is validated as is, never URL-decoded. */
   const lookup = (route: string, field: 'txHash' | 'orderReference', parse: (value: string) => Hex, notFound: string) =>
     app.get(
@@ -234,6 +244,9 @@ function boundedWalk<F extends StatsFilter>(ctx: RestContext, f: F): F {
 export function indexerReady(status: IndexerStatus, maxLag: number): boolean {
   return status.lag !== undefined && status.lag <= maxLag && status.lastError === undefined
 }
+
+/** The answer to a query the full pool refused (QUERY_MAX_QUEUE): made once, as the refusal itself. */
+const POOL_BUSY = problemReply(503, QueryPoolBusy.error.message, undefined, problemHeaders(503))
 
 function ready(ctx: RestContext): Reply {
   const status = ctx.indexer.status()

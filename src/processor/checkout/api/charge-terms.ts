@@ -3,12 +3,11 @@
  * settlement contract's directory, kept current on its admin events) and the contract's own fee
  * calculation, so `totalToPay` is exactly what a wallet will be asked to sign for.
  */
-import { BaseError as ViemError, ContractFunctionRevertedError, type Hex, type PublicClient } from 'viem'
-import { settlementAbi } from '../../../chain/index.js'
+import { BaseError as ViemError, ContractFunctionRevertedError, type Hex } from 'viem'
+import { checkChainId, settlementAbi, type ChainClient } from '../../../chain/index.js'
 import type { DirectoryToken } from '../../../chain/index.js'
 import { watchDirectory } from '../../../chain/index.js'
 import type { ChainSettings } from '../../../config/index.js'
-import { ConfigError } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 
 export interface ChargeTerms {
@@ -24,7 +23,8 @@ export interface ChargeTerms {
   stop(): void
 }
 
-export async function openChargeTerms(chain: ChainSettings & { pollIntervalMs: number }, publicClient: PublicClient, log: Logger): Promise<ChargeTerms> {
+export async function openChargeTerms(chain: ChainSettings & { pollIntervalMs: number }, publicClient: ChainClient, log: Logger): Promise<ChargeTerms> {
+  await checkChainId(publicClient, chain.chainId)
   const byAddress = (tokens: DirectoryToken[]) => new Map(tokens.map((t) => [t.address.toLowerCase() as Hex, t]))
   let tokens = new Map<Hex, DirectoryToken>()
   const watch = await watchDirectory({
@@ -38,12 +38,7 @@ export async function openChargeTerms(chain: ChainSettings & { pollIntervalMs: n
     },
     onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
   })
-  const directory = watch.current()
-  if (directory.chainId !== chain.chainId) {
-    watch.stop()
-    throw new ConfigError(`CHAIN_ID is ${chain.chainId} but RPC_URL ${chain.rpcUrl} serves chain ${directory.chainId}`)
-  }
-  tokens = byAddress(directory.tokens)
+  tokens = byAddress(watch.current().tokens)
   return {
     token: (address) => tokens.get(address),
     feesOn: (amount, acquirerId) =>

@@ -1,18 +1,16 @@
 /**
- * CSV as RFC 4180 says: CRLF line ends, a field quoted (inner quotes doubled) when it holds a comma, a
- * quote, CR or LF; a header line first. Amounts are written twice: in the token's smallest units, exactly
- * as the API gives them, and with the decimal point where the token's decimals put it (all of them: no
- * rounding, no thousands separators, so a spreadsheet reads a number).
+ * CSV as RFC 4180 says: CRLF line ends, a header line first, each cell written by the product's one
+ * `csvCell` (`wire/csv-cell.ts`: quoted when it must be, and merchant text that a spreadsheet would run
+ * as a formula — an orderId or a refund reason starting with `=`, `+`, `-`, `@` — with an apostrophe in
+ * front). Amounts are written twice: in the token's smallest units, exactly as the API gives them, and
+ * with the decimal point where the token's decimals put it (all of them: no rounding, no thousands
+ * separators, so a spreadsheet reads a number).
  */
+import { csvCell } from '../../../wire/index.js'
 
 export type CsvColumn<T> = readonly [name: string, value: (row: T) => string | number | null | undefined]
 
-const field = (value: string | number | null | undefined): string => {
-  const text = value === null || value === undefined ? '' : String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
-
-export const csvLine = (fields: readonly (string | number | null | undefined)[]) => `${fields.map(field).join(',')}\r\n`
+export const csvLine = (fields: readonly (string | number | null | undefined)[]) => `${fields.map(csvCell).join(',')}\r\n`
 
 export const csvHeader = <T>(columns: readonly CsvColumn<T>[]) => csvLine(columns.map(([name]) => name))
 

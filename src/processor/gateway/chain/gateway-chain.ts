@@ -7,11 +7,11 @@
 import { erc20Abi, type Hex, type PublicClient } from 'viem'
 import { settlementAbi } from '../../../chain/index.js'
 import { stablecoinAbi } from '../../../chain/index.js'
-import { createChainClient } from '../../../chain/index.js'
+import { checkChainId, createChainClient, endpointsOf } from '../../../chain/index.js'
 import type { Directory, DirectoryToken } from '../../../chain/index.js'
 import { watchDirectory } from '../../../chain/index.js'
 import type { TokenDomain } from '../../../wire/index.js'
-import { ConfigError } from '../../../config/index.js'
+import type { RpcEndpoints } from '../../../config/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import { GatewayRefusal } from '../input/gateway-refusal.js'
 import { HeadCache } from './head-cache.js'
@@ -36,8 +36,7 @@ export interface GatewayChain {
   stop(): void
 }
 
-export interface OpenGatewayChainParams {
-  rpcUrl: string
+export interface OpenGatewayChainParams extends RpcEndpoints {
   chainId: number
   contract: Hex
   startBlock: number
@@ -52,7 +51,8 @@ interface TokenIndex {
 
 export async function openGatewayChain(params: OpenGatewayChainParams): Promise<GatewayChain> {
   const { contract, chainId, log } = params
-  const publicClient = createChainClient({ rpcUrl: params.rpcUrl, pollingIntervalMs: params.pollIntervalMs })
+  const publicClient = createChainClient({ ...endpointsOf(params), chainId, pollingIntervalMs: params.pollIntervalMs, log })
+  await checkChainId(publicClient, chainId)
   let index: TokenIndex
   const watch = await watchDirectory({
     publicClient,
@@ -65,12 +65,7 @@ export async function openGatewayChain(params: OpenGatewayChainParams): Promise<
     },
     onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
   })
-  const directory = watch.current()
-  if (directory.chainId !== chainId) {
-    watch.stop()
-    throw new ConfigError(`CHAIN_ID is ${chainId} but RPC_URL ${params.rpcUrl} serves chain ${directory.chainId}`)
-  }
-  index = indexTokens(directory)
+  index = indexTokens(watch.current())
   const cache = new HeadCache()
   const cached = <T>(key: string, load: () => Promise<T>) => cache.read(key.toLowerCase(), load)
 
