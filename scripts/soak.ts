@@ -29,7 +29,7 @@ import { drain, verifySoak } from './soak/verify-soak.js'
 import { renderReport, type Check } from './soak/write-report.js'
 import { startChargeMerchant } from './soak/charge-merchant.js'
 import { startChargeLoad, verifyCharges } from './soak/charges.js'
-import { describeRequestFlood, startRequestFlood } from './soak/request-flood.js'
+import { describeRequestFlood, runRequestFloodThread } from './soak/request-flood.js'
 
 /** Resolves at `at` (ms since the epoch), or at once when `signal` aborts first. */
 const sleepUntil = (at: number, signal: AbortSignal) => new Promise<void>((resolve) => {
@@ -160,7 +160,7 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       const watched = await chargeMerchant.client.createCharge({ amount: '1000000', token: deployment.tokens[0]!.address, beneficiary: deployment.recipients[0]!, currency: deployment.tokens[0]!.symbol, orderId: `soak-watched-${Date.now()}` })
       const floodStartsAt = startedAt + (minutes * 60_000) / 3
       const requestFlood = sleepUntil(floodStartsAt, stopLoad.signal).then(() =>
-        startRequestFlood({ explorerUrl: stack.explorerUrl, widgetUrl: stack.widget.url, chargeId: watched.id, deployment, exports: floodExports, queries: floodQueries, streams: floodStreams, signal: stopLoad.signal }),
+        runRequestFloodThread({ explorerUrl: stack.explorerUrl, widgetUrl: stack.widget.url, chargeId: watched.id, deployment, exports: floodExports, queries: floodQueries, streams: floodStreams }),
       )
       const stopChaos = new AbortController()
       const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
@@ -179,9 +179,8 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       await flood.done
       await charges.done
       await lagging
-      const requests = await requestFlood
-      await requests.done
       const floodEndedAt = Date.now()
+      const requests = { stats: await (await requestFlood).stop() }
       const webhookStats = await webhooks?.finish()
       const loadSeconds = (Date.now() - startedAt) / 1000
       const openSubmissions = await drain(stack)

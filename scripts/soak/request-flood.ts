@@ -6,6 +6,7 @@
  * soak's own clients: the REST workers' p99 during the flood is set against the same workers' before it.
  */
 import { request, type IncomingMessage } from 'node:http'
+import { Worker } from 'node:worker_threads'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Deployment } from '../../src/wire/index.js'
@@ -98,3 +99,20 @@ export function startRequestFlood(opts: RequestFloodOptions): { stats: RequestFl
 /** `statuses` as `kind status: n`, sorted. */
 export const describeRequestFlood = (s: RequestFloodStats) =>
   `${Object.entries(s.statuses).sort().map(([k, n]) => `${k}: ${n}`).join(', ')}; refusals without Retry-After ${s.refusalsWithoutRetryAfter}; ${Math.round(s.exportBytes / 1024)} KiB of exports read${Object.keys(s.errors).length ? `; errors ${Object.entries(s.errors).map(([k, n]) => `${k}: ${n}`).join(', ')}` : ''}`
+
+/** Runs the flood in a worker thread (request-flood-worker.ts); `stop()` ends it and resolves with its stats. */
+export function runRequestFloodThread(opts: Omit<RequestFloodOptions, 'signal'>): { stop(): Promise<RequestFloodStats> } {
+  // A worker does not inherit tsx's loader under Node 20: it registers it first (as server-threads.ts does).
+  const entry = new URL('./request-flood-worker.ts', import.meta.url).href
+  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}) })`
+  const worker = new Worker(boot, { eval: true, workerData: opts })
+  return {
+    async stop() {
+      const stats = new Promise<RequestFloodStats>((resolve) => worker.once('message', resolve))
+      worker.postMessage('stop')
+      const result = await stats
+      await worker.terminate()
+      return result
+    },
+  }
+}
