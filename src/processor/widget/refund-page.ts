@@ -52,7 +52,7 @@ export function refundPage({ refund, merchantName, explorerUrl, token, payment, 
     ? `<section class="qr card" aria-labelledby="qr-heading">
   <h2 id="qr-heading">Scan with the merchant’s wallet</h2>
   <img src="${payment.qrDataUrl}" width="${payment.qrSize}" height="${payment.qrSize}" alt="${escapeHtml(payment.link)}">
-  <p>or open the refund’s payment link in the wallet of ${escapeHtml(refund.payer)}:<br><a class="mono" id="payment-link" href="${escapeHtml(payment.link)}">${escapeHtml(payment.link)}</a></p>
+  <p>or open the refund’s payment link in the wallet of <span class="mono">${escapeHtml(refund.payer)}</span>:<br><a class="mono" id="payment-link" href="${escapeHtml(payment.link)}">${escapeHtml(payment.link)}</a></p>
 </section>`
     : linkShownRecently
       ? `<section class="qr card"><p id="link-shown">A payment link for this refund was shown moments ago and still works where it was shown. Reload in a few seconds for a new one here.</p></section>`
