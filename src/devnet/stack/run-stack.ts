@@ -59,7 +59,7 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   const chainEnv = { ...process.env, CHAIN_ID: String(deployment.chainId), RPC_URL: deployment.rpcUrl, SETTLEMENT_CONTRACT: undefined, START_BLOCK: undefined }
   const explorer = await startExplorer(explorerOptionsFromEnv({ ...chainEnv, DATA_DIR: explorerDataDir }, deployment), { log: log.child({ service: 'explorer' }) })
   stops.push(explorer.stop)
-  console.log(`explorer:     ${explorer.url}/events (WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
+  console.log(`explorer:     ${explorer.url}/ (the web page, for a browser; JSON at ${explorer.url}/events, WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
 
   const dataService = await startDataService(dataServiceOptionsFromEnv(chainEnv, deployment), { log })
   stops.push(dataService.stop)
@@ -101,7 +101,7 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   const store = await startDemoStore(storeOptions, { log })
   stops.push(store.stop)
   console.log(`demo store:   merchant ${merchant.merchantId}, credentials in ${storeOptions.merchantDir}`)
-  console.log(`\nopen ${store.url}\n`)
+  console.log(`\nopen ${store.url} (the demo store) and ${explorer.url}/ (the explorer)\n`)
 
   const traffic = new AbortController()
   const directory = await readDirectory({ publicClient: createChainClient({ rpcUrl: deployment.rpcUrl }), settlementContract: deployment.settlementContract, fromBlock: BigInt(deployment.startBlock) })
