@@ -10,6 +10,8 @@ import chromium from '@sparticuz/chromium'
 import jsQRModule from 'jsqr'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { scriptArgs } from '../helpers/script.js'
+import { startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
 // jsqr is CommonJS whose module.exports is the function, while its types declare it as the default export.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default
@@ -126,3 +128,29 @@ const PHONE_FIT = `(() => {
 
 /** How a page fits its window: what a person on a phone would see scroll sideways or spill out of a card. */
 export const phoneFit = (page: Page): Promise<PhoneFit> => page.evaluate(PHONE_FIT) as Promise<PhoneFit>
+
+export interface ExplorerWorld {
+  chain: LocalChain
+  explorer: TestExplorer
+  browser: Browser
+  stop(): Promise<void>
+}
+
+/** A real explorer on anvil holding `settlements` payments (confirmed at once), and a Chromium to look at it. */
+export async function startExplorerWorld(settlements: number): Promise<ExplorerWorld> {
+  const chain = await startLocalChain()
+  await sendSettlements(chain, settlements)
+  const explorer = await startTestExplorer(chain, { CONFIRMATION_BLOCKS: '0' })
+  await waitForHead(chain, explorer.url)
+  const browser = await launchChromium()
+  return {
+    chain,
+    explorer,
+    browser,
+    async stop() {
+      await browser.close()
+      await explorer.stop()
+      await chain.stop()
+    },
+  }
+}

@@ -7,34 +7,23 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'puppeteer-core'
+import type { Page } from 'puppeteer-core'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { launchChromium } from './browser-helpers.js'
+import { waitFor } from '../helpers/explorer.js'
+import { startExplorerWorld, type ExplorerWorld } from './browser-helpers.js'
 
-let chain: LocalChain
-let explorer: TestExplorer
-let browser: Browser
+let world: ExplorerWorld
 
 before(async () => {
-  chain = await startLocalChain()
-  await sendSettlements(chain, 8)
-  explorer = await startTestExplorer(chain, { CONFIRMATION_BLOCKS: '0' })
-  await waitForHead(chain, explorer.url)
-  browser = await launchChromium()
+  world = await startExplorerWorld(8)
 })
 
-after(async () => {
-  await browser?.close()
-  await explorer?.stop()
-  await chain?.stop()
-})
+after(() => world?.stop())
 
 async function openPage(path: string): Promise<Page> {
-  const page = await browser.newPage()
+  const page = await world.browser.newPage()
   await page.setViewport({ width: 1280, height: 900 })
-  await page.goto(explorer.url + path)
+  await page.goto(world.explorer.url + path)
   return page
 }
 
@@ -43,7 +32,7 @@ const rowCount = (page: Page) => page.$$eval('#view tbody tr', (rows) => rows.le
 
 describe('no stale state on the explorer page', () => {
   test('the search box’s text and hint go when the view changes', async () => {
-    const target = (await explorer.get('/events?limit=1')).body.events[0] as Settlement
+    const target = (await world.explorer.get('/events?limit=1')).body.events[0] as Settlement
     const page = await openPage('/')
     await page.waitForSelector('#view tbody tr')
     await page.type('#search-input', target.txHash)
@@ -65,7 +54,7 @@ describe('no stale state on the explorer page', () => {
   })
 
   test('a Min amount the form refuses empties the results instead of keeping the previous ones', async () => {
-    const target = (await explorer.get('/events?limit=1')).body.events[0] as Settlement
+    const target = (await world.explorer.get('/events?limit=1')).body.events[0] as Settlement
     const page = await openPage('/#/events')
     await page.waitForSelector('#view tbody tr')
     await page.waitForSelector('#view .filter-stats')
