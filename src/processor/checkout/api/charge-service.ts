@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { paymentsOfCharge } from '../../db/index.js'
-import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setEphemeralToken, type ChargeRow, type ChargeStatus } from '../../db/index.js'
+import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setReplayToken, type ChargeRow, type ChargeStatus } from '../../db/index.js'
 import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from '../../db/index.js'
 import type { Merchant } from '../../db/index.js'
 import type { Database, Sql } from '../../db/index.js'
@@ -69,12 +69,12 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
     return charge
   }
 
-  /** The same key and body again: the charge it made, with a fresh payment-page token while it can be paid. */
+  /** The same key and body again: the charge it made, with a payment-page token of its own (beside the first answer's) while it can be paid. */
   const replay = async (sql: Sql, merchant: Merchant, chargeId: string) => {
     const charge = (await findCharge(sql, merchant.id, chargeId))!
     if (charge.status !== 'awaiting-payment') return render(charge)
     const issued = issueEphemeralToken(charge.deadline)
-    await setEphemeralToken(sql, charge.id, issued.hash, issued.expiresAt)
+    await setReplayToken(sql, charge.id, issued.hash, issued.expiresAt)
     return render(charge, issued.token)
   }
 
