@@ -18,7 +18,7 @@ import { openSecretBox, startWebhookDelivery } from '../../processor/webhooks/in
 import { caOptionsFromEnv, checkoutOptionsFromEnv, databaseOptionsFromEnv, dataServiceOptionsFromEnv, demoStoreOptionsFromEnv, explorerOptionsFromEnv, gatewayOptionsFromEnv, logLevelSetting, submitterSettingsFromEnv, webhookOptionsFromEnv, widgetOptionsFromEnv } from '../../config/index.js'
 import { startDataService } from '../../processor/data-service/index.js'
 import { setUpDemoMerchant, startDemoStore } from '../demo-store/index.js'
-import { openDatabase } from '../../processor/db/index.js'
+import { embeddedServerRunningError, openDatabase, runningEmbeddedPostgres } from '../../processor/db/index.js'
 import { startGateway } from '../../processor/gateway/index.js'
 import { createLogger } from '../../platform/observability/index.js'
 import { startExplorer } from '../../explorer/index.js'
@@ -42,13 +42,18 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
     for (const stop of stops.reverse()) await stop()
   })
 
+  const databaseOptions = databaseOptionsFromEnv()
+  if (!databaseOptions.url) {
+    // Emptying the directory under a server still running there (a second `npm start`) would break it.
+    const running = runningEmbeddedPostgres(databaseOptions.embeddedDir)
+    if (running) throw embeddedServerRunningError(databaseOptions.embeddedDir, running)
+    rmSync(databaseOptions.embeddedDir, { recursive: true, force: true })
+  }
   const devnet = await startDevnet(settings)
   stops.push(devnet.stop)
   const { deployment } = devnet
   console.log(`devnet:       ${deployment.rpcUrl}, settlement contract ${deployment.settlementContract}; wrote ${settings.deploymentPath}`)
 
-  const databaseOptions = databaseOptionsFromEnv()
-  if (!databaseOptions.url) rmSync(databaseOptions.embeddedDir, { recursive: true, force: true })
   const db = await openDatabase(databaseOptions, log)
   stops.push(db.close)
   // The embedded server's URL is printed so that `npm run admin` and other pieces can share it.
