@@ -87,4 +87,15 @@ describe('no stale state on the explorer page', () => {
     assert.equal(view.split(error).length - 1, 1, `said once: ${view}`)
     await page.close()
   })
+
+  test('the default chart on a fresh chain: its time axis names both ends, today at the right', async () => {
+    const page = await openPage('/#/events')
+    await page.waitForSelector('#view .series-axis span')
+    const ends = await page.$$eval('#view .series-axis span', (spans) => spans.map((s) => s.textContent))
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10)
+    // The last 30 days counted back from now: 31 day buckets, the first partly in range.
+    assert.deepEqual(ends, [day(30), day(0)])
+    assert.equal(await page.$$eval('#view .series-chart rect', (bars) => bars.length), 31)
+    await page.close()
+  })
 })
