@@ -25,6 +25,8 @@ export interface CreateChargeRequest {
   beneficiary: string
   currency: string
   orderId: string
+  /** This charge's lifetime, at most the engine's CHARGE_TTL_SECONDS (its default). */
+  expiresInSeconds?: number
 }
 
 export interface ListChargesQuery extends ChargeFilterQuery {
@@ -80,10 +82,14 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
 
   return {
     async create(merchant, request, idempotencyKey) {
-      const requestHash = createHash('sha256').update(JSON.stringify([request.amount, request.token, request.beneficiary, request.currency, request.orderId])).digest('hex')
+      // A lifetime joins the hashed fields only when given, so keys stored before it existed keep their hash.
+      const hashed = [request.amount, request.token, request.beneficiary, request.currency, request.orderId, ...(request.expiresInSeconds === undefined ? [] : [request.expiresInSeconds])]
+      const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex')
       const known = idempotencyKey === undefined ? undefined : await findIdempotencyKey(db.pool, merchant.id, idempotencyKey)
       if (known) return idempotent(known, requestHash, () => db.transaction((client) => replay(client, merchant, known.chargeId)))
 
+      const ttlSeconds = request.expiresInSeconds ?? chargeTtlSeconds
+      if (ttlSeconds > chargeTtlSeconds) throw badParam('expiresInSeconds', `expiresInSeconds must be at most ${chargeTtlSeconds}, this engine's CHARGE_TTL_SECONDS`)
       const priced = await priceCharge(terms, merchant, request)
       if (request.currency !== priced.token.symbol) throw badParam('currency', `currency must be "${priced.token.symbol}", the symbol of token ${priced.token.address}`)
 
@@ -93,7 +99,7 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
           const raced = await findIdempotencyKey(client, merchant.id, idempotencyKey)
           if (raced) return idempotent(raced, requestHash, () => replay(client, merchant, raced.chargeId))
         }
-        const created = newCharge(priced, { merchantId: merchant.id, orderId: request.orderId, ttlSeconds: chargeTtlSeconds })
+        const created = newCharge(priced, { merchantId: merchant.id, orderId: request.orderId, ttlSeconds })
         const charge = await insertCharge(client, created.charge)
         if (!charge) {
           const existing = await findChargeByOrderId(client, merchant.id, request.orderId)
