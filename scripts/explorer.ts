@@ -11,6 +11,7 @@ import { ConfigError } from '../src/config/index.js'
 import { startExplorer } from '../src/explorer/index.js'
 import { writeSnapshot } from '../src/explorer/snapshot/index.js'
 import { createLogger } from '../src/platform/observability/index.js'
+import { onShutdown } from '../src/platform/shutdown/index.js'
 
 if (process.argv.includes('--help')) {
   console.log(`npm run explorer — index settlements and serve the explorer API
@@ -40,12 +41,8 @@ try {
     process.exit(0)
   }
   const explorer = await startExplorer(options)
-  const stop = async () => {
-    await explorer.stop()
-    process.exit(0)
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  // As every piece: "stopping (SIGTERM)…" then "stopped", so an operator sees it went down cleanly.
+  onShutdown(() => explorer.stop())
 } catch (error) {
   // A setting or a data directory that does not fit stops start-up with one line naming it.
   if (!(error instanceof Error)) throw error

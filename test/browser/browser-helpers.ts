@@ -10,6 +10,8 @@ import chromium from '@sparticuz/chromium'
 import jsQRModule from 'jsqr'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { scriptArgs } from '../helpers/script.js'
+import { startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
+import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
 // jsqr is CommonJS whose module.exports is the function, while its types declare it as the default export.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default
@@ -78,3 +80,77 @@ export function runWalletCommand(link: string, env: Record<string, string>, flag
 /** Marks the page so that a later check can tell it was never reloaded. */
 export const markPage = (page: Page) => page.evaluate(() => void ((window as unknown as { unreloaded: boolean }).unreloaded = true))
 export const wasReloaded = async (page: Page) => !(await page.evaluate(() => (window as unknown as { unreloaded?: boolean }).unreloaded === true))
+
+export interface PhoneFit {
+  scrollWidth: number
+  innerWidth: number
+  /** Elements whose box, or whose content, reaches past the window or past their own box, unless an ancestor scrolls or clips it. */
+  stickingOut: string[]
+  /** Details values that wrap where a person would not expect it: an amount over two lines, an address over more than two. */
+  badWraps: string[]
+}
+
+/**
+ * The check, run in the page. Kept as source text: the test build keeps function names by wrapping named
+ * functions in a helper that does not exist inside the page.
+ */
+const PHONE_FIT = `(() => {
+  const width = window.innerWidth
+  const name = (element) => element.tagName.toLowerCase() + (element.id ? '#' + element.id : '') + [...element.classList].map((c) => '.' + c).join('')
+  const clipped = (element) => {
+    for (let up = element.parentElement; up && up !== document.documentElement; up = up.parentElement) if (getComputedStyle(up).overflowX !== 'visible') return true
+    return false
+  }
+  const stickingOut = []
+  for (const element of document.body.querySelectorAll('*')) {
+    const style = getComputedStyle(element)
+    if (style.display === 'none' || style.visibility === 'hidden' || clipped(element)) continue
+    const box = element.getBoundingClientRect()
+    if (box.width === 0 && box.height === 0) continue
+    if (box.right > width + 0.5 || box.left < -0.5) stickingOut.push(name(element) + ' spans ' + Math.round(box.left) + '..' + Math.round(box.right) + ' px')
+    else if (style.overflowX === 'visible' && style.display !== 'inline' && element.clientWidth > 0 && element.scrollWidth > element.clientWidth + 1) {
+      stickingOut.push(name(element) + "'s content is " + element.scrollWidth + ' px wide in ' + element.clientWidth + ' px')
+    }
+  }
+  const lines = (element) => {
+    const range = document.createRange()
+    range.selectNodeContents(element)
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size
+  }
+  const badWraps = []
+  for (const value of document.querySelectorAll('dd')) {
+    const text = value.textContent.trim()
+    if (/^[\d,]+\.\d+ [A-Z]{2,6}$/.test(text) && lines(value) > 1) badWraps.push('"' + text + '" on ' + lines(value) + ' lines')
+    if (/^0x[0-9a-fA-F]{40}$/.test(text) && lines(value) > 2) badWraps.push(text + ' on ' + lines(value) + ' lines')
+  }
+  return { scrollWidth: document.documentElement.scrollWidth, innerWidth: width, stickingOut, badWraps }
+})()`
+
+/** How a page fits its window: what a person on a phone would see scroll sideways or spill out of a card. */
+export const phoneFit = (page: Page): Promise<PhoneFit> => page.evaluate(PHONE_FIT) as Promise<PhoneFit>
+
+export interface ExplorerWorld {
+  chain: LocalChain
+  explorer: TestExplorer
+  browser: Browser
+  stop(): Promise<void>
+}
+
+/** A real explorer on anvil holding `settlements` payments (confirmed at once), and a Chromium to look at it. */
+export async function startExplorerWorld(settlements: number): Promise<ExplorerWorld> {
+  const chain = await startLocalChain()
+  await sendSettlements(chain, settlements)
+  const explorer = await startTestExplorer(chain, { CONFIRMATION_BLOCKS: '0' })
+  await waitForHead(chain, explorer.url)
+  const browser = await launchChromium()
+  return {
+    chain,
+    explorer,
+    browser,
+    async stop() {
+      await browser.close()
+      await explorer.stop()
+      await chain.stop()
+    },
+  }
+}

@@ -8,7 +8,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import assert from 'node:assert/strict'
 import type { Browser } from 'puppeteer-core'
+import { Agent, fetch as tlsFetch } from 'undici'
+import { readClientCredentials } from '../../src/devnet/demo-store/merchant-files.js'
 import { startCheckout, type RunningCheckout } from '../../src/processor/checkout/index.js'
 import { openSecretBox, startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
@@ -124,4 +127,33 @@ export async function startPurchaseWorld(opts: PurchaseWorldOptions = {}): Promi
     await stopAll()
     throw error
   }
+}
+
+/** A request to the merchant API as the demo merchant (mutual TLS with its files). */
+export async function asDemoMerchant(world: PurchaseWorld, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const dispatcher = new Agent({ connect: await readClientCredentials(world.merchantDir) })
+  try {
+    const response = await tlsFetch(world.checkout.url + path, {
+      method,
+      dispatcher,
+      ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    })
+    return { status: response.status, body: await response.json() }
+  } finally {
+    await dispatcher.close()
+  }
+}
+
+/** An order placed with a plain form post, without a browser: the store answers with the payment page's address. */
+export async function placeOrder(world: PurchaseWorld, product: string): Promise<{ orderId: string; chargeId: string; widgetUrl: string }> {
+  const response = await fetch(`${world.store.url}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ product }),
+    redirect: 'manual',
+  })
+  assert.equal(response.status, 303)
+  const widgetUrl = response.headers.get('location')!
+  const order = world.store.orders().find((o) => o.widgetUrl === widgetUrl)!
+  return { orderId: order.id, chargeId: order.chargeId, widgetUrl }
 }

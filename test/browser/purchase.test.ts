@@ -7,14 +7,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Page, SerializedAXNode } from 'puppeteer-core'
 import { Webhook } from 'standardwebhooks'
-import { Agent, fetch as tlsFetch } from 'undici'
-import { readClientCredentials } from '../../src/devnet/demo-store/merchant-files.js'
 import { waitFor } from '../helpers/explorer.js'
 import { chainRpc, mineBlockAfter } from '../helpers/local-chain.js'
 import { markPage, readQrCode, runWalletCommand, screenshot, wasReloaded } from './browser-helpers.js'
-import { startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
+import { asDemoMerchant, placeOrder as placeOrderIn, startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
 
 let world: PurchaseWorld
+const placeOrder = (product: string) => placeOrderIn(world, product)
+const asMerchant = (method: string, path: string) => asDemoMerchant(world, method, path)
 
 before(async () => {
   world = await startPurchaseWorld()
@@ -38,30 +38,7 @@ async function buy(productName: string): Promise<{ page: Page; orderId: string; 
   return { page, orderId: order.id, chargeId }
 }
 
-/** An order placed with a plain form post, without a browser: the store answers with the payment page's address. */
-async function placeOrder(product: string): Promise<{ orderId: string; chargeId: string; widgetUrl: string }> {
-  const response = await fetch(`${world.store.url}/orders`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ product }),
-    redirect: 'manual',
-  })
-  assert.equal(response.status, 303)
-  const widgetUrl = response.headers.get('location')!
-  const order = world.store.orders().find((o) => o.widgetUrl === widgetUrl)!
-  return { orderId: order.id, chargeId: order.chargeId, widgetUrl }
-}
 
-/** A request to the merchant API as the demo merchant (mutual TLS with its files). */
-async function asMerchant(method: string, path: string): Promise<{ status: number; body: any }> {
-  const dispatcher = new Agent({ connect: await readClientCredentials(world.merchantDir) })
-  try {
-    const response = await tlsFetch(world.checkout.url + path, { method, dispatcher })
-    return { status: response.status, body: await response.json() }
-  } finally {
-    await dispatcher.close()
-  }
-}
 
 const paymentLinkOf = (page: Page) => page.$eval('#payment-link', (a) => a.getAttribute('href')!)
 

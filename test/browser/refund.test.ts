@@ -9,14 +9,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'puppeteer-core'
-import { Agent, fetch as tlsFetch } from 'undici'
 import type { ChargeJson, RefundJson } from '../../src/processor/charges/index.js'
-import { readClientCredentials } from '../../src/devnet/demo-store/merchant-files.js'
 import { waitFor } from '../helpers/explorer.js'
 import { markPage, readQrCode, runWalletCommand, screenshot, wasReloaded } from './browser-helpers.js'
-import { startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
+import { asDemoMerchant, startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
 
 let world: PurchaseWorld
+const asMerchant = (method: string, path: string, body?: unknown) => asDemoMerchant(world, method, path, body)
 
 before(async () => {
   world = await startPurchaseWorld()
@@ -29,20 +28,6 @@ after(async () => {
 const waitForStatus = (page: Page, selector: string, status: string) =>
   page.waitForFunction((s: string, wanted: string) => document.querySelector(s)?.getAttribute('data-status') === wanted, { timeout: 60_000 }, selector, status)
 
-/** The demo merchant's request to the merchant API (mutual TLS with its files). */
-async function asMerchant(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const dispatcher = new Agent({ connect: await readClientCredentials(world.merchantDir) })
-  try {
-    const response = await tlsFetch(world.checkout.url + path, {
-      method,
-      dispatcher,
-      ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-    })
-    return { status: response.status, body: await response.json() }
-  } finally {
-    await dispatcher.close()
-  }
-}
 
 /** Buys `product` in the store and pays it with the demo wallet button; the order page, paid. */
 async function paidOrder(product: string): Promise<{ page: Page; orderId: string; chargeId: string }> {

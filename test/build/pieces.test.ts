@@ -55,6 +55,9 @@ function start(piece: string, env: Record<string, string>) {
 async function stop({ child, output }: ReturnType<typeof start>, piece: string) {
   child.kill('SIGTERM')
   assert.deepEqual(await exited(child), { code: 0, signal: null }, `${piece}:\n${output.lines.join('\n')}`)
+  // Its output may still be arriving after the exit.
+  const said = await Promise.race([output.waitFor(/^stopped$/), new Promise<undefined>((resolve) => setTimeout(resolve, 5000))])
+  assert.equal(said, 'stopped', `${piece} says it stopped:\n${output.lines.join('\n')}`)
 }
 
 test('ca, explorer, data service, gateway, submitter, checkout and widget run from dist/ and stop on SIGTERM', async () => {

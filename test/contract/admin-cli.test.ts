@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { execFile, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -85,7 +85,7 @@ test('bad input gets one clear line and exit 1: an unknown command, a malformed 
     refused(['bogus'], /^admin: unknown command "bogus": use info, balances, relayer, an owner operation/),
     refused(['transfer-ownership', '0x1234'], /^admin: the new owner must be a 0x-prefixed 20-byte address, got "0x1234"$/),
     refused(['set-fee-recipient', 'alice'], /^admin: the fee recipient must be a 0x-prefixed 20-byte address, got "alice"$/),
-    refused(['set-base-fee', '2.5'], /^admin: --amount must be an integer amount/),
+    refused(['set-base-fee', '2.1234567'], /^admin: <amount> must be an integer amount in the token's smallest unit or in token units with a decimal point and at most 6 decimals \(3\.00 = 3000000\), got "2\.1234567"$/),
     refused(['set-max-acquiring-fee', '10001'], /^admin: the maximum acquiring fee is at most 10000 basis points/),
     refused(['set-base-fee', '1', '--propose', '--safe', stranger], new RegExp(`^admin: the Safe ${stranger} is not the owner of ${chain.deployment.settlementContract} \\(the owner is ${owner}\\)`)),
     refused(['set-base-fee', '1'], new RegExp(`^admin: ADMIN_PRIVATE_KEY's account ${stranger} is not the owner of .* use --propose`), { ADMIN_PRIVATE_KEY: anvilKeys[5]! }),
@@ -105,6 +105,17 @@ test('--propose for an account owner: the raw call for a hardware wallet, the ch
   assert.deepEqual(proposal.changes, [{ setting: 'base fee', current: '2.50 USDC, 2.50 EURC (2500000 units)', next: '2.60 USDC, 2.60 EURC (2600000 units)' }])
   assert.equal(JSON.parse(readFileSync(out, 'utf8')).transactions[0].data, proposal.data)
   assert.match(admin('info'), /base fee +2\.50 USDC/)
+})
+
+test('issue 43: the positional amount in token units (3.00), and the batch file under .data/proposals/ of the working directory, not the repository root', () => {
+  const cwd = join(dir, 'operator')
+  mkdirSync(cwd, { recursive: true })
+  const run = spawnSync(process.execPath, adminArgs(['set-base-fee', '3.00', '--propose', '--json']), { cwd, encoding: 'utf8' })
+  assert.equal(run.status, 0, run.stderr)
+  const proposal = JSON.parse(run.stdout) as { data: string; changes: unknown[] }
+  assert.deepEqual(proposal.changes, [{ setting: 'base fee', current: '2.50 USDC, 2.50 EURC (2500000 units)', next: '3.00 USDC, 3.00 EURC (3000000 units)' }])
+  assert.deepEqual(readdirSync(cwd), ['.data'])
+  assert.equal(JSON.parse(readFileSync(join(cwd, '.data/proposals/set-base-fee.safe-batch.json'), 'utf8')).transactions[0].data, proposal.data)
 })
 
 test('an owner key sends the operation at once and prints the change: set-max-acquiring-fee, allow-token', () => {

@@ -53,6 +53,20 @@ test('HEAD and a second load right after do not replace the link the payer is lo
   assert.equal(await openSession(shown.token!), 200)
 })
 
+test('issue 43: the load that shows no QR code says why and how long, and its script loads the page again then', async () => {
+  await sleep(INTERVAL_SECONDS * 1000 + 200)
+  const shown = await loadPage()
+  assert.equal(shown.status, 200)
+  const html = await (await fetch(`${widget.url}/s/${chargeId}`)).text()
+  const note = /<p id="link-shown" data-retry-seconds="(\d+)">([^<]+)<\/p>/.exec(html)
+  assert.ok(note, html)
+  assert.equal(note[1], String(INTERVAL_SECONDS))
+  assert.match(note[2]!, new RegExp(`^No QR code here yet: a payment link for this request was shown less than ${INTERVAL_SECONDS} seconds ago .* A new one shows here by itself in ${INTERVAL_SECONDS} seconds\\.$`))
+  assert.match(html, /getElementById\('link-shown'\)[\s\S]*location\.reload\(\)/)
+  // Used, as the next test expects of the link shown last.
+  assert.equal(await openSession(shown.token!), 200)
+})
+
 test('a used link, or one older than the interval, gives way to a fresh one', async () => {
   const afterUse = await loadPage()
   assert.equal(afterUse.status, 200)

@@ -37,7 +37,7 @@ export const ownerCommandUsage = `Owner operations (each also takes --propose or
 
   --propose                     do not send: print the call (to, value, data), the change (current and new
                                 values) and, when the sender is a Safe, the Safe transaction hash; write a
-                                Safe Transaction Builder batch file (--out, default <command>[.nonce-N].safe-batch.json).
+                                Safe Transaction Builder batch file (--out, default .data/proposals/<command>[.nonce-N].safe-batch.json).
                                 Automatic when the sender is a contract or no ADMIN_PRIVATE_KEY is set
   --safe <address>              the Safe that sends it (default: the owner, when the owner is a Safe; for
                                 withdraw, the Safe whose balance it is)
@@ -95,7 +95,7 @@ export async function runOwnerCommand(command: OwnerCommand, args: string[], val
 
   const senderCode = safe ? '0x1' : await publicClient.getCode({ address: op.sender })
   if (values.propose || !keyGiven || (senderCode !== undefined && senderCode !== '0x')) {
-    const out = values.out ?? `${command}${safe ? `.nonce-${nonce}` : ''}.safe-batch.json`
+    const out = values.out ?? `.data/proposals/${command}${safe ? `.nonce-${nonce}` : ''}.safe-batch.json`
     const proposal = buildProposal(op, chainId, out, safe, nonce)
     writeProposalBatch(proposal)
     console.log(values.json ? proposalJson(proposal) : describeProposal(proposal, [command, ...args].join(' ')))

@@ -7,7 +7,7 @@
 import { encodeFunctionData, getAbiItem, type AbiFunction, type Hex, type PublicClient } from 'viem'
 import { settlementAbi } from '../../chain/index.js'
 import { displayAmount, type Deployment } from '../../wire/index.js'
-import { addressFlag, amountFlag, FlagError } from '../../platform/cli/index.js'
+import { addressFlag, amountArg, amountFlag, FlagError } from '../../platform/cli/index.js'
 
 export const ownerCommandNames = [
   'set-base-fee',
@@ -73,7 +73,7 @@ export async function ownerOperation(command: OwnerCommand, args: string[], ctx:
   switch (command) {
     case 'set-base-fee':
     case 'set-acquiring-price': {
-      const next = amountFlag(args[0], 'amount')
+      const next = amountArg(args[0], 'amount', sharedDecimals(deployment))
       const [getter, setter, label] =
         command === 'set-base-fee' ? (['baseFeeAmount', 'setBaseFeeAmount', 'base fee'] as const) : (['acquiringPrice', 'setAcquiringPrice', 'acquiring pack price'] as const)
       const current = await read<bigint>(getter)
@@ -99,7 +99,7 @@ export async function ownerOperation(command: OwnerCommand, args: string[], ctx:
     }
     case 'withdraw': {
       const token = findToken(deployment, args[0])
-      const amount = amountFlag(args[1], 'amount')
+      const amount = amountArg(args[1], 'amount', deployment.tokens.find((t) => t.address === token)?.decimals)
       if (!ctx.holder) throw new FlagError('withdraw needs the balance holder: ADMIN_PRIVATE_KEY, or --safe <address> to propose it')
       const [balance] = await read<bigint[]>('getBalances', [token, [ctx.holder]])
       const decimals = deployment.tokens.find((t) => t.address === token)?.decimals ?? 0
@@ -123,6 +123,12 @@ export async function ownerOperation(command: OwnerCommand, args: string[], ctx:
       return build('acceptOwnership', [], 'pending owner', pending, [{ setting: 'owner', current: owner, next: pending }])
     }
   }
+}
+
+/** The decimals every deployment token shares (a fee in token units then means one amount), else undefined. */
+function sharedDecimals(deployment: Deployment): number | undefined {
+  const all = new Set(deployment.tokens.map((t) => t.decimals))
+  return all.size === 1 ? [...all][0] : undefined
 }
 
 /** The contract keeps amounts in each token's smallest units: shown for every deployment token. */

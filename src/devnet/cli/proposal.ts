@@ -3,7 +3,8 @@
  * value, data) for a hardware wallet or any signer; with a Safe, the SafeTx its owners sign, its hash at
  * the given Safe nonce, and a Safe Transaction Builder batch file; and a human summary of the change.
  */
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Hex } from 'viem'
 import { safeTxHash, safeTxTypedData, txBuilderBatch, type TxBuilderBatch } from '../../chain/index.js'
 import { formatTable } from '../../platform/cli/index.js'
@@ -64,6 +65,7 @@ export function buildProposal(op: OwnerOperation, chainId: number, batchFile: st
 }
 
 export function writeProposalBatch(proposal: Proposal): void {
+  mkdirSync(dirname(proposal.batchFile), { recursive: true })
   writeFileSync(proposal.batchFile, `${JSON.stringify(proposal.batch, null, 2)}\n`)
 }
 

@@ -18,7 +18,7 @@ import { openSecretBox, startWebhookDelivery } from '../../processor/webhooks/in
 import { caOptionsFromEnv, checkoutOptionsFromEnv, databaseOptionsFromEnv, dataServiceOptionsFromEnv, demoStoreOptionsFromEnv, explorerOptionsFromEnv, gatewayOptionsFromEnv, logLevelSetting, submitterSettingsFromEnv, webhookOptionsFromEnv, widgetOptionsFromEnv } from '../../config/index.js'
 import { startDataService } from '../../processor/data-service/index.js'
 import { setUpDemoMerchant, startDemoStore } from '../demo-store/index.js'
-import { openDatabase } from '../../processor/db/index.js'
+import { embeddedServerRunningError, openDatabase, runningEmbeddedPostgres } from '../../processor/db/index.js'
 import { startGateway } from '../../processor/gateway/index.js'
 import { createLogger, serviceMetrics } from '../../platform/observability/index.js'
 import { startExplorer } from '../../explorer/index.js'
@@ -42,13 +42,18 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
     for (const stop of stops.reverse()) await stop()
   })
 
+  const databaseOptions = databaseOptionsFromEnv()
+  if (!databaseOptions.url) {
+    // Emptying the directory under a server still running there (a second `npm start`) would break it.
+    const running = runningEmbeddedPostgres(databaseOptions.embeddedDir)
+    if (running) throw embeddedServerRunningError(databaseOptions.embeddedDir, running)
+    rmSync(databaseOptions.embeddedDir, { recursive: true, force: true })
+  }
   const devnet = await startDevnet(settings)
   stops.push(devnet.stop)
   const { deployment } = devnet
   console.log(`devnet:       ${deployment.rpcUrl}, settlement contract ${deployment.settlementContract}; wrote ${settings.deploymentPath}`)
 
-  const databaseOptions = databaseOptionsFromEnv()
-  if (!databaseOptions.url) rmSync(databaseOptions.embeddedDir, { recursive: true, force: true })
   const db = await openDatabase(databaseOptions, log)
   stops.push(db.close)
   // The embedded server's URL is printed so that `npm run admin` and other pieces can share it.
@@ -59,7 +64,7 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   const chainEnv = { ...process.env, CHAIN_ID: String(deployment.chainId), RPC_URL: deployment.rpcUrl, SETTLEMENT_CONTRACT: undefined, START_BLOCK: undefined }
   const explorer = await startExplorer(explorerOptionsFromEnv({ ...chainEnv, DATA_DIR: explorerDataDir }, deployment), { log: log.child({ service: 'explorer' }) })
   stops.push(explorer.stop)
-  console.log(`explorer:     ${explorer.url}/events (WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
+  console.log(`explorer:     ${explorer.url}/ (the web page, for a browser; JSON at ${explorer.url}/events, WebSocket ${explorer.url.replace('http', 'ws')}/stream)`)
 
   const dataService = await startDataService(dataServiceOptionsFromEnv(chainEnv, deployment), { log })
   stops.push(dataService.stop)
@@ -102,7 +107,7 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   const store = await startDemoStore(storeOptions, { log })
   stops.push(store.stop)
   console.log(`demo store:   merchant ${merchant.merchantId}, credentials in ${storeOptions.merchantDir}`)
-  console.log(`\nopen ${store.url}\n`)
+  console.log(`\nopen ${store.url} (the demo store) and ${explorer.url}/ (the explorer)\n`)
 
   const traffic = new AbortController()
   const directory = await readDirectory({ publicClient: createChainClient({ rpcUrl: deployment.rpcUrl }), settlementContract: deployment.settlementContract, fromBlock: BigInt(deployment.startBlock) })

@@ -22,6 +22,18 @@ export function amountFlag(value: string | undefined, flag: string): bigint {
   return BigInt(value)
 }
 
+/**
+ * A positional `<name>` amount: an integer in the token's smallest unit (`3000000`), or, with a decimal
+ * point, in token units (`3.00`) when the token's `decimals` are known.
+ */
+export function amountArg(value: string | undefined, name: string, decimals?: number): bigint {
+  if (value !== undefined && /^\d+$/.test(value)) return BigInt(value)
+  const decimal = value === undefined ? undefined : /^(\d+)\.(\d+)$/.exec(value)
+  if (decimal && decimals !== undefined && decimal[2]!.length <= decimals) return BigInt(decimal[1]! + decimal[2]!.padEnd(decimals, '0'))
+  const units = decimals === undefined ? '' : ` or in token units with a decimal point and at most ${decimals} decimals (3.00 = ${3n * 10n ** BigInt(decimals)})`
+  throw new FlagError(`<${name}> must be an integer amount in the token's smallest unit${units}, got "${value ?? ''}"`)
+}
+
 /** A 0x-prefixed 20-byte address, lower-cased (the form the project stores and compares). */
 export function addressFlag(value: string | undefined, name: string): `0x${string}` {
   if (value === undefined || !/^0x[0-9a-fA-F]{40}$/.test(value)) {

@@ -26,7 +26,7 @@ export interface RenderedHtmlPage {
 const SHARED_STYLE = `
 :root { color-scheme: light; --fg: #16181d; --muted: #4a5160; --accent: #0b57d0; --ok: #0a6b2c; --warn: #8a4b00; --bad: #a3141c; --card: #f3f5f8 }
 * { box-sizing: border-box }
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; overflow-wrap: break-word }
 main { max-width: 34rem; margin: 0 auto; padding: 1rem }
 h1 { font-size: 1.75rem; line-height: 1.2; margin: .25rem 0 .5rem }
 h2 { font-size: 1.2rem; margin: 1.25rem 0 .5rem }
@@ -37,6 +37,7 @@ p { margin: .5rem 0 }
 dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; margin: 0 }
 dt { color: var(--muted) }
 dd { margin: 0; overflow-wrap: anywhere }
+@media (max-width: 30rem) { dl { grid-template-columns: minmax(0, 1fr); gap: 0 } dd + dt { margin-top: .5rem } }
 button { font: inherit; font-weight: 600; min-height: 44px; padding: .6rem 1.1rem; border: 0; border-radius: .5rem; background: var(--accent); color: #fff; cursor: pointer }
 button:disabled { background: var(--muted); cursor: default }
 a:focus-visible, button:focus-visible { outline: 3px solid #f9a825; outline-offset: 2px }

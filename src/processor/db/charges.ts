@@ -171,7 +171,7 @@ export const hasOverdueCharges = queries.hasOverdue
 export const lockOverdueCharges = queries.lockOverdue
 
 /** Replaces the charge's payment-page token (a fresh page load, an idempotent replay). */
-export const setEphemeralToken = queries.setEphemeralToken
+export const setReplayToken = queries.setReplayToken
 
 /** A payment page's fresh token, unless a page showed a still usable one less than `minIntervalMs` ago (then false). */
 export const showPaymentLink = queries.showPaymentLink

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { findFreePort } from '../../platform/net/index.js'
+import { embeddedServerRunningError, runningEmbeddedServer } from './running-embedded-server.js'
 
 export interface EmbeddedDatabase {
   url: string
@@ -40,6 +41,8 @@ const PORT_ATTEMPTS = 5
 const START_TIMEOUT_MS = 60_000
 
 export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions): Promise<EmbeddedDatabase> {
+  const running = runningEmbeddedServer(opts.dataDir, USER, PASSWORD)
+  if (running) throw embeddedServerRunningError(opts.dataDir, running)
   const EmbeddedPostgres = await loadPackage()
   let lastError: unknown
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
@@ -70,6 +73,9 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
  * Creates a data directory (initdb) without starting a server. `npm test` makes one per run and copies it
  * for each test database: initdb costs about 1.3 CPU-s, a copy 0.1 s.
  */
+/** The server already running on `dataDir` (see running-embedded-server.ts), with this module's credentials. */
+export const runningEmbeddedPostgres = (dataDir: string) => runningEmbeddedServer(dataDir, USER, PASSWORD)
+
 export async function initialiseEmbeddedPostgres(dataDir: string): Promise<void> {
   const EmbeddedPostgres = await loadPackage()
   await initialise(new EmbeddedPostgres(serverOptions(dataDir, 0, { persistent: true })))

@@ -15,12 +15,15 @@ export type PayableTransition<Awaiting extends string> =
   | { to: 'expired' }
   | { to: 'canceled' }
 
+/** Both payment-page tokens gone: the current one and an idempotent replay's (migration 017). */
+const NO_TOKENS = 'ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL, replay_token_hash = NULL, replay_token_expires_at = NULL'
+
 const transitionSets = {
   confirming: `tx_hash = $2, block_number = $3, log_index = $4, confirmations = $5, confirming_at = now()`,
   settled: `confirmations = $2, settled_at = now()`,
   awaiting: `tx_hash = NULL, block_number = NULL, log_index = NULL, confirmations = NULL, confirming_at = NULL, settled_at = NULL`,
-  expired: `expired_at = now(), ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL`,
-  canceled: `canceled_at = now(), ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL`,
+  expired: `expired_at = now(), ${NO_TOKENS}`,
+  canceled: `canceled_at = now(), ${NO_TOKENS}`,
 }
 
 export interface PayableTable {
@@ -99,9 +102,12 @@ export function payableQueries<Row, Awaiting extends string>({ table, columns, a
       return rows as Row[]
     },
 
-    /** Replaces the payment-page token (a fresh page load, an idempotent replay). */
-    async setEphemeralToken(sql: Sql, id: string, hash: string, expiresAt: Date): Promise<void> {
-      await sql.query(`UPDATE ${table} SET ephemeral_token_hash = $2, ephemeral_token_expires_at = $3 WHERE id = $1`, [id, hash, expiresAt])
+    /**
+     * An idempotent replay's token, beside the current one rather than in its place: the first answer's
+     * token keeps working until used or expired. A later replay's replaces an earlier replay's.
+     */
+    async setReplayToken(sql: Sql, id: string, hash: string, expiresAt: Date): Promise<void> {
+      await sql.query(`UPDATE ${table} SET replay_token_hash = $2, replay_token_expires_at = $3 WHERE id = $1`, [id, hash, expiresAt])
     },
 
     /**
@@ -120,13 +126,14 @@ export function payableQueries<Row, Awaiting extends string>({ table, columns, a
     },
 
     /**
-     * Uses up the payment-page token: the row when `hash` is its current, unexpired token (which is then
-     * gone), undefined otherwise. Single use holds across replicas: the UPDATE takes the row.
+     * Uses up the payment-page token: the row when `hash` is its current or its replay's unexpired token
+     * (both are then gone: one session per row), undefined otherwise. Single use holds across replicas:
+     * the UPDATE takes the row.
      */
     async consumeEphemeralToken(sql: Sql, id: string, hash: string): Promise<Row | undefined> {
       const { rows } = await sql.query(
-        `UPDATE ${table} SET ephemeral_token_hash = NULL, ephemeral_token_expires_at = NULL
-         WHERE id = $1 AND ephemeral_token_hash = $2 AND ephemeral_token_expires_at > now()
+        `UPDATE ${table} SET ${NO_TOKENS}
+         WHERE id = $1 AND ((ephemeral_token_hash = $2 AND ephemeral_token_expires_at > now()) OR (replay_token_hash = $2 AND replay_token_expires_at > now()))
          RETURNING ${columns}`,
         [id, hash],
       )

@@ -137,7 +137,7 @@ export const setRefundConfirmations = queries.setConfirmations
 export const confirmingRefunds = queries.confirming
 export const hasOverdueRefunds = queries.hasOverdue
 export const lockOverdueRefunds = queries.lockOverdue
-export const setRefundEphemeralToken = queries.setEphemeralToken
+export const setRefundReplayToken = queries.setReplayToken
 export const showRefundLink = queries.showPaymentLink
 export const consumeRefundToken = queries.consumeEphemeralToken
 

@@ -2,7 +2,10 @@
  * The payment page's only script, inline: the countdown to the deadline and the live status from the
  * page's event stream (`<page>/events`). A page whose payment token ran out before the deadline reloads
  * for a fresh one (a page load issues it), and so does a page whose payment a reorg took back, so its QR
- * code is payable again (a refund's page names its awaiting status in data-awaiting). The paying settlement links to the explorer. A live stream the widget refuses (its caps) is tried again after 30 s. Written as plain ES2017 for any phone browser.
+ * code is payable again (a refund's page names its awaiting status in data-awaiting). A load that showed no
+ * link because another screen's is still fresh loads again once that interval is over. The paying settlement
+ * links to the explorer. A live stream the widget refuses (its caps) is tried again after 30 s. Written as
+ * plain ES2017 for any phone browser.
  */
 export const pageScript = `
 (function () {
@@ -30,6 +33,8 @@ export const pageScript = `
   };
   tick();
   setInterval(tick, 1000);
+  var shown = document.getElementById('link-shown');
+  if (shown) setTimeout(function () { location.reload(); }, Number(shown.getAttribute('data-retry-seconds')) * 1000 + 500);
   var follow = function () {
     var events = new EventSource(location.pathname.replace(/\\/+$/, '') + '/events');
     events.addEventListener('status', function (event) {

@@ -20,8 +20,8 @@ export interface PaymentPageView {
   token?: { symbol: string; decimals: number }
   /** While the charge awaits payment: the payment link, its QR code (a PNG data URL) and its token's end. */
   payment?: { link: string; qrDataUrl: string; qrSize: number; tokenExpiresAt: Date }
-  /** A page showed a payment link moments ago that still works there; this load shows none. */
-  linkShownRecently?: boolean
+  /** A page showed a payment link less than this many seconds ago that still works there; this load shows none. */
+  linkShownRecently?: number
 }
 
 const style = `
@@ -33,6 +33,13 @@ const style = `
 main:not([data-status="awaiting-payment"]) .qr { display: none }
 .closed { font-weight: 600 }
 `
+
+/**
+ * Why a load shows no QR code (issue 43): another screen or a link preview was shown one moments ago and
+ * a new one would break it. Says how long, and the page script loads the page again by itself then.
+ */
+export const linkShownNote = (seconds: number) =>
+  `<section class="qr card"><p id="link-shown" data-retry-seconds="${seconds}">No QR code here yet: a payment link for this request was shown less than ${seconds} seconds ago (on another screen, or to a link preview) and still works there, so this page does not replace it. A new one shows here by itself in ${seconds} seconds.</p></section>`
 
 export function paymentPage({ charge, merchantName, explorerUrl, token, payment, linkShownRecently }: PaymentPageView): HtmlPage {
   const amount = (units: string) => (token ? `${displayAmount(units, token.decimals)} ${token.symbol}` : `${units} (smallest units of ${charge.currency})`)
@@ -48,7 +55,7 @@ export function paymentPage({ charge, merchantName, explorerUrl, token, payment,
   <p>or open the payment link in your wallet:<br><a class="mono" id="payment-link" href="${escapeHtml(payment.link)}">${escapeHtml(payment.link)}</a></p>
 </section>`
     : linkShownRecently
-      ? `<section class="qr card"><p id="link-shown">A payment link for this request was shown moments ago and still works where it was shown. Reload in a few seconds for a new one here.</p></section>`
+      ? linkShownNote(linkShownRecently)
       : ''
   const body = `<main id="payment" data-status="${status.status}" data-deadline="${deadline}" data-explorer="${escapeHtml(explorerUrl)}"${payment ? ` data-token-expires="${payment.tokenExpiresAt.toISOString()}"` : ''}>
 <p class="muted">Payment to</p>

@@ -7,7 +7,7 @@ import type { RefundRow, RefundStatus } from '../db/index.js'
 import { escapeHtml, type HtmlPage } from '../../platform/html/index.js'
 import { displayAmount } from '../../wire/index.js'
 import { pageScript } from './page-script.js'
-import type { PaymentPageView } from './payment-page.js'
+import { linkShownNote, type PaymentPageView } from './payment-page.js'
 
 export interface RefundLiveStatus {
   status: RefundStatus
@@ -52,10 +52,10 @@ export function refundPage({ refund, merchantName, explorerUrl, token, payment, 
     ? `<section class="qr card" aria-labelledby="qr-heading">
   <h2 id="qr-heading">Scan with the merchant’s wallet</h2>
   <img src="${payment.qrDataUrl}" width="${payment.qrSize}" height="${payment.qrSize}" alt="${escapeHtml(payment.link)}">
-  <p>or open the refund’s payment link in the wallet of ${escapeHtml(refund.payer)}:<br><a class="mono" id="payment-link" href="${escapeHtml(payment.link)}">${escapeHtml(payment.link)}</a></p>
+  <p>or open the refund’s payment link in the wallet of <span class="mono">${escapeHtml(refund.payer)}</span>:<br><a class="mono" id="payment-link" href="${escapeHtml(payment.link)}">${escapeHtml(payment.link)}</a></p>
 </section>`
     : linkShownRecently
-      ? `<section class="qr card"><p id="link-shown">A payment link for this refund was shown moments ago and still works where it was shown. Reload in a few seconds for a new one here.</p></section>`
+      ? linkShownNote(linkShownRecently)
       : ''
   const body = `<main id="payment" data-status="${status.status}" data-awaiting="awaiting-signature" data-deadline="${deadline}" data-explorer="${escapeHtml(explorerUrl)}"${payment ? ` data-token-expires="${payment.tokenExpiresAt.toISOString()}"` : ''}>
 <p class="muted">Refund from</p>

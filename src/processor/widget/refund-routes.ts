@@ -47,7 +47,7 @@ async function showRefundPage(context: WidgetContext, { req, res, params: [id] }
     if (await showRefundLink(context.db.pool, refund.id, issued.hash, issued.expiresAt, context.linkIntervalSeconds * 1000)) {
       view.payment = await paymentLinkView(`${refundWidgetUrlOf(context.publicUrl(), refund.id)}?t=${issued.token}`, issued.expiresAt)
     } else {
-      view.linkShownRecently = true
+      view.linkShownRecently = context.linkIntervalSeconds
       return sendHtmlPage(res, 429, refundPage(view), { 'retry-after': String(context.linkIntervalSeconds) })
     }
   }

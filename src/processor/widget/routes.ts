@@ -76,7 +76,7 @@ async function showPaymentPage(context: WidgetContext, { req, res, params: [id] 
   if (charge.status === 'awaiting-payment' && req.method === 'GET') {
     view.payment = await issuePaymentLink(context, charge)
     if (!view.payment) {
-      view.linkShownRecently = true
+      view.linkShownRecently = context.linkIntervalSeconds
       return sendHtmlPage(res, 429, paymentPage(view), { 'retry-after': String(context.linkIntervalSeconds) })
     }
   }

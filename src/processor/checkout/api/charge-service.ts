@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { paymentsOfCharge } from '../../db/index.js'
-import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setEphemeralToken, type ChargeRow, type ChargeStatus } from '../../db/index.js'
+import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setReplayToken, type ChargeRow, type ChargeStatus } from '../../db/index.js'
 import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from '../../db/index.js'
 import type { Merchant } from '../../db/index.js'
 import type { Database, Sql } from '../../db/index.js'
@@ -26,6 +26,8 @@ export interface CreateChargeRequest {
   beneficiary: string
   currency: string
   orderId: string
+  /** This charge's lifetime, at most the engine's CHARGE_TTL_SECONDS (its default). */
+  expiresInSeconds?: number
 }
 
 export interface ListChargesQuery extends ChargeFilterQuery, PageQuery {}
@@ -65,21 +67,25 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
     return charge
   }
 
-  /** The same key and body again: the charge it made, with a fresh payment-page token while it can be paid. */
+  /** The same key and body again: the charge it made, with a payment-page token of its own (beside the first answer's) while it can be paid. */
   const replay = async (sql: Sql, merchant: Merchant, chargeId: string) => {
     const charge = (await findCharge(sql, merchant.id, chargeId))!
     if (charge.status !== 'awaiting-payment') return render(charge)
     const issued = issueEphemeralToken(charge.deadline)
-    await setEphemeralToken(sql, charge.id, issued.hash, issued.expiresAt)
+    await setReplayToken(sql, charge.id, issued.hash, issued.expiresAt)
     return render(charge, issued.token)
   }
 
   return {
     async create(merchant, request, idempotencyKey) {
-      const requestHash = createHash('sha256').update(JSON.stringify([request.amount, request.token, request.beneficiary, request.currency, request.orderId])).digest('hex')
+      // A lifetime joins the hashed fields only when given, so keys stored before it existed keep their hash.
+      const hashed = [request.amount, request.token, request.beneficiary, request.currency, request.orderId, ...(request.expiresInSeconds === undefined ? [] : [request.expiresInSeconds])]
+      const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex')
       const known = idempotencyKey === undefined ? undefined : await findIdempotencyKey(db.pool, merchant.id, idempotencyKey)
       if (known) return idempotent(known, requestHash, () => db.transaction((client) => replay(client, merchant, known.chargeId)))
 
+      const ttlSeconds = request.expiresInSeconds ?? chargeTtlSeconds
+      if (ttlSeconds > chargeTtlSeconds) throw badParam('expiresInSeconds', `expiresInSeconds must be at most ${chargeTtlSeconds}, this engine's CHARGE_TTL_SECONDS`)
       const priced = await priceCharge(terms, merchant, request)
       if (request.currency !== priced.token.symbol) throw badParam('currency', `currency must be "${priced.token.symbol}", the symbol of token ${priced.token.address}`)
 
@@ -89,7 +95,7 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
           const raced = await findIdempotencyKey(client, merchant.id, idempotencyKey)
           if (raced) return idempotent(raced, requestHash, () => replay(client, merchant, raced.chargeId))
         }
-        const created = newCharge(priced, { merchantId: merchant.id, orderId: request.orderId, ttlSeconds: chargeTtlSeconds })
+        const created = newCharge(priced, { merchantId: merchant.id, orderId: request.orderId, ttlSeconds })
         const charge = await insertCharge(client, created.charge)
         if (!charge) {
           const existing = await findChargeByOrderId(client, merchant.id, request.orderId)

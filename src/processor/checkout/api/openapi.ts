@@ -163,7 +163,7 @@ export function checkoutOpenApi() {
       '/api/v1/charges': {
         post: operation(
           'Create a charge',
-          'A charge for `amount` of `token` to `beneficiary`, with the contract’s fees on top (`totalToPay` is what the payer signs for). `orderId` is unique per merchant. With an `Idempotency-Key`, the same key and body give the same charge again (201, `Idempotent-Replayed: true`, a fresh `ephemeralToken` while it can be paid); another body with that key is a 422.',
+          'A charge for `amount` of `token` to `beneficiary`, with the contract’s fees on top (`totalToPay` is what the payer signs for). `orderId` is unique per merchant. `expiresInSeconds` (optional, an integer from 60 up to the engine’s `CHARGE_TTL_SECONDS`, the default) sets this charge’s `deadline`. With an `Idempotency-Key`, the same key and body give the same charge again (201, `Idempotent-Replayed: true`, a fresh `ephemeralToken` while it can be paid, issued beside the first answer’s, which keeps working until one of them opens the session); another body with that key is a 422.',
           {
             parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 visible ASCII characters', schema: createChargeSchema.headers.properties['idempotency-key'] }],
             requestBody: { required: true, content: json(createChargeSchema.body) },

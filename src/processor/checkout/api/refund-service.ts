@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { maxUint256, type Hex } from 'viem'
 import { randomBytes16, ZERO_BYTES16, type Problem } from '../../../wire/index.js'
 import { chargePaidBy, findCharge, findRefund, findRefundIdempotencyKey, insertRefund, insertRefundIdempotencyKey, lockCharge, lockIdempotencyKey, lockRefund } from '../../db/index.js'
-import { listRefunds, refundsOfCharge, reservedRefundAmount, setRefundEphemeralToken, type ChargeStatus, type RefundRow } from '../../db/index.js'
+import { listRefunds, refundsOfCharge, reservedRefundAmount, setRefundReplayToken, type ChargeStatus, type RefundRow } from '../../db/index.js'
 import type { Database, Merchant, Sql } from '../../db/index.js'
 import { badParam, ProblemError } from '../../../platform/http/index.js'
 import { canTransitionRefund, changeRefund, enqueueRefundEvent, renderRefund, type RefundJson } from '../../charges/index.js'
@@ -78,7 +78,7 @@ export function refundService({ db, terms, widgetBaseUrl, ttlSeconds }: RefundSe
     const refund = await ownRefund(sql, merchant, known.refundId)
     if (refund.status !== 'awaiting-signature') return { refund: render(refund), replayed: true }
     const issued = issueEphemeralToken(refund.deadline)
-    await setRefundEphemeralToken(sql, refund.id, issued.hash, issued.expiresAt)
+    await setRefundReplayToken(sql, refund.id, issued.hash, issued.expiresAt)
     return { refund: render(refund, issued.token), replayed: true }
   }
 

@@ -28,6 +28,7 @@ const fields = {
   description: { schema: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 500 characters, no control characters' },
   maxUses: { schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, meaning: 'an integer 1..1000000 (a JSON number)' },
   expiresAt: { schema: { type: 'string', pattern: `^${DATE_TIME}$` }, meaning: 'an RFC 3339 date-time with its offset, in the future' },
+  expiresInSeconds: { schema: { type: 'integer', minimum: 60, maximum: 86_400 }, meaning: "an integer number of seconds (a JSON number), 60 up to the engine's CHARGE_TTL_SECONDS" },
   reason: { schema: { type: 'string', minLength: 1, maxLength: 500, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }, meaning: '1 to 500 characters, no control characters' },
   refundId: { schema: { type: 'string', pattern: '^re_[0-9a-f]{24}$' }, meaning: 'a refund id (re_ + 24 hex)' },
   webhookUrl: { schema: { type: 'string', minLength: 1, maxLength: 2048 }, meaning: 'an http(s) URL without credentials, at most 2048 characters' },
@@ -50,7 +51,7 @@ function object<const names extends Field>(required: names[], optional: Field[] 
 }
 
 export const createChargeSchema = {
-  body: object(['amount', 'token', 'beneficiary', 'currency', 'orderId']),
+  body: object(['amount', 'token', 'beneficiary', 'currency', 'orderId'], ['expiresInSeconds']),
   headers: { type: 'object', properties: { 'idempotency-key': fields['idempotency-key'].schema } },
 }
 

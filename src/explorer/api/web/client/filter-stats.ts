@@ -86,6 +86,16 @@ export function seriesChart(series: StatsSeries, decimals: SymbolDecimals = {}):
   return chart
 }
 
+/**
+ * The time axis under the bars: the first and last bucket at the ends. On a fresh chain the default 30 days
+ * are one bar at the right edge; the axis says that edge is today and the left one 29 days back.
+ */
+function seriesAxis(series: StatsSeries): HTMLElement {
+  const first = series.buckets[0]
+  const last = series.buckets.at(-1)
+  return el('div', { class: 'series-axis', 'aria-hidden': 'true' }, el('span', {}, first ? bucketStart(first, series.interval) : ''), el('span', {}, last ? bucketStart(last, series.interval) : ''))
+}
+
 /** The section; `gone()` says the view was left, so late answers are dropped. */
 export function filterStats(events: URLSearchParams, gone: () => boolean, heading = 'Totals for these filters'): HTMLElement {
   const totals = el('div', { class: 'table-wrap' }, 'Loading totals…')
@@ -104,7 +114,7 @@ export function filterStats(events: URLSearchParams, gone: () => boolean, headin
   Promise.all([statsSeries(seriesQuery(query)), decimals]).then(
     ([series, decimals]) => {
       if (gone()) return
-      chart.replaceChildren(seriesChart(series, decimals), el('figcaption', {}, chartCaption(series)))
+      chart.replaceChildren(seriesChart(series, decimals), seriesAxis(series), el('figcaption', {}, chartCaption(series)))
     },
     (error: Error) => !gone() && chart.replaceChildren(error.message),
   )

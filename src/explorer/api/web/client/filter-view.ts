@@ -63,7 +63,8 @@ function decimalsFor(figures: Stats | undefined, token: string): number | undefi
   return all.size === 1 ? [...all][0] : undefined
 }
 
-function filterForm(params: URLSearchParams): HTMLFormElement {
+/** `onRejected` is told when the form refuses what was typed: the results below no longer match the form. */
+function filterForm(params: URLSearchParams, onRejected: () => void): HTMLFormElement {
   const field = (name: string, label: string, input: HTMLElement) => el('div', { class: 'field' }, el('label', { for: `filter-${name}` }, label), input)
   const token = el('select', { id: 'filter-token', name: 'token' }, el('option', { value: '' }, 'Any token'))
   const chosen = params.get('token') ?? ''
@@ -103,13 +104,17 @@ function filterForm(params: URLSearchParams): HTMLFormElement {
     const next = new URLSearchParams()
     for (const [name, value] of new FormData(form)) if (typeof value === 'string' && value.trim() !== '') next.set(name, value.trim())
     problem.textContent = ''
+    const reject = (text: string) => {
+      problem.textContent = text
+      onRejected()
+    }
     for (const { name, label } of AMOUNT_FIELDS) {
       const typed = next.get(name)
       if (typed === null) continue
       const decimals = decimalsFor(figures, next.get('token') ?? '')
-      if (decimals === undefined) return void (problem.textContent = `${label}: choose a token (its decimals say what the amount means)`)
+      if (decimals === undefined) return reject(`${label}: choose a token (its decimals say what the amount means)`)
       const units = smallestUnits(typed, decimals)
-      if (units === undefined) return void (problem.textContent = `${label}: "${typed}" is not an amount in token units with at most ${decimals} decimals`)
+      if (units === undefined) return reject(`${label}: "${typed}" is not an amount in token units with at most ${decimals} decimals`)
       next.set(name, units)
     }
     location.hash = routeHref({ view: 'events', params: next })
@@ -117,16 +122,30 @@ function filterForm(params: URLSearchParams): HTMLFormElement {
   return form
 }
 
+/**
+ * The results follow the URL's filters. A rejected form empties them (they would show the previous
+ * filters' answer under the new ones), and a query the API refuses is said once, in the summary: the
+ * totals and chart are only drawn for a query the API took.
+ */
 export function filterView(root: HTMLElement, params: URLSearchParams): () => void {
   const { table, body } = settlementTable('Settlements matching the filters, newest first')
   const summary = el('p', { class: 'totals', 'aria-live': 'polite' }, 'Loading…')
   const paging = el('nav', { class: 'paging', 'aria-label': 'Pages' })
-  root.append(el('h1', {}, 'Settlements by filter'), filterForm(params), summary, el('div', { class: 'table-wrap' }, table), paging)
   let gone = false
-  root.append(filterStats(eventsQuery(params), () => gone))
+  let stale = false
+  let totals: HTMLElement | undefined
+  const rejected = () => {
+    stale = true
+    body.replaceChildren()
+    paging.replaceChildren()
+    totals?.remove()
+    summary.textContent = 'No results shown: correct the filters above, then press Apply'
+    summary.dataset.stale = 'yes'
+  }
+  root.append(el('h1', {}, 'Settlements by filter'), filterForm(params, rejected), summary, el('div', { class: 'table-wrap' }, table), paging)
   eventsPage(eventsQuery(params)).then(
     (page) => {
-      if (gone) return
+      if (gone || stale) return
       body.append(...page.events.map(settlementRow))
       summary.textContent = `${page.total.toLocaleString('en-US')} settlement${page.total === 1 ? '' : 's'} match${page.total === 1 ? 'es' : ''}`
       if (page.total > 0) summary.append(' · ', el('a', { href: exportHref(params), download: '', id: 'export-csv' }, 'Download CSV'))
@@ -138,8 +157,10 @@ export function filterView(root: HTMLElement, params: URLSearchParams): () => vo
       }
       if (params.has('cursor')) paging.append(el('a', { href: withCursor(null) }, 'First page'))
       if (page.nextCursor) paging.append(el('a', { href: withCursor(page.nextCursor), rel: 'next' }, 'Next page'))
+      totals = filterStats(eventsQuery(params), () => gone || stale)
+      root.append(totals)
     },
-    (error: Error) => !gone && (summary.textContent = error.message),
+    (error: Error) => !gone && !stale && (summary.textContent = error.message),
   )
   return () => void (gone = true)
 }

@@ -16,6 +16,8 @@ const input = document.getElementById('search-input') as HTMLInputElement
 const hint = document.getElementById('search-hint')!
 
 let leave: (() => void) | undefined
+/** Where the last search sent the page: arriving there keeps the typed text, any other move clears the box. */
+let searchedHref: string | undefined
 
 function show(route: Route): void {
   leave?.()
@@ -59,12 +61,22 @@ form.addEventListener('submit', (event) => {
   hint.dataset.understood = understood.route ? 'yes' : 'no'
   if (!understood.route) return
   const href = routeHref(understood.route)
-  if (location.hash === href) show(understood.route)
+  searchedHref = href
+  if (location.hash === href) arrive()
   else location.hash = href
 })
 
-window.addEventListener('hashchange', () => {
+/** A view change: the hint spoke of the last search, so it goes; the text stays only where that search led. */
+function arrive(): void {
+  if (location.hash !== searchedHref) input.value = ''
+  searchedHref = undefined
+  hint.textContent = ''
+  delete hint.dataset.understood
   show(parseRoute(location.hash))
+}
+
+window.addEventListener('hashchange', () => {
+  arrive()
   view.focus()
 })
 
