@@ -6,7 +6,7 @@
  */
 import type { Hex } from 'viem'
 import type { FailureCategory, SubmissionStatus } from '../../wire/index.js'
-import type { Sql } from './open-database.js'
+import type { Database, Sql } from './open-database.js'
 import { channels, rowColumns, type SubmissionRow } from './submissions.js'
 
 export interface RecordedTransaction {
@@ -120,17 +120,25 @@ export async function markSucceeded(sql: Sql, mined: { payloadId: string; txHash
 
 /**
  * Makes room for one more future submission within `budget`: the oldest future ones still waiting
- * (ENQUEUING; one being signed is left alone) end FAILURE `EVICTED`, announced like any change. Two
- * gateways evicting at once may pick the same rows, so the budget can be passed briefly, never for long.
+ * (ENQUEUING) end FAILURE `EVICTED`, announced like any change. Evictions run one at a time (a
+ * transaction-level advisory lock), each counting after the one before it committed, so together they
+ * evict exactly what passes the budget, never a permit twice or one too many. They never wait for a row:
+ * one locked by someone else (the submitter taking it) is skipped for the next oldest. Concurrent
+ * evictions used to lock overlapping rows in different orders (array order on a nested loop, heap order
+ * on a hash join), and PostgreSQL broke the deadlock (40P01) by failing one of them.
  */
-export async function evictOldestFuture(sql: Sql, budget: number): Promise<string[]> {
-  const { rows } = await sql.query<{ payloadId: string }>(
-    `SELECT payload_id AS "payloadId" FROM submissions WHERE future AND status = 'ENQUEUING' ORDER BY created_at
-     LIMIT greatest(0, (SELECT count(*) FROM submissions WHERE future AND status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')) - $1)`,
-    [budget],
-  )
-  const reason = `evicted: ${budget} submissions that could not run yet (permit nonce ahead of the chain's, or more than the owner's balance covers) were waiting, and newer ones came; sign it again once it can run`
-  return transition(sql, rows, ['ENQUEUING'], 'FAILURE', { category: 'EVICTED', reason })
+export async function evictOldestFuture(db: Pick<Database, 'transaction'>, budget: number): Promise<string[]> {
+  return db.transaction(async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('submissions:evict-future', 0))`)
+    const { rows } = await client.query<{ payloadId: string }>(
+      `SELECT payload_id AS "payloadId" FROM submissions WHERE future AND status = 'ENQUEUING' ORDER BY created_at
+       LIMIT greatest(0, (SELECT count(*) FROM submissions WHERE future AND status IN ('ENQUEUING', 'PENDING', 'BROADCASTING')) - $1)
+       FOR UPDATE SKIP LOCKED`,
+      [budget],
+    )
+    const reason = `evicted: ${budget} submissions that could not run yet (permit nonce ahead of the chain's, or more than the owner's balance covers) were waiting, and newer ones came; sign it again once it can run`
+    return transition(client, rows, ['ENQUEUING'], 'FAILURE', { category: 'EVICTED', reason })
+  })
 }
 
 /** Holds a submission back until `delayMs` from now, with its count of waits and the token nonce seen. */

@@ -13,7 +13,8 @@
  * not yet final (RATE_LIMIT_EXCEEDED). The insert also classes the submission executable or future from
  * the owner's token nonce and balance (submissions.ts): executable ones fill GATEWAY_MAX_QUEUED_TOTAL
  * (RELAYER_UNAVAILABLE), future ones GATEWAY_MAX_FUTURE_PER_OWNER (RATE_LIMIT_EXCEEDED) and
- * GATEWAY_MAX_FUTURE_TOTAL, past which the oldest waiting future ones are evicted (FAILURE EVICTED):
+ * GATEWAY_MAX_FUTURE_TOTAL, past which the oldest waiting future ones are evicted (FAILURE EVICTED; the
+ * submission is acknowledged even if that eviction fails, since it is queued):
  * throwaway keys, which cost nothing, can only push out each other's permits, never a real payment.
  */
 import type { Hex } from 'viem'
@@ -62,7 +63,13 @@ async function accept(ctx: GatewayContext, conn: BoundConnection, intent: Paymen
   const { outcome, future, queued } = await enqueueSubmission(ctx.db.pool, { intent, callerAddress: conn.address, digest, request }, limits)
   switch (outcome) {
     case 'enqueued':
-      if (future && queued.futureTotal >= maxFuture) await evictOldestFuture(ctx.db.pool, maxFuture)
+      // Queued is queued: an eviction that fails (the database at that moment) must not turn the ACK into
+      // an error; the next future submission evicts what passes the budget then.
+      if (future && queued.futureTotal >= maxFuture) {
+        await evictOldestFuture(ctx.db, maxFuture).catch((error: unknown) =>
+          ctx.log.warn('could not evict the oldest future submissions; the next future submission will', { error: String(error) }),
+        )
+      }
       return intent.payloadId
     case 'duplicate':
       throw new GatewayRefusal('ALREADY_SUBMITTED', `payload ${intent.payloadId} or the same signed payment was already submitted`)
