@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 
 export const FLEET_TEMPLATE = 'deploy/nginx/explorer-fleet.conf.template'
 export const NGINX_INSTALL_HINT = 'nginx is not installed: install it with `apt-get install -y nginx` (Debian/Ubuntu; the package\'s service need not run)'
@@ -37,7 +37,8 @@ export function renderFleetConfig(template: string, settings: FleetSettings): st
 }
 
 /** Writes `prefix`/nginx.conf (the main file) and `prefix`/explorer-fleet.conf (the rendered template); returns the main file's path. */
-export function writeFleetNginx(prefix: string, templatePath: string, settings: FleetSettings): string {
+export function writeFleetNginx(prefixDir: string, templatePath: string, settings: FleetSettings): string {
+  const prefix = resolve(prefixDir)
   for (const dir of [join(prefix, 'logs'), join(prefix, 'temp'), settings.FLEET_CACHE_DIR]) mkdirSync(dir, { recursive: true })
   writeFileSync(join(prefix, 'explorer-fleet.conf'), renderFleetConfig(readFileSync(templatePath, 'utf8'), settings))
   const main = join(prefix, 'nginx.conf')
@@ -55,13 +56,13 @@ export function writeFleetNginx(prefix: string, templatePath: string, settings: 
 
 /** `nginx -t` on a main file: its exit code and what it printed. */
 export function checkNginx(nginx: string, prefix: string, main: string): { ok: boolean; output: string } {
-  const result = spawnSync(nginx, ['-t', '-p', prefix, '-c', main], { encoding: 'utf8' })
+  const result = spawnSync(nginx, ['-t', '-p', resolve(prefix), '-c', main], { encoding: 'utf8' })
   return { ok: result.status === 0, output: `${result.stdout}${result.stderr}`.trim() }
 }
 
 /** Runs nginx in the foreground on `main` until stop(); resolves once `port` accepts connections. */
 export async function startFleetNginx(nginx: string, prefix: string, main: string, port: number): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = spawn(nginx, ['-p', prefix, '-c', main, '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const child = spawn(nginx, ['-p', resolve(prefix), '-c', main, '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const deadline = Date.now() + 10_000
   for (;;) {
