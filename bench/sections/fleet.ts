@@ -287,7 +287,7 @@ export async function fleet(ctx: BenchContext): Promise<SectionResult> {
     ctx.log(`fleet: a flash crowd on ${head} through nginx (${CROWD_CONNECTIONS} connections, the chain growing ${BLOCKS_PER_SECOND} blocks/s)`)
     const crowds = [await flashCrowd(`head page \`${head}\``, proxyUrl, replicas, [head], durationMs)]
     ctx.log(`fleet: a flash crowd on a popular recipient's first ${recipientPages.length} pages`)
-    crowds.push(await flashCrowd(`a popular recipient's first ${recipientPages.length} pages`, proxyUrl, replicas, recipientPages, durationMs))
+    crowds.push(await flashCrowd(`popular recipient's first ${recipientPages.length} pages`, proxyUrl, replicas, recipientPages, durationMs))
     await growChain(rpc, 0)
 
     ctx.log('fleet: a WebSocket and an SSE subscriber through nginx while the chain grows')
@@ -334,6 +334,7 @@ export async function fleet(ctx: BenchContext): Promise<SectionResult> {
           `${fmt(c.stale.fromSendMs)} / ${fmt(c.stale.fromArrivalMs)} ms (${fmt(c.stale.samples)})`,
         ]),
       ) +
+      '\n\nnginx keeps its cache\'s time in whole seconds: an answer fetched at 10.0 s with `max-age=1` stays fresh while its clock reads 10 or 11, so up to 2 s (max-age + 1 s); at 2 blocks/s the head page then shows a settlement up to ~1.9 s behind. The max of ~500 ms is the crowd\'s first requests of a key that nginx does not hold yet, waiting on its cache lock, which it checks every 500 ms.' +
       `\n\nLive feeds through nginx while the chain grew ${BLOCKS_PER_SECOND} blocks/s for ${ctx.quick ? 5 : 20} s (to block ${fmt(live.head)}): one WebSocket subscriber on \`/stream\` ` +
       '(unfiltered) and one SSE client on `/events/stream?since=` its subscription cursor, against every settlement a replica indexed after that cursor.\n\n' +
       table(
