@@ -12,6 +12,7 @@
  *   npm run bench -- --only=peers --peer-settlements=200000    the peers section on more settlements (default 100k)
  *   npm run bench -- --only=replica            an empty explorer catching up with the largest chain, live, then its restart
  *   npm run bench -- --only=snapshot           a snapshot of the largest store beside its loaded explorer, then a replica from it
+ *   npm run bench -- --only=fleet             two replicas from a snapshot behind nginx (deploy/nginx): flash crowds, staleness, live feeds, compression
  *   npm run bench -- --only=idle               as many idle subscribers as the open-file limit allows: memory each, a block's delivery to all
  *
  * Generated stores are cached under .data/bench/ by size and seed; delete the folder to rebuild.
@@ -38,6 +39,7 @@ import { statsLatency } from './sections/stats-latency.js'
 import { reports } from './sections/reports.js'
 import { replica } from './sections/replica.js'
 import { snapshot } from './sections/snapshot.js'
+import { fleet } from './sections/fleet.js'
 
 const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Promise<SectionResult> }> = {
   ingest: { title: 'Ingest', run: ingest },
@@ -54,6 +56,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   reports: { title: 'Merchant CSV reports', run: reports },
   replica: { title: 'A replica from nothing, and its restart', run: replica },
   snapshot: { title: 'A replica from a snapshot', run: snapshot },
+  fleet: { title: 'A fleet behind a caching proxy (nginx)', run: fleet },
 }
 
 const { values } = parseArgs({

@@ -20,6 +20,8 @@ export interface WrkLoad {
   rate?: number
   /** Keep-alive connections, all on one wrk thread. */
   connections?: number
+  /** Request headers (wrk -H), e.g. `accept-encoding`. */
+  headers?: Record<string, string>
 }
 
 /**
@@ -79,7 +81,8 @@ export async function runWrk(load: WrkLoad): Promise<WrkResult> {
     env.WRK_PAGES = `${p.firstRecipient},${p.recipients},${p.fromBlock},${p.toBlock},${p.seed}`
   }
   if (paced) env.WRK_RATE = String(load.rate!)
-  const args = ['-t', '1', '-c', String(connections), '-d', `${Math.max(1, Math.round(load.durationMs / 1000))}s`, '--timeout', '10s', '-s', SCRIPT, `${load.url}${path}`]
+  const headers = Object.entries(load.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`])
+  const args = ['-t', '1', '-c', String(connections), '-d', `${Math.max(1, Math.round(load.durationMs / 1000))}s`, '--timeout', '10s', ...headers, '-s', SCRIPT, `${load.url}${path}`]
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let text = ''
