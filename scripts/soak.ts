@@ -29,7 +29,7 @@ import { drain, verifySoak } from './soak/verify-soak.js'
 import { renderReport, type Check } from './soak/write-report.js'
 import { startChargeMerchant } from './soak/charge-merchant.js'
 import { startChargeLoad, verifyCharges } from './soak/charges.js'
-import { describeRequestFlood, runRequestFloodThread } from './soak/request-flood.js'
+import { describeRequestFlood, forkRequestFlood } from './soak/request-flood.js'
 
 /** Resolves at `at` (ms since the epoch), or at once when `signal` aborts first. */
 const sleepUntil = (at: number, signal: AbortSignal) => new Promise<void>((resolve) => {
@@ -106,13 +106,16 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       const { deployment } = stack.devnet
       log(`explorer ${stack.explorerUrl}, gateway ${stack.gatewayWsUrl}, rpc ${deployment.rpcUrl}`)
       const startedAt = Date.now()
+      /** The request flood's process, once it runs (sampled, not judged: it stands for clients elsewhere). */
+      let floodPid: number | undefined
       const rss = new RssSampler({
         explorer: () => stack.explorer.rss(),
         submitter: () => stack.submitter.rss(),
         gateway: () => stack.gateway.rss(),
         anvil: () => (stack.devnet.anvil.process.pid === undefined ? undefined : rssOfPid(stack.devnet.anvil.process.pid)),
-        'soak process (load, subscribers, data service, CA)': () => process.memoryUsage().rss,
-      }, ['anvil'])
+        'soak process (load, subscribers, data service, CA, checkout engine, widget)': () => process.memoryUsage().rss,
+        'request flood (its own process, from a third of the way in)': () => (floodPid === undefined ? undefined : rssOfPid(floodPid)),
+      }, ['anvil', 'request flood (its own process, from a third of the way in)'])
       rss.start(5_000)
       const loadAverages: number[] = []
       const loadTimer = setInterval(() => loadAverages.push(Math.round(loadavg()[0]! * 100) / 100), 10_000)
@@ -160,8 +163,8 @@ chain, the 5xx count and RSS. --report writes the results as Markdown; --keep ke
       const watched = await chargeMerchant.client.createCharge({ amount: '1000000', token: deployment.tokens[0]!.address, beneficiary: deployment.recipients[0]!, currency: deployment.tokens[0]!.symbol, orderId: `soak-watched-${Date.now()}` })
       const floodStartsAt = startedAt + (minutes * 60_000) / 3
       const requestFlood = sleepUntil(floodStartsAt, stopLoad.signal).then(() =>
-        runRequestFloodThread({ explorerUrl: stack.explorerUrl, widgetUrl: stack.widget.url, chargeId: watched.id, deployment, exports: floodExports, queries: floodQueries, streams: floodStreams }),
-      )
+        forkRequestFlood({ explorerUrl: stack.explorerUrl, widgetUrl: stack.widget.url, chargeId: watched.id, deployment, exports: floodExports, queries: floodQueries, streams: floodStreams }),
+      ).then((flood) => ((floodPid = flood.pid), flood))
       const stopChaos = new AbortController()
       const chaos = runChaos({ stack, subscribers, signal: stopChaos.signal, startedAt, meanGapMs: faultEvery * 1000, log })
 

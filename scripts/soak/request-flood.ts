@@ -6,7 +6,8 @@
  * soak's own clients: the REST workers' p99 during the flood is set against the same workers' before it.
  */
 import { request, type IncomingMessage } from 'node:http'
-import { Worker } from 'node:worker_threads'
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Deployment } from '../../src/wire/index.js'
@@ -100,19 +101,15 @@ export function startRequestFlood(opts: RequestFloodOptions): { stats: RequestFl
 export const describeRequestFlood = (s: RequestFloodStats) =>
   `${Object.entries(s.statuses).sort().map(([k, n]) => `${k}: ${n}`).join(', ')}; refusals without Retry-After ${s.refusalsWithoutRetryAfter}; ${Math.round(s.exportBytes / 1024)} KiB of exports read${Object.keys(s.errors).length ? `; errors ${Object.entries(s.errors).map(([k, n]) => `${k}: ${n}`).join(', ')}` : ''}`
 
-/** Runs the flood in a worker thread (request-flood-worker.ts); `stop()` ends it and resolves with its stats. */
-export function runRequestFloodThread(opts: Omit<RequestFloodOptions, 'signal'>): { stop(): Promise<RequestFloodStats> } {
-  // A worker does not inherit tsx's loader under Node 20: it registers it first (as server-threads.ts does).
-  const entry = new URL('./request-flood-worker.ts', import.meta.url).href
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}) })`
-  const worker = new Worker(boot, { eval: true, workerData: opts })
+/** Runs the flood in a process of its own (request-flood-process.ts); `stop()` ends it and resolves with its stats. */
+export function forkRequestFlood(opts: Omit<RequestFloodOptions, 'signal'>): { pid: number | undefined; stop(): Promise<RequestFloodStats> } {
+  const child = fork(fileURLToPath(new URL('./request-flood-process.ts', import.meta.url)), [JSON.stringify(opts)], { execArgv: ['--import', 'tsx'] })
   return {
+    pid: child.pid,
     async stop() {
-      const stats = new Promise<RequestFloodStats>((resolve) => worker.once('message', resolve))
-      worker.postMessage('stop')
-      const result = await stats
-      await worker.terminate()
-      return result
+      const stats = new Promise<RequestFloodStats>((resolve) => child.once('message', (message) => resolve(message as RequestFloodStats)))
+      child.send('stop')
+      return stats
     },
   }
 }

@@ -86,7 +86,7 @@ export function renderReport(r: SoakResult): string {
     '(CONFIRMATION_BLOCKS 2) and the widget run in the soak process; 4 customers buy charges end to end (merchant',
     "API over mutual TLS, the widget's payment session, the gateway) while the engine's node, behind a relay,",
     'answers every receipt request "none" for 4 blocks about every 20 s: no paid charge may be reverted or expire.',
-    `From a third of the way in, a request flood from ${FLOOD_ADDRESS} on a thread of its own: 200 exports reading a`,
+    `From a third of the way in, a request flood from ${FLOOD_ADDRESS} in a process of its own: 200 exports reading a`,
     'chunk a second, 1,000 multi-filter `/events` loops and 2,000 widget live streams on one charge, each reopened a',
     "second after it ends: caps must answer 429/503 with Retry-After, and the REST workers' p99 is compared before and during.",
     `Hostile sockets come from ${FLOOD_ADDRESS} (the client binds it; Linux routes all of 127/8 to loopback), so the`,
