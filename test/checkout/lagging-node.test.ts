@@ -6,7 +6,9 @@
  *   charge settles once the node answers (before: reverted, then expired, with the payment on chain);
  * - a REMOVED from the feed of a settlement the chain still holds reverts nothing;
  * - a settlement the node shows gone for blocks on end reverts the charge, which does not expire while
- *   the settlement is watched, and is paid again when the settlement is seen again.
+ *   the settlement is watched, and is paid again when the settlement is seen again;
+ * - a settlement re-mined at another position that the head poll finds before the explorer reports it is
+ *   recorded there once: the explorer's report of that position later is no second payment.
  */
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -21,12 +23,13 @@ let f: CheckoutFixture
 let merchant: TestMerchant
 
 before(async () => {
-  f = await startCheckoutFixture({ CONFIRMATION_BLOCKS: '2' }, { engineRpcProxy: true, explorerRelay: true })
+  f = await startCheckoutFixture({ CONFIRMATION_BLOCKS: '2' }, { engineRpcProxy: true, explorerRelay: true, explorerRpcProxy: true })
   merchant = await f.createMerchant()
 })
 after(() => f?.stop())
 afterEach(() => {
   Object.assign(f.engineRpc!, { hide: undefined, refuse: undefined, rewrite: undefined })
+  f.explorerRpc!.down = false
 })
 
 const get = async (path: string) => (await f.request(merchant.credentials, 'GET', path)).body
@@ -42,11 +45,11 @@ async function mineSlowly(blocks: number): Promise<void> {
   }
 }
 
-async function paidCharge(charge?: ChargeJson): Promise<{ created: ChargeJson; txHash: Hex; height: number }> {
+async function paidCharge(charge?: ChargeJson): Promise<{ created: ChargeJson; txHash: Hex; height: number; logIndex: number }> {
   const created = charge ?? (await f.createCharge(merchant))
   const txHash = await f.pay(created)
   const confirming = await f.waitForStatus(merchant, created.id, 'confirming')
-  return { created, txHash, height: confirming.settlement!.blockNumber }
+  return { created, txHash, height: confirming.settlement!.blockNumber, logIndex: confirming.settlement!.logIndex }
 }
 
 test('a node that hides the receipt, lags behind the block or errs changes nothing; the charge settles once it answers', async () => {
@@ -108,4 +111,26 @@ test('a settlement the node shows gone for blocks on end reverts the charge; it 
   assert.deepEqual(await f.webhookTypes(created.id), ['charge.confirming', 'charge.reverted', 'charge.confirming', 'charge.settled'])
   assert.deepEqual(await paymentsOf(created.id), [[txHash, true], [txHash, false]])
   await shortLived.stop()
+})
+
+test('a settlement re-mined elsewhere, found by the head poll before the explorer reports it, is recorded there once: no late payment', async () => {
+  const first = await paidCharge()
+  const second = await paidCharge()
+  // The explorer is cut off; both blocks are replaced by a branch carrying both transactions in its second
+  // block: the second settlement stays in its block at another log index, the first moves a block on.
+  f.explorerRpc!.down = true
+  const raw = (hash: Hex) => f.rpc<Hex>('eth_getRawTransactionByHash', [hash])
+  await f.rpc('anvil_reorg', [2, [[await raw(first.txHash), 1], [await raw(second.txHash), 1]]])
+  await mineUntil(f.chain, 'both settled at their new positions', async () => (await statusOf(first.created.id)) === 'settled' && (await statusOf(second.created.id)) === 'settled')
+  const moved = await get(`/api/v1/charges/${second.created.id}`)
+  assert.notEqual(moved.settlement.logIndex, second.logIndex)
+
+  f.explorerRpc!.down = false
+  await waitFor('the explorer to report the new positions', async () => (await f.explorer.get(`/events/${second.txHash}`)).body?.logIndex === moved.settlement.logIndex)
+  await mine(f.chain, 3)
+  await sleep(1_000)
+  for (const { created, txHash } of [first, second]) {
+    assert.deepEqual(await f.webhookTypes(created.id), ['charge.confirming', 'charge.settled'])
+    assert.deepEqual(await paymentsOf(created.id), [[txHash, true], [txHash, false]])
+  }
 })
