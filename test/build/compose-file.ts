@@ -5,6 +5,7 @@
  * else (block scalars, tags, multi-line flow) is refused with its line, so that a file written otherwise
  * fails the test instead of being misread.
  */
+import { stripComment } from '../helpers/strip-comment.js'
 
 export type Yaml = string | Yaml[] | { [key: string]: Yaml }
 
@@ -119,18 +120,6 @@ export function parseComposeYaml(source: string): Record<string, Yaml> {
   const document = mapping(0)
   if (at !== lines.length) throw new Error(`compose.yaml:${lines[at]!.n}: unexpected indentation`)
   return document
-}
-
-function stripComment(line: string): string {
-  let quote: string | undefined
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!
-    if (quote) {
-      if (c === quote) quote = undefined
-    } else if (c === '"' || c === "'") quote = c
-    else if (c === '#' && (i === 0 || line[i - 1] === ' ')) return line.slice(0, i)
-  }
-  return line
 }
 
 function unquote(text: string): string {

@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { stripComment } from '../helpers/strip-comment.js'
 
 export interface DocBlock {
   file: string
@@ -34,19 +35,6 @@ export function shellBlocks(file: string): DocBlock[] {
     if (curls.length > 0) blocks.push({ file, assignments: lines.filter((line) => /^[A-Z_]+=/.test(line)), curls })
   }
   return blocks
-}
-
-/** The line without a `#` comment that starts outside quotes after a space. */
-function stripComment(line: string): string {
-  let quote: string | undefined
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!
-    if (quote) {
-      if (c === quote) quote = undefined
-    } else if (c === "'" || c === '"') quote = c
-    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]!))) return line.slice(0, i)
-  }
-  return line
 }
 
 /** The values of a block's assignments, computed by `sh` as the reader's shell would. */
