@@ -72,14 +72,21 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
   }
   // Waits for the piece's own answer, then runs the image's health check once: each run of it is a
   // process of its own (~0.5 CPU-s), too dear to poll with.
-  const healthy = async (piece: string, url: string) => {
-    await waitFor(`${piece} to answer ${url}`, () => fetch(url).then((r) => r.ok, () => false), PATIENCE_MS)
+  // A piece that ended, or never answered, is named with what it printed.
+  const healthy = async (piece: string, url: string, { child, output }: ReturnType<typeof start>) => {
+    const answers = () => {
+      if (child.exitCode !== null) throw new Error(`${piece} ended before it answered ${url}`)
+      return fetch(url).then((r) => r.ok, () => false)
+    }
+    await waitFor(`${piece} to answer ${url}`, answers, PATIENCE_MS).catch((error: Error) => {
+      throw new Error(`${error.message} (exit code ${child.exitCode}); its output:\n${output.lines.join('\n')}`)
+    })
     assert.equal(app.healthcheck({ HEALTHCHECK_URL: url }), 0, `${piece} fails the image health check`)
   }
 
   const caDir = join(dataDir, 'ca')
   const ca = start('ca', { ...chainEnv, CA_PORT: String(ports.ca), CA_DATA_DIR: caDir })
-  await healthy('ca', `http://127.0.0.1:${ports.ca}/health`)
+  await healthy('ca', `http://127.0.0.1:${ports.ca}/health`, ca)
   const { Client } = await import('pg')
   const db = new Client({ connectionString: postgres.url })
   await db.connect()
@@ -89,11 +96,11 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
 
   const explorerUrl = `http://127.0.0.1:${ports.explorer}`
   const explorer = start('explorer', { ...chainEnv, DATA_DIR: join(dataDir, 'explorer'), EXPLORER_PORT: String(ports.explorer) })
-  await healthy('explorer', `${explorerUrl}/health`)
+  await healthy('explorer', `${explorerUrl}/health`, explorer)
   const dataService = start('data-service', { ...chainEnv, DATA_SERVICE_PORT: String(ports.data), EXPLORER_URL: explorerUrl })
-  await healthy('data-service', `http://127.0.0.1:${ports.data}/health`)
+  await healthy('data-service', `http://127.0.0.1:${ports.data}/health`, dataService)
   const gateway = start('gateway', { ...chainEnv, GATEWAY_PORT: String(ports.gateway), EXPLORER_URL: explorerUrl, RELAYER_PRIVATE_KEY: chain.deployment.relayerKey! })
-  await healthy('gateway', `http://127.0.0.1:${ports.gateway}/health`)
+  await healthy('gateway', `http://127.0.0.1:${ports.gateway}/health`, gateway)
   await gateway.output.waitFor(/active: holding the relayer lock/)
   const submitter = start('submitter', { ...chainEnv, RELAYER_PRIVATE_KEY: chain.deployment.relayerKey! })
   await submitter.output.waitFor(/submitter started/)
@@ -108,7 +115,7 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
   await checkout.output.waitFor(/checkout engine listening/)
   const widgetUrl = `http://127.0.0.1:${ports.widget}`
   const widget = start('widget', { ...chainEnv, WIDGET_PORT: String(ports.widget) })
-  await healthy('widget', `${widgetUrl}/health`)
+  await healthy('widget', `${widgetUrl}/health`, widget)
   const caClient = new CaClient({ url: `http://127.0.0.1:${ports.ca}`, token: readLocalAdminToken(caDir)! })
   const merchant = await caClient.createMerchant({ name: 'Image test store', webhookUrl: 'http://127.0.0.1:9/hooks' })
   const credentials = await generateMerchantCredentials(caClient, merchant.id)
