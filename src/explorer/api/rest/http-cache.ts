@@ -67,7 +67,8 @@ export class HttpValidators implements IndexerListener {
   /** An answer about the settlements (a page, a lookup); final when bounded by `toBlock` deep below the head. */
   settlements(toBlock?: number): Validity {
     this.#refresh()
-    const head = toBlock === undefined ? undefined : indexedHead(this.#store)?.blockNumber
+    // A page without an upper bound (a cached page's is Infinity) moves with the head: no head to read.
+    const head = toBlock === undefined || !Number.isFinite(toBlock) ? undefined : indexedHead(this.#store)?.blockNumber
     if (head !== undefined && toBlock! <= head - this.#options.finalDepth) return this.#validity(`"f${this.#generation}"`, this.#final)
     return this.#validity(`${this.#data}"`, this.#moving)
   }
