@@ -43,7 +43,7 @@ export async function applySettlement(sql: Sql, reported: ReportedSettlement, ct
   const position: SettlementPosition = { txHash: event.txHash, blockNumber: event.blockNumber, logIndex: event.logIndex }
   const mismatch = mismatchOf({ ...charge, recipient: charge.beneficiary }, event)
   const paying = charge.settlement
-  const moved = paying?.txHash === event.txHash && (paying.blockNumber !== event.blockNumber || paying.logIndex !== event.logIndex)
+  const moved = paying?.txHash === event.txHash && !samePosition(paying, position)
   // The old position goes first: the same transaction may keep its log index in another block.
   if (moved) await markChargePaymentRemoved(sql, paying.txHash, paying.logIndex)
   const outcome = moved || charge.status === 'awaiting-payment' ? (mismatch.length > 0 ? 'mismatched' : 'matched') : charge.status === 'confirming' || charge.status === 'settled' ? 'second' : 'late'
@@ -98,9 +98,11 @@ export function mismatchOf(expected: { token: string; recipient: string; amount:
 }
 
 function isPaidBy(charge: ChargeRow, payment: ChargePaymentRow): boolean {
-  const { settlement } = charge
-  return settlement !== null && settlement.txHash === payment.txHash && settlement.logIndex === payment.logIndex && settlement.blockNumber === payment.blockNumber
+  return charge.settlement !== null && samePosition(charge.settlement, payment)
 }
+
+/** The same settlement: transaction, block and log index. */
+export const samePosition = (a: SettlementPosition, b: SettlementPosition) => a.txHash === b.txHash && a.blockNumber === b.blockNumber && a.logIndex === b.logIndex
 
 /** Blocks on top of the settlement's at the last head seen (never negative: the head may lag the explorer). */
 export function confirmationsOf(position: SettlementPosition, ctx: Pick<ReconcileContext, 'head'>): number {

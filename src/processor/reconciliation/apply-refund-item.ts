@@ -11,7 +11,7 @@
 import { insertRefundPayment, lockRefund, lockRefundByOrderReference, markRefundPaymentRemoved, moveRefundSettlement, type RefundRow } from '../db/index.js'
 import type { SettlementPosition, Sql } from '../db/index.js'
 import { changeRefund } from '../charges/index.js'
-import { confirmationsOf, mismatchOf, type ReconcileContext } from './apply-feed-item.js'
+import { confirmationsOf, mismatchOf, samePosition, type ReconcileContext } from './apply-feed-item.js'
 import type { ReportedSettlement } from './chain-settlement.js'
 
 export async function applyRefundSettlement(sql: Sql, reported: ReportedSettlement, ctx: ReconcileContext): Promise<void> {
@@ -22,7 +22,7 @@ export async function applyRefundSettlement(sql: Sql, reported: ReportedSettleme
   const position: SettlementPosition = { txHash: event.txHash, blockNumber: event.blockNumber, logIndex: event.logIndex }
   const mismatch = mismatchOf(refund, event)
   const paying = refund.settlement
-  const moved = paying?.txHash === event.txHash && (paying.blockNumber !== event.blockNumber || paying.logIndex !== event.logIndex)
+  const moved = paying?.txHash === event.txHash && !samePosition(paying, position)
   if (moved) await markRefundPaymentRemoved(sql, paying.txHash, paying.logIndex)
   const outcome = moved || refund.status === 'awaiting-signature' ? (mismatch.length > 0 ? 'mismatched' : 'matched') : refund.status === 'confirming' || refund.status === 'settled' ? 'second' : 'late'
   const payment = await insertRefundPayment(sql, {
@@ -47,7 +47,7 @@ export async function applyRefundRemoval(sql: Sql, event: Pick<SettlementPositio
   if (!removed) return
   const refund = await lockRefund(sql, removed.refundId)
   const settlement = refund?.settlement
-  if (!refund || !settlement || settlement.txHash !== removed.txHash || settlement.logIndex !== removed.logIndex || settlement.blockNumber !== removed.blockNumber) return
+  if (!refund || !settlement || !samePosition(settlement, removed)) return
   await changeRefund(sql, refund, { to: 'awaiting-signature' }, ctx.widgetBaseUrl)
 }
 

@@ -13,7 +13,7 @@ import type { Hex } from 'viem'
 import { changeCharge, changeRefund } from '../charges/index.js'
 import { confirmingCharges, lockCharge, runTransaction, setConfirmations, type ChargeRow, type SettlementPosition, type Sql } from '../db/index.js'
 import { confirmingRefunds, lockRefund, setRefundConfirmations, type RefundRow } from '../db/index.js'
-import { applyRemoval, applySettlement, confirmationsOf, type ReconcileContext } from './apply-feed-item.js'
+import { applyRemoval, applySettlement, confirmationsOf, samePosition, type ReconcileContext } from './apply-feed-item.js'
 import { applyRefundRemoval } from './apply-refund-item.js'
 
 interface Confirmable {
@@ -47,8 +47,6 @@ const refunds: ConfirmableKind<RefundRow> = {
   settle: (sql, row, confirmations, widgetBaseUrl) => changeRefund(sql, row, { to: 'settled', confirmations }, widgetBaseUrl),
   remove: applyRefundRemoval,
 }
-
-const samePosition = (a: SettlementPosition, b: SettlementPosition) => a.txHash === b.txHash && a.blockNumber === b.blockNumber && a.logIndex === b.logIndex
 
 export async function confirmPayables(client: pg.PoolClient, ctx: ReconcileContext): Promise<void> {
   await confirm(client, ctx, charges)
