@@ -11,7 +11,7 @@
  * checked against the other filters and the amount bounds, as `/events` pages do.
  */
 import type { Transaction } from 'lmdb'
-import { blockEndPk, decodePk, decodeRecord, fieldHex, indexValuePk, readHead, recordAmount, writeRecordJson, type StoredSettlement } from '../store/index.js'
+import { blockEndPk, decodePk, decodeRecord, fieldHex, indexValuePk, readHead, recordAmount, writeRecordJson, type StoredSettlement, readRecord } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery } from './events-query.js'
@@ -107,8 +107,7 @@ export function openExport(store: Store, tokens: TokenCache, q: EventsQuery, for
           const key = keys.next()
           if (key.done) break
           const pk = (last = key.value)
-          // lmdb-js reads in the transaction given (read.js); its typings omit the options argument.
-          const value = (store.events.getBinaryFast as (key: Buffer, options: { transaction: Transaction }) => Buffer | undefined).call(store.events, pk, { transaction })!
+          const value = readRecord(store, pk, transaction)!
           if (plan.bounded && !amountInRange(recordAmount(value), q)) continue
           if (plan.rest.length > 0 && !matchesAll(decodeRecord(pk, value), plan.rest)) continue
           if (format === 'ndjson') {

@@ -4,7 +4,7 @@
  * dupsort key returns that first value, without a cursor or an iterator (a range read of one value
  * cost a lookup about as much again, mostly in garbage).
  */
-import { encodeHexKey, indexValuePk, PK_BYTES } from '../store/index.js'
+import { encodeHexKey, indexValuePk, PK_BYTES, readRecord } from '../store/index.js'
 import type { IndexedField, Store } from '../store/index.js'
 import { recordJson } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
@@ -18,5 +18,5 @@ export function findFirstSettlement(store: Store, tokens: TokenCache, field: Ind
   const indexValue = store.indexes[field].getBinaryFast(encodeHexKey(value))
   if (!indexValue) return undefined
   pk.set(indexValuePk(indexValue))
-  return recordJson(pk, store.events.getBinaryFast(pk)!, tokens)
+  return recordJson(pk, readRecord(store, pk)!, tokens)
 }

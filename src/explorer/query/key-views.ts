@@ -18,7 +18,7 @@
  */
 import type { IndexerListener } from '../indexer/index.js'
 import type { Metrics } from '../../platform/observability/index.js'
-import { HIGHEST_PK, LOWEST_PK, decodePk, indexValuePk } from '../store/index.js'
+import { HIGHEST_PK, LOWEST_PK, decodePk, indexValuePk, readRecord } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { recordJson } from '../store/index.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../store/index.js'
@@ -159,7 +159,7 @@ export class KeyViews implements IndexerListener {
     const everything = { low: LOWEST_PK, high: HIGHEST_PK, bounded: false }
     for (const value of indexWalk(this.#store, f, everything, 'asc')) {
       const pk = indexValuePk(value)
-      view.prepend(decodePk(pk), recordJson(pk, this.#store.events.getBinaryFast(pk)!, this.#tokens))
+      view.prepend(decodePk(pk), recordJson(pk, readRecord(this.#store, pk)!, this.#tokens))
     }
     if (view.bytes > this.#maxBytes) return undefined
     this.#views.set(id, view)

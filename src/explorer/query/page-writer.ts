@@ -8,7 +8,7 @@
  * be an ArrayBuffer of its own (about 1.6 µs per query with its garbage collection). Pages never share
  * bytes; a slab is freed once no page of it is held (the page cache keeps copies).
  */
-import { encodeCursor } from '../store/index.js'
+import { encodeCursor, readRecord } from '../store/index.js'
 import { decodePk, type Position } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { writeRecordJson } from '../store/index.js'
@@ -88,7 +88,7 @@ export class PageWriter {
     const key = this.#rendered.key(blockNumber, logIndex)
     let end = this.#rendered.copyInto(key, this.#out, this.#p)
     if (end < 0) {
-      value ??= this.#store.events.getBinaryFast(pk)!
+      value ??= readRecord(this.#store, pk)!
       while ((end = writeRecordJson(this.#out, this.#p, pk, value, this.#tokens)) < 0) this.#grow()
       this.#rendered.remember(key, this.#out, this.#p, end)
     }

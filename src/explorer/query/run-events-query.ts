@@ -10,7 +10,7 @@
  * runs (covered-page.ts) instead of the index and the primary database.
  */
 import type { Transaction } from 'lmdb'
-import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/index.js'
+import { decodePk, encodePk, indexValuePk, keyAfter, readRecord } from '../store/index.js'
 import { readCount } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { decodeRecord, type StoredSettlement } from '../store/index.js'
@@ -85,7 +85,7 @@ export function* primaryKeys(store: Store, range: KeyRange, order: 'asc' | 'desc
 }
 
 export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
-  for (const key of primaryKeys(store, range, order)) yield decodeRecord(key, store.events.getBinaryFast(key)!)
+  for (const key of primaryKeys(store, range, order)) yield decodeRecord(key, readRecord(store, key)!)
 }
 
 /** Primary keys only: the page renders from the cache and reads values only on a miss. */

@@ -8,6 +8,7 @@ import { Packr } from 'msgpackr'
 import { syntheticSteps } from '../../../test/helpers/synthetic-settlements.js'
 import { commitBatch, commitEncoded, type IndexingStep } from './commit-batch.js'
 import { encodeBatch } from './encoded-batch.js'
+import { readRecord } from './covering-runs.js'
 import { decodePk, indexValueOrdinal } from './keys.js'
 import { openStore, type Store } from './open-store.js'
 import { decodeRecord, encodeRecord, toStored, type StoredSettlement } from './record.js'
@@ -26,7 +27,7 @@ async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
 /** Every key and value of every database. */
 function contentHash(store: Store): string {
   const hash = createHash('sha256')
-  const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
+  const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.ids, store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
   for (const db of dbs) {
     for (const { key, value } of (db as Store['events']).getRange()) {
       hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))
@@ -79,7 +80,7 @@ test('committed settlements come back as stored, numbered in chain order, and ea
     }
     const records = steps.flatMap((s) => s.records)
     assert.deepEqual(committed, records.map((r, i) => toStored(r, i + 1)))
-    const read = [...store.events.getRange()].map(({ key, value }) => decodeRecord(key, value))
+    const read = [...store.events.getKeys()].map((key) => decodeRecord(key, readRecord(store, key)!))
     assert.deepEqual(read, committed)
 
     const perPayer = new Map<string, number[]>()

@@ -4,10 +4,12 @@
  * leaves either all of it or none. The settlements arrive encoded (encoded-batch.ts, mostly built off
  * this thread); what is done here is what depends on the store: ordinals, and the puts.
  */
-import { bareIndexValue, encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexValueOrdinal, pkAt, TIME_VALUE, writeIndexValue } from './keys.js'
+import { bareIndexValue, encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexKeyString, indexValueOrdinal, pkAt, POINTER_BYTES, TIME_VALUE, writeIndexValue, writePointer } from './keys.js'
 import { readCount, stampLayout, type IndexedHead } from './meta.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField, type Store } from './open-store.js'
-import { FIXED_BYTES, writeRecordHead, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
+import { FIXED_BYTES, fieldBytes, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
+import { MAX_COMPACT_BYTES, writeCompactRecord } from './compact-record.js'
+import { forgetDictionary, idOf } from './dictionary.js'
 import { encodeBatch, keyBytes, NO_KEY, tailStart, type BlockHeader, type EncodedBatch } from './encoded-batch.js'
 import { countedWrite } from './settlement-writes.js'
 import { mergeStatsChanges, writeStatsChange } from './stats.js'
@@ -88,31 +90,33 @@ export async function commitEncoded(store: Store, batches: EncodedBatch[], token
       store.meta.putSync('count', count)
       store.meta.putSync('head', last.head)
       return storedSettlements(batches, before + 1)
+    }).catch((error: unknown) => {
+      // Ordinals and ids remembered inside the failed transaction were never stored.
+      forgetOrdinals(store)
+      forgetDictionary(store)
+      throw error
     }),
   )
 }
 
 /**
- * One batch's puts, its settlements numbered from `count + 1`, inside the write transaction; what its
- * settlements add to the covering runs goes to `runs`.
+ * One batch's puts, its settlements numbered from `count + 1`, inside the write transaction; their
+ * records go to `runs`, to be appended to their recipients' runs once per transaction.
  */
 function writeBatch(store: Store, batch: EncodedBatch, count: number, runs: RunAppend[]): void {
   const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength)
   const { starts, timestamps } = batch
   const pks: Buffer[] = new Array(batch.count)
-  const records: Buffer[] = new Array(batch.count)
   const fixedAt = new Uint32Array(batch.count)
   for (let i = 0; i < batch.count; i++) {
-    const start = starts[i]!
-    const end = starts[i + 1]!
-    pks[i] = pkAt(bytes, start)
-    fixedAt[i] = end - FIXED_BYTES
-    const recordStart = writeRecordHead(bytes, tailStart(start), timestamps[i]!, count + i + 1)
-    records[i] = bytes.subarray(recordStart, end)
-    // Primary keys only grow (a rollback removes everything above the ancestor first): MDB_APPEND.
-    store.events.putSync(pks[i]!, records[i]!, { append: true })
+    pks[i] = pkAt(bytes, starts[i]!)
+    fixedAt[i] = starts[i + 1]! - FIXED_BYTES
   }
 
+  // Per settlement, its recipient's id and its ordinal among that recipient's: where its record goes.
+  const recipientIds = new Uint32Array(batch.count)
+  const recipientOrdinals = new Uint32Array(batch.count)
+  const tokenIds = new Uint32Array(batch.count)
   for (const { field, ids, keys } of batch.counted) {
     const db = store.indexes[field]
     const [from, to] = keyBytes(field)
@@ -123,14 +127,32 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number, runs: RunA
       const id = ids[i]!
       if (id === NO_KEY) continue
       db.putSync(indexKeyAt(bytes, fixedAt[i]! + from, fixedAt[i]! + to), writeIndexValue(values, i * INDEX_VALUE_BYTES, pks[i]!, ++next[id]!))
-      if (field === 'recipient') runs.push({ recipient: keys[id]!, ordinal: next[id]!, pk: pks[i]!, record: records[i]! })
+      if (field === 'recipient') recipientOrdinals[i] = next[id]!
     }
     keys.forEach((key, id) => ordinals.set(key, next[id]!))
+    if (field === 'recipient' || field === 'token') {
+      const dictionaryIds = keys.map((key) => idOf(store, field, key))
+      const into = field === 'recipient' ? recipientIds : tokenIds
+      for (let i = 0; i < batch.count; i++) into[i] = dictionaryIds[ids[i]!]!
+    }
   }
   for (const field of UNCOUNTED_FIELDS) {
     const db = store.indexes[field]
     const [from, to] = keyBytes(field)
     for (let i = 0; i < batch.count; i++) db.putSync(indexKeyAt(bytes, fixedAt[i]! + from, fixedAt[i]! + to), bareIndexValue(pks[i]!))
+  }
+
+  const [domainFrom, domainTo] = fieldBytes('domainSeparator')
+  const pointers = Buffer.allocUnsafe(batch.count * POINTER_BYTES)
+  const records = Buffer.allocUnsafe(batch.count * MAX_COMPACT_BYTES)
+  let p = 0
+  for (let i = 0; i < batch.count; i++) {
+    const domainId = idOf(store, 'domain', indexKeyString(bytes, fixedAt[i]! + domainFrom, fixedAt[i]! + domainTo))
+    const end = writeCompactRecord(records, p, timestamps[i]!, count + i + 1, tokenIds[i]!, domainId, bytes, tailStart(starts[i]!))
+    runs.push({ recipientId: recipientIds[i]!, ordinal: recipientOrdinals[i]!, pk: pks[i]!, record: records.subarray(p, end) })
+    p = end
+    // Primary keys only grow (a rollback removes everything above the ancestor first): MDB_APPEND.
+    store.events.putSync(pks[i]!, writePointer(pointers, i * POINTER_BYTES, recipientIds[i]!, recipientOrdinals[i]!), { append: true })
   }
 
   for (const header of batch.blocks) {

@@ -1,21 +1,23 @@
 /**
- * Covering runs: every settlement's record copied a second time, beside its recipient's others, in
- * runs of RUN_LENGTH by its ordinal in the recipient index (keys.ts). A recipient's page is then one
- * index seek for the ordinal at its cursor and one or two reads of adjacent bytes, where through the
- * primary database it is twenty reads scattered over the whole store — on a store larger than the
- * CPU's caches each a cold B-tree descent (bench/RESULTS.md, any recipient, any page). It costs about
- * 274 bytes per settlement at 1M and about 9 µs of commit CPU (each run touched is rewritten whole,
- * once per transaction).
+ * Records in runs: every settlement's record, beside its recipient's others, in runs of RUN_LENGTH by
+ * its ordinal in the recipient index (keys.ts). A recipient's page is then one index seek for the
+ * ordinal at its cursor and one or two reads of adjacent bytes, where through the primary database it
+ * would be twenty reads scattered over the whole store (bench/RESULTS.md, any recipient, any page).
+ * Since layout 7 the runs are the only copy of a record: the primary database holds, per primary key,
+ * the recipient id and ordinal that find it here (`readRecord`).
  *
  * Kept in step with the recipient index by the same transactions: a commit appends (commit-batch.ts),
  * a rollback cuts each touched recipient's runs back to its remaining count (rollback.ts).
  */
-import { encodeRunKey, indexKeyFromString, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
+import type { Transaction } from 'lmdb'
+import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
 import type { Store } from './open-store.js'
+import { findId } from './dictionary.js'
+import { expandRecord } from './compact-record.js'
 
-/** One settlement for the runs: its recipient (latin1 string of the key's bytes), ordinal in it, primary key and record. */
+/** One settlement for the runs: its recipient's id, ordinal in it, primary key and stored record. */
 export interface RunAppend {
-  recipient: string
+  recipientId: number
   ordinal: number
   pk: Uint8Array
   record: Uint8Array
@@ -23,19 +25,20 @@ export interface RunAppend {
 
 /** Appends settlements to their recipients' runs, inside the write transaction; each recipient's in ordinal order. */
 export function appendToRuns(store: Store, settlements: RunAppend[]): void {
-  const runs = new Map<string, { key: Buffer; parts: Uint8Array[] }>()
-  for (const { recipient, ordinal, pk, record } of settlements) {
+  const runs = new Map<number, { key: Buffer; parts: Uint8Array[] }>()
+  for (const { recipientId, ordinal, pk, record } of settlements) {
     const run = runOf(ordinal)
-    const id = `${recipient}${run}`
+    // Recipient ids stay below 2^32 and run numbers below 2^21 (2^26 settlements of one recipient): one number names a run.
+    const id = recipientId * 2 ** 21 + run
     let pending = runs.get(id)
     if (!pending) {
-      const key = encodeRunKey(indexKeyFromString(recipient), run)
+      const key = encodeRunKey(recipientId, run)
       // A run already begun by an earlier commit is read back and rewritten with the new entries.
       const starts = (ordinal - 1) % RUN_LENGTH === 0
       const begun = starts ? undefined : store.runs.getBinary(key)
       if (!starts && !begun) {
         // Entries are found by their position in a run: appending to a lost one would misplace every later settlement.
-        throw new Error(`covering run ${run} of recipient 0x${indexKeyFromString(recipient).toString('hex')} is missing before ordinal ${ordinal}`)
+        throw new Error(`run ${run} of recipient id ${recipientId} is missing before ordinal ${ordinal}`)
       }
       runs.set(id, (pending = { key, parts: begun ? [begun] : [] }))
     }
@@ -47,15 +50,36 @@ export function appendToRuns(store: Store, settlements: RunAppend[]): void {
 }
 
 /** Cuts a recipient's runs back to its first `count` settlements (a rollback), inside the write transaction. */
-export function truncateRuns(store: Store, recipient: Buffer, count: number): void {
+export function truncateRuns(store: Store, recipientId: number, count: number): void {
   const kept = count === 0 ? -1 : runOf(count)
-  const past = [...store.runs.getKeys({ start: encodeRunKey(recipient, kept + 1), end: encodeRunKey(recipient, 0xffff_ffff) })]
+  const past = [...store.runs.getKeys({ start: encodeRunKey(recipientId, kept + 1), end: encodeRunKey(recipientId, 0xffff_ffff) })]
   for (const key of past) store.runs.removeSync(key)
   const keep = count - kept * RUN_LENGTH
   if (kept < 0 || keep === RUN_LENGTH) return
-  const key = encodeRunKey(recipient, kept)
+  const key = encodeRunKey(recipientId, kept)
   const run = store.runs.getBinary(key)!
   store.runs.putSync(key, run.subarray(0, runEntryStarts(run)[keep]))
+}
+
+type ReadOptions = { transaction?: Transaction }
+// lmdb-js reads in the transaction given (read.js); its typings omit the options argument.
+type GetBinaryFast = (key: Buffer, options?: ReadOptions) => Buffer | undefined
+
+/**
+ * The record of a settlement by its primary key, in the form readers take (record.ts), or undefined
+ * when there is none; read in `transaction` when given (an export's snapshot). Valid until the next
+ * record is read on this thread.
+ */
+export function readRecord(store: Store, pk: Buffer, transaction?: Transaction): Buffer | undefined {
+  const options = transaction ? { transaction } : undefined
+  const pointer = (store.events.getBinaryFast as GetBinaryFast).call(store.events, pk, options)
+  if (!pointer) return undefined
+  const { recipientId, ordinal } = decodePointer(pointer)
+  const run = (store.runs.getBinaryFast as GetBinaryFast).call(store.runs, encodeRunKey(recipientId, runOf(ordinal)), options)
+  if (!run) throw new Error(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
+  const at = runEntryStarts(run)[(ordinal - 1) % RUN_LENGTH]
+  if (at === undefined) throw new Error(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
+  return expandRecord(store, runEntryAt(run, at).record)
 }
 
 /**
@@ -74,31 +98,34 @@ function readRun(store: Store, key: Buffer): Buffer | undefined {
 
 /**
  * Reads a recipient's settlements by ordinal from its runs, holding the last run read: the walk of a
- * page reads each run once. What it returns is valid until the next run is read, by it or by another
- * reader on this thread.
+ * page reads each run once. What it returns is valid until the next run or record is read, by it or
+ * by another reader on this thread.
  */
 export class RunReader {
   #store: Store
-  #recipient: Buffer
+  #recipientId: number | undefined
   #run = -1
   #bytes: Buffer | undefined
   #starts: number[] = []
 
+  /** `recipient`: the address's 20 bytes. */
   constructor(store: Store, recipient: Buffer) {
     this.#store = store
-    this.#recipient = recipient
+    this.#recipientId = findId(store, 'recipient', recipient)
   }
 
   /** The settlement with this ordinal, or undefined past the recipient's last. */
   at(ordinal: number): { pk: Buffer; record: Buffer } | undefined {
-    if (ordinal < 1) return undefined
+    if (ordinal < 1 || this.#recipientId === undefined) return undefined
     const run = runOf(ordinal)
     if (run !== this.#run) {
       this.#run = run
-      this.#bytes = readRun(this.#store, encodeRunKey(this.#recipient, run))
+      this.#bytes = readRun(this.#store, encodeRunKey(this.#recipientId, run))
       this.#starts = this.#bytes ? runEntryStarts(this.#bytes) : []
     }
     const at = this.#starts[(ordinal - 1) % RUN_LENGTH]
-    return at === undefined ? undefined : runEntryAt(this.#bytes!, at)
+    if (at === undefined) return undefined
+    const { pk, record } = runEntryAt(this.#bytes!, at)
+    return { pk, record: expandRecord(this.#store, record) }
   }
 }

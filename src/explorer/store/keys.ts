@@ -14,7 +14,10 @@
  * - Block key: block (6 bytes); its value is the block hash's 32 bytes (`encodeHexKey`).
  * - Token key (tokens, per-token stats): the address's 20 bytes (`encodeHexKey`).
  * - Hour key: hour since epoch (4 bytes) ‖ token (20 bytes), for the rolling 24-hour figures.
- * - Run key: recipient (20 bytes) ‖ run number (4 bytes): a recipient's settlements copied whole (below).
+ * - Primary value: where the settlement's record is, recipient id (4 bytes) ‖ its ordinal in the
+ *   recipient index (4 bytes): records are stored once, in their recipient's runs (layout 7).
+ * - Run key: recipient id (4 bytes) ‖ run number (4 bytes): a recipient's settlements, whole (below).
+ * - Dictionary key: kind (1 byte) ‖ the value's bytes → id (4 bytes); kind + 0x80 ‖ id → the bytes.
  *
  * The commit writes a batch's keys and values at offsets into buffers allocated once per batch, and
  * hands LMDB views of them (`writePk`, `pkAt`, `indexKeyAt`, `writeIndexValue`): no bytes per entry.
@@ -189,33 +192,73 @@ export function decodeHourKey(key: Buffer): { hour: number; token: string } {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Covering runs (store/covering-runs.ts): each recipient's settlements in chain order, copied whole in
+// Dictionary (store/dictionary.ts): ids for values that repeat across settlements.
+// ---------------------------------------------------------------------------------------------------
+
+export const DICTIONARY_KINDS = { token: 1, domain: 2, recipient: 3 } as const
+export type DictionaryKind = keyof typeof DICTIONARY_KINDS
+const DICTIONARY_ID_TAG = 0x80
+
+/** kind ‖ value: its id. A kind's number alone with an empty value bounds its range. */
+export function encodeDictionaryKey(kind: DictionaryKind | number, value: Uint8Array): Buffer {
+  const key = Buffer.allocUnsafe(1 + value.length)
+  key[0] = typeof kind === 'number' ? kind : DICTIONARY_KINDS[kind]
+  key.set(value, 1)
+  return key
+}
+
+/** kind + 0x80 ‖ id: the value's bytes. */
+export function encodeDictionaryIdKey(kind: DictionaryKind, id: number): Buffer {
+  const key = Buffer.allocUnsafe(5)
+  key[0] = DICTIONARY_KINDS[kind] | DICTIONARY_ID_TAG
+  key.writeUInt32BE(id, 1)
+  return key
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Records in runs (store/covering-runs.ts): each recipient's settlements in chain order, whole, in
 // runs of RUN_LENGTH, so that any page of a recipient is one or two reads of adjacent bytes instead of
-// twenty reads scattered over the primary database.
+// twenty reads scattered over the store. Since layout 7 this is the only copy of a record: the primary
+// database points into the runs.
 //
-// Run key: recipient (20 bytes) ‖ run number (4 bytes, big-endian), the run number being
+// Run key: recipient id (4 bytes) ‖ run number (4 bytes, big-endian), the run number being
 // ⌊(ordinal − 1) / RUN_LENGTH⌋ of the settlement's ordinal in the recipient index. Run value: its
 // entries in ordinal order, each primary key (10) ‖ record length (2, big-endian) ‖ the record's bytes
-// as the primary database holds them.
+// (store/compact-record.ts).
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * Settlements per run. A full run is one 4 KB overflow page while its records stay under 243 bytes
- * (about 200 with 6-decimal amounts, 230 with 18-decimal ones); more per run would spill larger records
- * onto a second page, and a page of 20 already spans at most three runs.
+ * Settlements per run. A full run is one 4 KB overflow page (4,080 bytes of it usable) while its
+ * entries stay under 156 bytes: about 142 with 6-decimal amounts, 154 with 18-decimal ones. Fewer per
+ * run would leave the page emptier; more would spill a run of larger records onto a second page.
  */
-export const RUN_LENGTH = 16
+export const RUN_LENGTH = 26
 const RUN_NUMBER_BYTES = 4
 export const RUN_ENTRY_HEAD_BYTES = PK_BYTES + 2
+const RECIPIENT_ID_BYTES = 4
 
 /** The run that holds the settlement with this 1-based ordinal. */
 export const runOf = (ordinal: number) => Math.floor((ordinal - 1) / RUN_LENGTH)
 
-export function encodeRunKey(value: Uint8Array, run: number): Buffer {
-  const key = Buffer.allocUnsafe(value.length + RUN_NUMBER_BYTES)
-  key.set(value, 0)
-  key.writeUInt32BE(run, value.length)
+export function encodeRunKey(recipientId: number, run: number): Buffer {
+  const key = Buffer.allocUnsafe(RECIPIENT_ID_BYTES + RUN_NUMBER_BYTES)
+  key.writeUInt32BE(recipientId, 0)
+  key.writeUInt32BE(run, RECIPIENT_ID_BYTES)
   return key
+}
+
+/** The primary database's value: the recipient id and ordinal that find the record in its runs. */
+export const POINTER_BYTES = 8
+
+export function writePointer(out: Buffer, at: number, recipientId: number, ordinal: number): Buffer {
+  out.writeUInt32BE(recipientId, at)
+  out.writeUInt32BE(ordinal, at + 4)
+  return out.subarray(at, at + POINTER_BYTES)
+}
+
+export function decodePointer(value: Uint8Array): { recipientId: number; ordinal: number } {
+  const v = Buffer.from(value.buffer, value.byteOffset, POINTER_BYTES)
+  return { recipientId: v.readUInt32BE(0), ordinal: v.readUInt32BE(4) }
 }
 
 /** Writes a run entry's head (primary key, record length) at `out[at]`; the record follows it. */

@@ -42,13 +42,14 @@ export async function claimIdentity(store: Store, identity: StoreIdentity): Prom
  * older code would be read wrongly or incompletely, so that an old data directory is refused instead
  * of served with an index missing.
  */
-export const STORE_LAYOUT = 6
+export const STORE_LAYOUT = 7
 const LAYOUT_ADDITIONS: Record<number, string> = {
   2: 'the self-payment index the address filter counts with',
   3: 'the statistics buckets (per recipient, acquirer and hour) that filtered /stats and /stats/series read',
   4: 'the amount index (per token, settlements in amount order with length-prefixed amounts, and amount bucket counts) that amount ranges read',
   5: 'the amount classes (per token and amount class, settlements in chain order) whose merge pages narrow amount ranges',
   6: "the recipients' covering runs (each recipient's settlements copied in chain order) that recipient pages read",
+  7: "records stored once, in their recipient's runs, with ids for tokens, domain separators and recipients",
 }
 export const readLayout = (store: Store) => (store.meta.get('layout') as number | undefined) ?? 1
 export const stampLayout = (store: Store) => store.meta.putSync('layout', STORE_LAYOUT)

@@ -1,6 +1,6 @@
 /**
  * Opens the LMDB environment: the primary database of settlements plus one dupsort index per
- * filterable field, the recipients' covering runs, the time index, block hashes (for reorg checks),
+ * filterable field, the recipients' runs that hold the records, the dictionary of ids, the time index, block hashes (for reorg checks),
  * token metadata, running stats and the indexer's position. The same function opens it in the main
  * thread and in query workers; lmdb-js shares one environment between the threads of a process.
  */
@@ -55,9 +55,10 @@ export function indexKeysOf(field: IndexedField, s: StoredSettlement): Buffer[] 
 
 export interface Store {
   env: RootDatabase
+  /** primary key → where its record is: recipient id ‖ ordinal in the recipient index (keys.ts). */
   events: Database<Buffer, Buffer>
   indexes: Record<IndexedField, Database<Buffer, Buffer>>
-  /** recipient ‖ run number → that run of the recipient's settlements, copied whole (covering-runs.ts). */
+  /** recipient id ‖ run number → that run of the recipient's settlements, their records (covering-runs.ts). */
   runs: Database<Buffer, Buffer>
   /** timestamp ‖ block → empty, one entry per block with settlements. */
   times: Database<Buffer, Buffer>
@@ -69,6 +70,8 @@ export interface Store {
   /** Statistics buckets per field value, hour and token (buckets.ts). */
   buckets: Database<unknown, Buffer>
   meta: Database<unknown, string>
+  /** Ids of tokens, domain separators and recipients (dictionary.ts). */
+  ids: Database<Buffer, Buffer>
   close(): Promise<void>
 }
 
@@ -91,7 +94,7 @@ export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3,
     env,
     events: env.openDB<Buffer, Buffer>('events', binary),
     indexes,
-    runs: env.openDB<Buffer, Buffer>('runs:recipient', binary),
+    runs: env.openDB<Buffer, Buffer>('runs', binary),
     times: env.openDB<Buffer, Buffer>('times', binary),
     blocks: env.openDB<Buffer, Buffer>('blocks', binary),
     tokens: env.openDB<unknown, Buffer>('tokens', { keyEncoding: 'binary' }),
@@ -99,6 +102,7 @@ export function openStore({ path, noSync = false, mapSizeBytes = 64 * 1024 ** 3,
     hours: env.openDB<unknown, Buffer>('hours', { keyEncoding: 'binary' }),
     buckets: env.openDB<unknown, Buffer>('buckets', { keyEncoding: 'binary' }),
     meta: env.openDB<unknown, string>('meta', {}),
+    ids: env.openDB<Buffer, Buffer>('ids', binary),
     close: () => env.close(),
   }
 }

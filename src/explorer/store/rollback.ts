@@ -1,6 +1,6 @@
 /**
  * Takes back everything indexed above a block (a chain reorganisation), in one transaction: the
- * settlements, their index entries and covering runs, block hashes and times, and their share of the
+ * settlements, their index entries and runs, block hashes and times, and their share of the
  * stats. Removed settlements are always the newest of every key, so ordinals stay dense.
  */
 import type { Hex } from '../../wire/index.js'
@@ -9,7 +9,8 @@ import { forgetOrdinals } from './commit-batch.js'
 import { readCount, readGeneration } from './meta.js'
 import { INDEXED_FIELDS, indexKeysOf, type Store } from './open-store.js'
 import { decodeRecord, fieldHex, type StoredSettlement } from './record.js'
-import { truncateRuns } from './covering-runs.js'
+import { readRecord, truncateRuns } from './covering-runs.js'
+import { findId } from './dictionary.js'
 import { countedWrite } from './settlement-writes.js'
 import { applyToStats } from './stats.js'
 import { writeAmounts } from './amounts.js'
@@ -19,8 +20,8 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
   forgetOrdinals(store)
   return countedWrite(store, () => store.env.transaction(() => {
     const removed: StoredSettlement[] = []
-    for (const { key, value } of store.events.getRange({ start: blockEndPk(ancestor.blockNumber) })) {
-      removed.push(decodeRecord(key, value))
+    for (const key of store.events.getKeys({ start: blockEndPk(ancestor.blockNumber) })) {
+      removed.push(decodeRecord(key, readRecord(store, key)!))
     }
     removed.reverse()
 
@@ -36,7 +37,7 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
     }
     for (const recipient of new Set(removed.map((s) => fieldHex(s, 'recipient')))) {
       const key = encodeBareHexKey(recipient)
-      truncateRuns(store, key, store.indexes.recipient.getValuesCount(key))
+      truncateRuns(store, findId(store, 'recipient', key)!, store.indexes.recipient.getValuesCount(key))
     }
     for (const { key: blockKey } of store.blocks.getRange({ start: encodeBlockKey(ancestor.blockNumber + 1) })) {
       store.blocks.removeSync(blockKey)
