@@ -2,9 +2,10 @@
  * Single-settlement lookups: by transaction hash (lowest log index) and by order reference (earliest).
  * Both are the first value of a dupsort index, whose values sort in chain order: LMDB's plain get of a
  * dupsort key returns that first value, without a cursor or an iterator (a range read of one value
- * cost a lookup about as much again, mostly in garbage).
+ * cost a lookup about as much again, mostly in garbage). A transaction hash's index key is a prefix:
+ * its values are read until one's record has the whole hash.
  */
-import { encodeHexKey, indexValuePk, PK_BYTES, readRecord } from '../store/index.js'
+import { encodeHexKey, fieldIndexKey, indexValuePk, PK_BYTES, readRecord, recordOfTx } from '../store/index.js'
 import type { IndexedField, Store } from '../store/index.js'
 import { recordJson } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
@@ -15,8 +16,19 @@ const pk = Buffer.alloc(PK_BYTES)
 
 /** The settlement's JSON bytes, or `undefined` when none is indexed under that value. */
 export function findFirstSettlement(store: Store, tokens: TokenCache, field: IndexedField, value: Hex): Buffer | undefined {
-  const indexValue = store.indexes[field].getBinaryFast(encodeHexKey(value))
+  const key = encodeHexKey(value)
+  if (field === 'txHash') return firstOfTx(store, tokens, key)
+  const indexValue = store.indexes[field].getBinaryFast(key)
   if (!indexValue) return undefined
   pk.set(indexValuePk(indexValue))
   return recordJson(pk, readRecord(store, pk)!, tokens)
+}
+
+/** Transaction hashes are indexed by a prefix (store/keys.ts): the first value whose record has the whole hash. */
+function firstOfTx(store: Store, tokens: TokenCache, txHash: Buffer): Buffer | undefined {
+  for (const value of store.indexes.txHash.getValues(fieldIndexKey('txHash', txHash))) {
+    const record = readRecord(store, indexValuePk(value))!
+    if (recordOfTx(record, txHash)) return recordJson(indexValuePk(value), record, tokens)
+  }
+  return undefined
 }

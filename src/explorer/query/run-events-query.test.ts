@@ -238,6 +238,29 @@ describe('runEventsQuery against brute force', () => {
   })
 })
 
+test('transaction hashes sharing their first 8 bytes (the index key) are each found as themselves', async () => {
+  const own = mkdtempSync(join(tmpdir(), 'explorer-prefix-'))
+  const lookupStore = openStore({ path: own, noSync: true })
+  try {
+    const template = records[0]!
+    const prefix = template.txHash.slice(0, 18)
+    const hashes = ['11', '22', '33'].map((tail) => `${prefix}${tail.repeat(24)}` as Hex)
+    const blockHash = `0x${'b6'.repeat(32)}` as Hex
+    const sharing = hashes.map((txHash, i): SettlementRecord => ({ ...template, txHash, blockNumber: 60, blockHash, logIndex: i, amount: BigInt(i + 1) }))
+    const tokenInfo = { address: template.token, symbol: 'TK', decimals: 6 }
+    await commitBatch(lookupStore, { records: sharing, blocks: [{ blockNumber: 60, blockHash, timestamp: template.timestamp }], head: { blockNumber: 60, blockHash }, tokens: [tokenInfo] })
+    const lookupTokens = new TokenCache(lookupStore)
+    for (const [i, txHash] of hashes.entries()) {
+      const found = JSON.parse(findFirstSettlement(lookupStore, lookupTokens, 'txHash', txHash)!.toString()) as Settlement
+      assert.deepEqual([found.txHash, found.amount], [txHash, String(i + 1)])
+    }
+    assert.equal(findFirstSettlement(lookupStore, lookupTokens, 'txHash', `${prefix}${'44'.repeat(24)}` as Hex), undefined)
+  } finally {
+    await lookupStore.close()
+    rmSync(own, { recursive: true, force: true })
+  }
+})
+
 describe('a bounded walk (EVENTS_MAX_WALK)', () => {
   /** Pages of `q` with `maxWalk`: every page, its total and whether the total is a lower bound. */
   function boundedPages(q: Omit<EventsQuery, 'after'>, maxWalk: number) {

@@ -16,17 +16,17 @@ import type { Database } from 'lmdb'
 import {
   AMOUNT_LEVEL_SHIFTS,
   AMOUNT_MANTISSA_BITS,
-  amountCountKeyString,
+  amountCountBucket,
   amountEntryBound,
   amountEntryPk,
   decodeAmountCount,
+  dictionaryIdKey,
   encodeAmountCount,
   encodeAmountCountKey,
   encodeAmountClassKey,
   encodeAmountEntryKey,
   encodeBareHexKey,
   encodePk,
-  indexKeyFromString,
   MAX_AMOUNT_KEYS_BYTES,
   writeAmountClassKey,
   writeAmountEntryKey,
@@ -34,6 +34,7 @@ import {
 } from './keys.js'
 import type { Store } from './open-store.js'
 import { fieldHex, type StoredSettlement } from './record.js'
+import { findId, idOf } from './dictionary.js'
 
 const LEVELS = [1, 2, 3] as const satisfies readonly AmountLevel[]
 /** Above every leaf bucket (257 bit lengths × 4,096): level × LEVEL_ID + bucket numbers a count key in a small integer. */
@@ -85,34 +86,26 @@ export function bucketStart(bucket: number): bigint {
 }
 
 /**
- * A batch's amount-index writes, built where the batch is encoded (an indexing worker): its entry and
- * class keys in one buffer, and its count changes by count key string. Plain data, so that it crosses
- * threads; the commit only puts the keys and applies the counts (`writeAmountChanges`).
+ * A batch's amount-index count changes, built where the batch is encoded (an indexing worker), by
+ * `countId`; plain data, so that it crosses threads. The commit puts each settlement's entry and
+ * class keys (`putAmountEntries`, which need the token's id) and applies the counts (`writeAmountCounts`).
  */
 export interface AmountChange {
-  keys: Uint8Array
-  /** Per settlement, where its entry key ends and where its class key ends (each starts where the one before ends). */
-  ends: Uint32Array
   counts: Map<string, number>
 }
 
-/**
- * Settlement `i` has amount `amounts[i]`, its token's 20 bytes at `bytes[tokenAt(i)]` (as a latin1
- * string, `indexKeyString`: `tokenLatin1(i)`) and its primary key at `bytes[pkAt(i)]`.
- */
-export function amountChange(bytes: Buffer, amounts: readonly bigint[], tokenAt: (i: number) => number, tokenLatin1: (i: number) => string, pkAt: (i: number) => number): AmountChange {
-  const count = amounts.length
-  const keys = Buffer.allocUnsafe(count * MAX_AMOUNT_KEYS_BYTES)
-  const ends = new Uint32Array(count * 2)
-  // Per token, counts by level and shifted bucket as one small integer: a count key string is made
-  // once per bucket touched rather than three times per settlement.
+/** A count's key while it crosses threads: level ‖ the token's 20 bytes ‖ bucket, as latin1 characters. */
+function countId(level: AmountLevel, tokenLatin1: string, bucket: number): string {
+  return String.fromCharCode(level) + tokenLatin1 + String.fromCharCode((bucket >>> 24) & 0xff, (bucket >>> 16) & 0xff, (bucket >>> 8) & 0xff, bucket & 0xff)
+}
+
+/** Settlement `i` has amount `amounts[i]` and its token's 20 bytes as a latin1 string (`indexKeyString`) `tokenLatin1(i)`. */
+export function amountChange(amounts: readonly bigint[], tokenLatin1: (i: number) => string): AmountChange {
+  // Per token, counts by level and shifted bucket as one small integer: a count id is made once per
+  // bucket touched rather than three times per settlement.
   const perToken = new Map<string, Map<number, number>>()
-  let p = 0
-  for (let i = 0; i < count; i++) {
-    const amount = amounts[i]!
-    const bucket = amountBucket(amount)
-    p = ends[2 * i] = writeAmountEntryKey(keys, p, bytes, tokenAt(i), amount, pkAt(i))
-    p = ends[2 * i + 1] = writeAmountClassKey(keys, p, bytes, tokenAt(i), bucket >>> CLASS_SHIFT, pkAt(i))
+  for (let i = 0; i < amounts.length; i++) {
+    const bucket = amountBucket(amounts[i]!)
     let buckets = perToken.get(tokenLatin1(i))
     if (!buckets) perToken.set(tokenLatin1(i), (buckets = new Map()))
     for (const level of LEVELS) {
@@ -122,33 +115,43 @@ export function amountChange(bytes: Buffer, amounts: readonly bigint[], tokenAt:
   }
   const counts = new Map<string, number>()
   for (const [token, buckets] of perToken) {
-    for (const [id, delta] of buckets) counts.set(amountCountKeyString(Math.floor(id / LEVEL_ID) as AmountLevel, token, id % LEVEL_ID), delta)
+    for (const [id, delta] of buckets) counts.set(countId(Math.floor(id / LEVEL_ID) as AmountLevel, token, id % LEVEL_ID), delta)
   }
-  // A copy of exactly the bytes written: a view would cross threads with its whole allocation.
-  return { keys: new Uint8Array(keys.buffer, keys.byteOffset, p).slice(), ends, counts }
+  return { counts }
 }
 
-function addCounts(counts: Map<string, number>, tokenLatin1: string, bucket: number, sign: 1 | -1): void {
-  for (const level of LEVELS) {
-    const key = amountCountKeyString(level, tokenLatin1, bucket >>> AMOUNT_LEVEL_SHIFTS[level])
-    counts.set(key, (counts.get(key) ?? 0) + sign)
-  }
-}
+const entryKeys = Buffer.allocUnsafe(MAX_AMOUNT_KEYS_BYTES)
 
-/** Puts the batches' entries and applies their counts, each count key once; inside the caller's write transaction. */
-export function writeAmountChanges(store: Store, changes: readonly AmountChange[]): void {
+/** Puts one settlement's entry and class keys; `token` is its token's id key (`dictionaryIdKey`). Inside the caller's write transaction. */
+export function putAmountEntries(store: Store, token: Uint8Array, amount: bigint, pk: Uint8Array): void {
   const db = amountsDb(store)
+  const entryEnd = writeAmountEntryKey(entryKeys, 0, token, amount, pk)
+  db.putSync(entryKeys.subarray(0, entryEnd), EMPTY)
+  const classEnd = writeAmountClassKey(entryKeys, entryEnd, token, amountBucket(amount) >>> CLASS_SHIFT, pk)
+  db.putSync(entryKeys.subarray(entryEnd, classEnd), EMPTY)
+}
+
+/** Applies the batches' counts, each count key once; inside the caller's write transaction, after the batches' tokens have ids. */
+export function writeAmountCounts(store: Store, changes: readonly AmountChange[]): void {
   const counts = new Map<string, number>()
-  for (const { keys, ends, counts: batchCounts } of changes) {
-    const bytes = Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength)
-    let start = 0
-    for (let k = 0; k < ends.length; k++) {
-      db.putSync(bytes.subarray(start, ends[k]), EMPTY)
-      start = ends[k]!
+  const tokenKeys = new Map<string, Buffer>()
+  for (const { counts: batchCounts } of changes) {
+    for (const [id, delta] of batchCounts) {
+      const token = id.slice(1, 21)
+      let tokenKey = tokenKeys.get(token)
+      if (!tokenKey) tokenKeys.set(token, (tokenKey = dictionaryIdKey(idOf(store, 'token', token))))
+      const bucket = Buffer.from(id.slice(21), 'latin1').readUInt32BE(0)
+      const key = encodeAmountCountKey(id.charCodeAt(0) as AmountLevel, tokenKey, bucket).toString('latin1')
+      counts.set(key, (counts.get(key) ?? 0) + delta)
     }
-    for (const [key, delta] of batchCounts) counts.set(key, (counts.get(key) ?? 0) + delta)
   }
-  writeCounts(db, counts)
+  writeCounts(amountsDb(store), counts)
+}
+
+/** The id key of a token (its 20 bytes) in this store, or undefined when it has no settlements. */
+function tokenKeyOf(store: Store, token: Uint8Array): Buffer | undefined {
+  const id = findId(store, 'token', token)
+  return id === undefined ? undefined : dictionaryIdKey(id)
 }
 
 /**
@@ -159,27 +162,23 @@ export function writeAmounts(store: Store, settlements: readonly StoredSettlemen
   const db = amountsDb(store)
   // Count keys as latin1 strings (one character per byte), made without a Buffer per settlement and level.
   const deltas = new Map<string, number>()
-  const tokens = new Map<string, { bytes: Buffer; latin1: string }>()
+  const tokens = new Map<string, Buffer>()
   for (const s of settlements) {
     const hex = fieldHex(s, 'token')
     let token = tokens.get(hex)
-    if (!token) {
-      const bytes = encodeBareHexKey(hex)
-      tokens.set(hex, (token = { bytes, latin1: bytes.toString('latin1') }))
-    }
+    if (!token) tokens.set(hex, (token = dictionaryIdKey(idOf(store, 'token', encodeBareHexKey(hex).toString('latin1')))))
     const amount = BigInt(s.amount)
     const pk = encodePk(s.blockNumber, s.logIndex)
-    const entry = encodeAmountEntryKey(token.bytes, amount, pk)
     const bucket = amountBucket(amount)
-    const classEntry = encodeAmountClassKey(token.bytes, bucket >>> CLASS_SHIFT, pk)
-    if (sign > 0) {
-      db.putSync(entry, EMPTY)
-      db.putSync(classEntry, EMPTY)
-    } else {
-      db.removeSync(entry)
-      db.removeSync(classEntry)
+    if (sign > 0) putAmountEntries(store, token, amount, pk)
+    else {
+      db.removeSync(encodeAmountEntryKey(token, amount, pk))
+      db.removeSync(encodeAmountClassKey(token, bucket >>> CLASS_SHIFT, pk))
     }
-    addCounts(deltas, token.latin1, bucket, sign)
+    for (const level of LEVELS) {
+      const key = encodeAmountCountKey(level, token, bucket >>> AMOUNT_LEVEL_SHIFTS[level]).toString('latin1')
+      deltas.set(key, (deltas.get(key) ?? 0) + sign)
+    }
   }
   writeCounts(db, deltas)
 }
@@ -187,7 +186,7 @@ export function writeAmounts(store: Store, settlements: readonly StoredSettlemen
 function writeCounts(db: Database<Buffer, Buffer>, deltas: Map<string, number>): void {
   for (const [keyString, delta] of deltas) {
     if (delta === 0) continue
-    const key = indexKeyFromString(keyString)
+    const key = Buffer.from(keyString, 'latin1')
     const before = db.getBinaryFast(key)
     const count = (before ? decodeAmountCount(before) : 0) + delta
     if (count > 0) db.putSync(key, encodeAmountCount(count))
@@ -195,8 +194,10 @@ function writeCounts(db: Database<Buffer, Buffer>, deltas: Map<string, number>):
   }
 }
 
-/** Settlements of one token (its 20 bytes) with `min <= amount <= max`: exact, in a bounded number of reads. */
-export function countAmountRange(store: Store, token: Uint8Array, min: bigint, max: bigint): number {
+/** Settlements of one token (its address's 20 bytes) with `min <= amount <= max`: exact, in a bounded number of reads. */
+export function countAmountRange(store: Store, address: Uint8Array, min: bigint, max: bigint): number {
+  const token = tokenKeyOf(store, address)
+  if (!token) return 0
   const db = amountsDb(store)
   const low = amountBucket(min)
   const high = amountBucket(max)
@@ -221,7 +222,9 @@ function sumBuckets(db: Database<Buffer, Buffer>, token: Uint8Array, from: numbe
 }
 
 /** Primary keys of one token's settlements with `min <= amount <= max`, in amount order (not chain order). */
-export function* amountRangePks(store: Store, token: Uint8Array, min: bigint, max: bigint): Generator<Buffer> {
+export function* amountRangePks(store: Store, address: Uint8Array, min: bigint, max: bigint): Generator<Buffer> {
+  const token = tokenKeyOf(store, address)
+  if (!token) return
   for (const key of amountsDb(store).getKeys({ start: amountEntryBound(token, min), end: amountEntryBound(token, max, true) })) yield amountEntryPk(key)
 }
 
@@ -237,13 +240,15 @@ export interface AmountClass {
 }
 
 /** The populated classes an amount range touches, at most `limit` of them (more: `undefined`). */
-export function amountClasses(store: Store, token: Uint8Array, min: bigint, max: bigint, limit: number): AmountClass[] | undefined {
+export function amountClasses(store: Store, address: Uint8Array, min: bigint, max: bigint, limit: number): AmountClass[] | undefined {
+  const token = tokenKeyOf(store, address)
+  if (!token) return []
   const low = amountBucket(min) >>> CLASS_SHIFT
   const high = amountBucket(max) >>> CLASS_SHIFT
   const found: AmountClass[] = []
   const range = { start: encodeAmountCountKey(2, token, low), end: encodeAmountCountKey(2, token, high + 1), limit: limit + 1 }
   for (const { key, value } of amountsDb(store).getRange(range)) {
-    const amountClass = key.readUInt32BE(key.length - 4)
+    const amountClass = amountCountBucket(key)
     const first = bucketStart(amountClass << CLASS_SHIFT)
     const last = bucketStart((amountClass + 1) << CLASS_SHIFT) - 1n
     found.push({ amountClass, count: decodeAmountCount(value), inside: first >= min && last <= max })
@@ -252,20 +257,21 @@ export function amountClasses(store: Store, token: Uint8Array, min: bigint, max:
 }
 
 /** Primary keys of one class's settlements inside [low, high) of primary keys, in chain order. */
-export function* amountClassWalk(store: Store, token: Uint8Array, amountClass: number, low: Buffer, high: Buffer, order: 'asc' | 'desc'): Generator<Buffer> {
+export function* amountClassWalk(store: Store, address: Uint8Array, amountClass: number, low: Buffer, high: Buffer, order: 'asc' | 'desc'): Generator<Buffer> {
+  const token = tokenKeyOf(store, address)
+  if (!token) return
   const db = amountsDb(store)
   const from = encodeAmountClassKey(token, amountClass, low)
   const to = encodeAmountClassKey(token, amountClass, high)
-  const pkAt = 1 + 20 + 4
   // Copied out: a walk is merged with others, so its key outlives the next read.
   if (order === 'asc') {
-    for (const key of db.getKeys({ start: from, end: to })) yield Buffer.from(key.subarray(pkAt))
+    for (const key of db.getKeys({ start: from, end: to })) yield Buffer.from(amountEntryPk(key))
     return
   }
   // Reverse ranges start inclusive and `high` is exclusive: a key equal to it is skipped.
   for (const key of db.getKeys({ start: to, reverse: true })) {
     if (Buffer.compare(key, from) < 0) return
-    if (!key.equals(to)) yield Buffer.from(key.subarray(pkAt))
+    if (!key.equals(to)) yield Buffer.from(amountEntryPk(key))
   }
 }
 

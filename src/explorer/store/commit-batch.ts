@@ -4,7 +4,7 @@
  * leaves either all of it or none. The settlements arrive encoded (encoded-batch.ts, mostly built off
  * this thread); what is done here is what depends on the store: ordinals, and the puts.
  */
-import { bareIndexValue, encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexKeyString, indexValueOrdinal, pkAt, POINTER_BYTES, TIME_VALUE, writeIndexValue, writePointer } from './keys.js'
+import { bareIndexValue, dictionaryIdKey, encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexKeyString, indexValueOrdinal, pkAt, POINTER_BYTES, TIME_VALUE, writeIndexValue, writePointer } from './keys.js'
 import { readCount, stampLayout, type IndexedHead } from './meta.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField, type Store } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
@@ -13,7 +13,7 @@ import { forgetDictionary, idOf } from './dictionary.js'
 import { encodeBatch, keyBytes, NO_KEY, tailStart, type BlockHeader, type EncodedBatch } from './encoded-batch.js'
 import { countedWrite } from './settlement-writes.js'
 import { mergeStatsChanges, writeStatsChange } from './stats.js'
-import { writeAmountChanges } from './amounts.js'
+import { putAmountEntries, writeAmountCounts } from './amounts.js'
 import { appendToRuns, type RunAppend } from './covering-runs.js'
 
 export type { BlockHeader } from './encoded-batch.js'
@@ -86,7 +86,7 @@ export async function commitEncoded(store: Store, batches: EncodedBatch[], token
       }
       appendToRuns(store, runs)
       writeStatsChange(store, mergeStatsChanges(batches.map((batch) => batch.stats)))
-      writeAmountChanges(store, batches.map((batch) => batch.amounts))
+      writeAmountCounts(store, batches.map((batch) => batch.amountCounts))
       store.meta.putSync('count', count)
       store.meta.putSync('head', last.head)
       return storedSettlements(batches, before + 1)
@@ -134,6 +134,10 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number, runs: RunA
       const dictionaryIds = keys.map((key) => idOf(store, field, key))
       const into = field === 'recipient' ? recipientIds : tokenIds
       for (let i = 0; i < batch.count; i++) into[i] = dictionaryIds[ids[i]!]!
+    }
+    if (field === 'token') {
+      const idKeys = keys.map((key) => dictionaryIdKey(idOf(store, 'token', key)))
+      for (let i = 0; i < batch.count; i++) putAmountEntries(store, idKeys[ids[i]!]!, batch.amounts[i]!, pks[i]!)
     }
   }
   for (const field of UNCOUNTED_FIELDS) {

@@ -6,7 +6,7 @@
  * What is left for the commit is what depends on the store's state: ordinals, and the writes.
  */
 import type { IndexedHead } from './meta.js'
-import { decodeBareHexKey, indexKeyFromString, indexKeyString, PK_BYTES, writePk } from './keys.js'
+import { decodeBareHexKey, indexKeyFromString, indexKeyString, PK_BYTES, TX_HASH_KEY_BYTES, writePk } from './keys.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, RECORD_HEAD_ROOM, recordTailBytes, writeRecordTail, type SettlementRecord } from './record.js'
 import { addToStatsChange, emptyStatsChange, type StatsChange } from './stats.js'
@@ -48,8 +48,10 @@ export interface EncodedBatch {
   /** The last block the batch covers; every block up to it is indexed once it commits. */
   head: IndexedHead
   stats: StatsChange
-  /** The amount index's keys and count changes (amounts.ts). */
-  amounts: AmountChange
+  /** Each settlement's amount, for the amount index's entries. */
+  amounts: bigint[]
+  /** The amount index's count changes (amounts.ts). */
+  amountCounts: AmountChange
 }
 
 export const COUNTED_FIELDS = INDEXED_FIELDS.filter(hasOrdinals)
@@ -57,8 +59,11 @@ export const COUNTED_FIELDS = INDEXED_FIELDS.filter(hasOrdinals)
 /** Where a settlement's record starts its tail (the head is written backwards from here). */
 export const tailStart = (start: number) => start + PK_BYTES + RECORD_HEAD_ROOM
 
-/** The bytes of the record's fixed run an index key is, per field (`selfPayment` is keyed by the payer). */
-export const keyBytes = (field: IndexedField) => fieldBytes(field === 'selfPayment' ? 'payer' : field)
+/** The bytes of the record's fixed run an index key is, per field (`selfPayment` is keyed by the payer; keys.ts `fieldIndexKey`). */
+export function keyBytes(field: IndexedField): readonly [number, number] {
+  const [from, to] = fieldBytes(field === 'selfPayment' ? 'payer' : field)
+  return field === 'txHash' ? [from, from + TX_HASH_KEY_BYTES] : [from, to]
+}
 
 /** Settlements as a batch reads them, by position: from decoded records, or straight from a node's response bytes. */
 export interface SettlementSource {
@@ -131,15 +136,8 @@ export function encodeSettlements(source: SettlementSource, blocks: BlockHeader[
     const parties = { token: token(i), recipient: recipient(i), acquirerId: acquirerId(i) }
     addToBuckets(stats.buckets, parties, timestamps[i]!, amounts[i]!, fees[i]!, 1)
   }
-  const [tokenFrom] = keyBytes('token')
-  const amountWrites = amountChange(
-    bytes,
-    amounts,
-    (i) => starts[i + 1]! - FIXED_BYTES + tokenFrom,
-    (i) => tokens.keys[tokens.ids[i]!]!,
-    (i) => starts[i]!,
-  )
-  return { count, bytes, starts, blockNumbers, logIndexes, timestamps, counted, blocks, head, stats, amounts: amountWrites }
+  const amountWrites = amountChange(amounts, (i) => tokens.keys[tokens.ids[i]!]!)
+  return { count, bytes, starts, blockNumbers, logIndexes, timestamps, counted, blocks, head, stats, amounts, amountCounts: amountWrites }
 }
 
 /** The keys of a counted index, read from the fixed runs just written, each distinct one given an id. */

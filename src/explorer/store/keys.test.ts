@@ -35,7 +35,7 @@ import {
   writeIndexValue,
   writePk,
 } from './keys.js'
-import { encodeAmountClassKey, encodeAmountEntryKey, writeAmountClassKey, writeAmountEntryKey } from './keys.js'
+import { dictionaryIdKey, encodeAmountClassKey, encodeAmountEntryKey, writeAmountClassKey, writeAmountEntryKey } from './keys.js'
 
 const POSITIONS = [
   [0, 0],
@@ -159,14 +159,19 @@ test('hour keys round-trip, and an hour’s start key sorts before each of its t
 })
 
 test('amount keys written into a batch buffer are the bytes the encoders make (a rollback removes them by the encoders)', () => {
-  const from = Buffer.alloc(64)
-  from.fill(0xab, 3, 23) // token at 3
-  encodePk(19_000_001, 7).copy(from, 40) // primary key at 40
+  const pk = encodePk(19_000_001, 7)
   const out = Buffer.alloc(200, 0x5a)
-  for (const amount of [0n, 1n, 255n, 256n, 65_535n, 65_536n, 0xff_ffffn, 0x100_0000n, 0xffff_ffffn, 0x1_0000_0000n, 2n ** 255n + 12_345n]) {
-    const end = writeAmountEntryKey(out, 9, from, 3, amount, 40)
-    assert.deepEqual(out.subarray(9, end), encodeAmountEntryKey(from.subarray(3, 23), amount, from.subarray(40, 50)), `amount ${amount}`)
+  for (const token of [dictionaryIdKey(0), dictionaryIdKey(127), dictionaryIdKey(128), dictionaryIdKey(2 ** 30)]) {
+    for (const amount of [0n, 1n, 255n, 256n, 65_535n, 65_536n, 0xff_ffffn, 0x100_0000n, 0xffff_ffffn, 0x1_0000_0000n, 2n ** 255n + 12_345n]) {
+      const end = writeAmountEntryKey(out, 9, token, amount, pk)
+      assert.deepEqual(out.subarray(9, end), encodeAmountEntryKey(token, amount, pk), `amount ${amount}`)
+    }
+    const end = writeAmountClassKey(out, 1, token, 0x0102_0304, pk)
+    assert.deepEqual(out.subarray(1, end), encodeAmountClassKey(token, 0x0102_0304, pk))
   }
-  const end = writeAmountClassKey(out, 1, from, 3, 0x0102_0304, 40)
-  assert.deepEqual(out.subarray(1, end), encodeAmountClassKey(from.subarray(3, 23), 0x0102_0304, from.subarray(40, 50)))
+})
+
+test("no token's id key is the prefix of another's, so a token's amount keys are one range", () => {
+  const keys = [0, 1, 127, 128, 129, 16_383, 16_384, 2 ** 21, 2 ** 28, 2 ** 35 - 1].map((id) => dictionaryIdKey(id))
+  for (const a of keys) for (const b of keys) if (a !== b) assert.ok(!b.subarray(0, a.length).equals(a), `${a.toString('hex')} / ${b.toString('hex')}`)
 })

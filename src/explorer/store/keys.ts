@@ -111,6 +111,18 @@ export function indexValueBefore(value: Buffer, pk: Buffer): boolean {
   return Buffer.compare(value, pk) < 0
 }
 
+/**
+ * Transaction hashes are indexed by their first 8 bytes (layout 7): as unique as the whole 32 among
+ * billions of settlements, a quarter of the index, and a reader checks the whole hash on the record
+ * (query/field-index.ts), so a shared prefix costs a read, never a wrong answer.
+ */
+export const TX_HASH_KEY_BYTES = 8
+
+/** The index key of a field's value bytes (a view): the bytes themselves, a transaction hash's prefix. */
+export function fieldIndexKey(field: string, value: Buffer): Buffer {
+  return field === 'txHash' ? value.subarray(0, TX_HASH_KEY_BYTES) : value
+}
+
 /** Index key of a field value (and token key): the raw bytes of its hex. */
 export function encodeHexKey(hex: Hex): Buffer {
   return Buffer.from(hex.slice(2), 'hex')
@@ -320,17 +332,19 @@ export function decodeBucketKey(key: Buffer): { hour: number; token: string } {
 
 // ---------------------------------------------------------------------------------------------------
 // Amount index (amount range filters, issue 17; store/amounts.ts). One LMDB database, `amounts`,
-// two kinds of keys told apart by their first byte:
+// two kinds of keys told apart by their first byte. `token` in them is the token's dictionary id as a
+// varint (`dictionaryIdKey`, 1 byte for the first 128 tokens; since layout 7, where it was the 20-byte
+// address): no id is the prefix of another, so a token's keys are one range.
 //
-// - Entry: 0x00 ‖ token (20) ‖ amount ‖ primary key (10), empty value, the amount written as its length in
+// - Entry: 0x00 ‖ token ‖ amount ‖ primary key (10), empty value, the amount written as its length in
 //   bytes (1) then its big-endian bytes without leading zeros (zero: length 0), which sorts like the number
-//   and takes 5 bytes for amounts below 2^32 where a fixed 32 would take 32 (116 → ~90 B per settlement
-//   at 1M). A token's settlements in amount order: the settlements of an amount range are one range of keys.
-// - Class entry: 0x04 ‖ token (20) ‖ class (4, the level-2 bucket: bit length and 6 bits) ‖ primary
+//   and takes 5 bytes for amounts below 2^32 where a fixed 32 would take 32. A token's settlements in
+//   amount order: the settlements of an amount range are one range of keys.
+// - Class entry: 0x04 ‖ token ‖ class (4, the level-2 bucket: bit length and 6 bits) ‖ primary
 //   key (10), empty value: a token's settlements of one amount class in chain order. A narrow range
 //   covers a few classes, whose merge gives its page in chain order after a few dozen candidates
 //   (store/amounts.ts `amountClassWalk`), where walking the token's index would read 21 / selectivity.
-// - Count: level (0x01..0x03) ‖ token (20) ‖ bucket >> shift (4, big-endian), value a count (6 bytes).
+// - Count: level (0x01..0x03) ‖ token ‖ bucket >> shift (4, big-endian), value a count (6 bytes).
 //   A leaf bucket (level 3) is the amount's bit length (0..256) and the 12 bits after its leading one:
 //   4,096 buckets per power of two, each under 1/4,096 of its amounts apart. Levels 2 and 1 group 64
 //   buckets, then 64 of those (one power of two). The settlements of an amount range are whole leaves,
@@ -346,6 +360,17 @@ export const AMOUNT_LEVEL_SHIFTS = { 1: 12, 2: 6, 3: 0 } as const
 export type AmountLevel = keyof typeof AMOUNT_LEVEL_SHIFTS
 const COUNT_BYTES = 6
 
+/** A dictionary id as the prefix-free varint that stands for its value in keys. */
+export function dictionaryIdKey(id: number): Buffer {
+  const bytes: number[] = []
+  while (id >= 0x80) {
+    bytes.push((id & 0x7f) | 0x80)
+    id = Math.floor(id / 0x80)
+  }
+  bytes.push(id)
+  return Buffer.from(bytes)
+}
+
 /** Length (1) ‖ big-endian bytes without leading zeros: compares bytewise as the amounts do. */
 function amountBytes(amount: bigint): Buffer {
   if (amount === 0n) return Buffer.alloc(1)
@@ -359,24 +384,21 @@ function amountBytes(amount: bigint): Buffer {
 
 function amountKey(token: Uint8Array, amount: bigint, tail: number, fill: number): Buffer {
   const written = amountBytes(amount)
-  const key = Buffer.alloc(1 + ADDRESS_BYTES + written.length + tail, fill)
+  const key = Buffer.alloc(1 + token.length + written.length + tail, fill)
   key[0] = AMOUNT_ENTRY_TAG
   key.set(token, 1)
-  written.copy(key, 1 + ADDRESS_BYTES)
+  written.copy(key, 1 + token.length)
   return key
 }
 
-/** Bytes `writeAmountEntryKey` and `writeAmountClassKey` take at most for one settlement (amounts below 2^256). */
-export const MAX_AMOUNT_KEYS_BYTES = 1 + ADDRESS_BYTES + 1 + 32 + PK_BYTES + 1 + ADDRESS_BYTES + 4 + PK_BYTES
+/** Bytes `writeAmountEntryKey` and `writeAmountClassKey` take at most for one settlement (amounts below 2^256, ids below 2^35). */
+export const MAX_AMOUNT_KEYS_BYTES = 2 * (1 + 5 + PK_BYTES) + 1 + 32 + 4
 
-/**
- * `encodeAmountEntryKey`'s bytes written at `out[at]` (token and primary key copied from `from[tokenAt]`
- * and `from[pkAt]`), for a batch's keys built in one buffer off the committing thread; returns the end.
- */
-export function writeAmountEntryKey(out: Buffer, at: number, from: Buffer, tokenAt: number, amount: bigint, pkAt: number): number {
+/** `encodeAmountEntryKey`'s bytes written at `out[at]`, for a batch's keys built in one buffer; returns the end. */
+export function writeAmountEntryKey(out: Buffer, at: number, token: Uint8Array, amount: bigint, pk: Uint8Array): number {
   out[at] = AMOUNT_ENTRY_TAG
-  from.copy(out, at + 1, tokenAt, tokenAt + ADDRESS_BYTES)
-  let p = at + 1 + ADDRESS_BYTES
+  out.set(token, at + 1)
+  let p = at + 1 + token.length
   if (amount < 0x1_0000_0000n) {
     // The common case without a string: 0 to 4 bytes big-endian, leading zeros dropped.
     const n = Number(amount)
@@ -388,18 +410,20 @@ export function writeAmountEntryKey(out: Buffer, at: number, from: Buffer, token
     const written = amountBytes(amount)
     p += written.copy(out, p)
   }
-  return p + from.copy(out, p, pkAt, pkAt + PK_BYTES)
+  out.set(pk, p)
+  return p + PK_BYTES
 }
 
 /** `encodeAmountClassKey`'s bytes written at `out[at]`, as `writeAmountEntryKey` does; returns the end. */
-export function writeAmountClassKey(out: Buffer, at: number, from: Buffer, tokenAt: number, amountClass: number, pkAt: number): number {
+export function writeAmountClassKey(out: Buffer, at: number, token: Uint8Array, amountClass: number, pk: Uint8Array): number {
   out[at] = AMOUNT_CLASS_TAG
-  from.copy(out, at + 1, tokenAt, tokenAt + ADDRESS_BYTES)
-  out.writeUInt32BE(amountClass, at + 1 + ADDRESS_BYTES)
-  return at + 1 + ADDRESS_BYTES + 4 + from.copy(out, at + 1 + ADDRESS_BYTES + 4, pkAt, pkAt + PK_BYTES)
+  out.set(token, at + 1)
+  out.writeUInt32BE(amountClass, at + 1 + token.length)
+  out.set(pk, at + 1 + token.length + 4)
+  return at + 1 + token.length + 4 + PK_BYTES
 }
 
-/** Entry key of a settlement: `token` is its 20 bytes. */
+/** Entry key of a settlement. */
 export function encodeAmountEntryKey(token: Uint8Array, amount: bigint, pk: Uint8Array): Buffer {
   const key = amountKey(token, amount, PK_BYTES, 0)
   key.set(pk, key.length - PK_BYTES)
@@ -412,7 +436,7 @@ export function amountEntryBound(token: Uint8Array, amount: bigint, after = fals
   return amountKey(token, amount, after ? PK_BYTES : 0, 0xff)
 }
 
-/** The primary key inside an entry key (a view). */
+/** The primary key inside an entry or class key (a view). */
 export function amountEntryPk(key: Buffer): Buffer {
   return key.subarray(key.length - PK_BYTES)
 }
@@ -421,27 +445,21 @@ export const AMOUNT_CLASS_TAG = 0x04
 
 /** Class entry key of a settlement, or with a bound's primary key a bound between them. */
 export function encodeAmountClassKey(token: Uint8Array, amountClass: number, pk: Uint8Array): Buffer {
-  const key = Buffer.allocUnsafe(1 + ADDRESS_BYTES + 4 + PK_BYTES)
-  key[0] = AMOUNT_CLASS_TAG
-  key.set(token, 1)
-  key.writeUInt32BE(amountClass, 1 + ADDRESS_BYTES)
-  key.set(pk, 1 + ADDRESS_BYTES + 4)
-  return key
+  const key = Buffer.allocUnsafe(1 + token.length + 4 + PK_BYTES)
+  return key.subarray(0, writeAmountClassKey(key, 0, token, amountClass, pk))
 }
 
 /** Count key of a bucket at a level; `bucket` is the leaf bucket number shifted for that level. */
 export function encodeAmountCountKey(level: AmountLevel, token: Uint8Array, bucket: number): Buffer {
-  const key = Buffer.allocUnsafe(1 + ADDRESS_BYTES + 4)
+  const key = Buffer.allocUnsafe(1 + token.length + 4)
   key[0] = level
   key.set(token, 1)
-  key.writeUInt32BE(bucket, 1 + ADDRESS_BYTES)
+  key.writeUInt32BE(bucket, 1 + token.length)
   return key
 }
 
-/** The same key as a latin1 string (`indexKeyString`'s form), from the token's 20 bytes as latin1. */
-export function amountCountKeyString(level: AmountLevel, tokenLatin1: string, bucket: number): string {
-  return String.fromCharCode(level) + tokenLatin1 + String.fromCharCode((bucket >>> 24) & 0xff, (bucket >>> 16) & 0xff, (bucket >>> 8) & 0xff, bucket & 0xff)
-}
+/** A count key's bucket. */
+export const amountCountBucket = (key: Buffer) => key.readUInt32BE(key.length - 4)
 
 export function encodeAmountCount(count: number): Buffer {
   const value = Buffer.allocUnsafe(COUNT_BYTES)

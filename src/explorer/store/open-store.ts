@@ -5,7 +5,7 @@
  * thread and in query workers; lmdb-js shares one environment between the threads of a process.
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { encodeBareHexKey } from './keys.js'
+import { encodeBareHexKey, fieldIndexKey } from './keys.js'
 import { fieldHex, type StoredSettlement } from './record.js'
 
 /**
@@ -48,7 +48,7 @@ export const hasOrdinals = (field: IndexedField) => COUNTED.has(field)
 
 /** The keys a settlement is indexed under, per field: one, or none in `selfPayment` for a payment to another address. */
 export function indexKeysOf(field: IndexedField, s: StoredSettlement): Buffer[] {
-  if (field !== 'selfPayment') return [encodeBareHexKey(fieldHex(s, field))]
+  if (field !== 'selfPayment') return [fieldIndexKey(field, encodeBareHexKey(fieldHex(s, field)))]
   const payer = fieldHex(s, 'payer')
   return payer === fieldHex(s, 'recipient') ? [encodeBareHexKey(payer)] : []
 }

@@ -201,3 +201,9 @@ export function settlementJson(s: StoredSettlement, token: TokenInfo): string {
     `"acquirerId":"0x${h.slice(216, 248)}","domainSeparator":"0x${h.slice(248, 312)}"}`
   )
 }
+
+/** Whether a stored record (in the form readers take) is of the transaction with this 32-byte hash. */
+export function recordOfTx(record: Uint8Array, txHash: Uint8Array): boolean {
+  const fixed = record.length - FIXED_BYTES
+  return Buffer.compare(txHash, Buffer.from(record.buffer, record.byteOffset + fixed, 32)) === 0
+}
