@@ -37,7 +37,7 @@ import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../..
 import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
 import { BufferBudget, type BudgetedConnection, type SlowBound } from './buffer-budget.js'
 import { GroupTurns } from './group-turns.js'
-import { eventMessage, sseFrame, type EventKind } from './messages.js'
+import { eventMessage, sseFrame, type EventKind } from '../../../wire/index.js'
 import { ShapeCounts, amountTopic, fieldValues, filterTopic, topicsOf } from './topics.js'
 
 export type Channel = 'websocket' | 'sse'

@@ -18,7 +18,7 @@ import { errorReply, remoteAddress, reply } from '../../../platform/http/index.j
 import { parseCursor, parseFilter, readParams } from '../rest/parse-query.js'
 import type { SlowBound } from './buffer-budget.js'
 import type { LiveConnection, LiveHub, Subscription } from './live-hub.js'
-import { sseErrorFrame } from './messages.js'
+import { sseErrorFrame } from '../../../wire/index.js'
 import { admission, type Refusals } from './register-websocket.js'
 
 const SLOW_CONSUMER_MESSAGES: Record<SlowBound, string> = {

@@ -16,16 +16,14 @@ import { TokenBucket, type RateLimit } from '../../../platform/limits/index.js'
 import { problemReply, remoteAddress, reply } from '../../../platform/http/index.js'
 import type { SlowBound } from './buffer-budget.js'
 import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
-import { errorMessage, subscribedMessage, unsubscribedMessage, type LiveError } from './messages.js'
+import { errorMessage, liveCloses, subscribedMessage, unsubscribedMessage, type LiveError } from '../../../wire/index.js'
 import { parseClientMessage, type ClientMessage } from './parse-client-message.js'
 import { filterTopic } from './topics.js'
 
-export const SLOW_CONSUMER_CLOSE = { code: 4008, reason: 'slow consumer: unsent messages passed the server bound; resume with since' }
 const SLOW_CONSUMER_REASONS: Record<SlowBound, string> = {
-  connection: SLOW_CONSUMER_CLOSE.reason,
+  connection: liveCloses.slowConsumer.reason,
   total: 'slow consumer: the server holds too much unsent data and this connection held some longest; resume with since',
 }
-export const SHUTDOWN_CLOSE = { code: 1001, reason: 'server shutting down' }
 
 interface SocketData {
   address: string
@@ -53,8 +51,8 @@ class WebSocketConnection implements LiveConnection {
   cork = (fn: () => void) => void this.ws.cork(fn)
   joinTopic = (topic: string) => void this.ws.subscribe(topic)
   leaveTopic = (topic: string) => void this.ws.unsubscribe(topic)
-  closeSlow = (bound: SlowBound) => this.ws.end(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_REASONS[bound])
-  end = () => this.ws.end(SHUTDOWN_CLOSE.code, SHUTDOWN_CLOSE.reason)
+  closeSlow = (bound: SlowBound) => this.ws.end(liveCloses.slowConsumer.code, SLOW_CONSUMER_REASONS[bound])
+  end = () => this.ws.end(liveCloses.shutdown.code, liveCloses.shutdown.reason)
 }
 
 /** Counts refused messages and connections by code. */
