@@ -13,9 +13,11 @@
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import { TokenBucket, type RateLimit } from '../../../platform/limits/index.js'
-import { problemReply, remoteAddress, reply } from '../../../platform/http/index.js'
+import { remoteAddress, reply } from '../../../platform/http/index.js'
 import type { SlowBound } from './buffer-budget.js'
-import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
+import { admission } from './live-admission.js'
+import { subscriptionKey, type LiveConnection, type Subscription } from './live-connection.js'
+import type { LiveHub } from './live-hub.js'
 import { errorMessage, liveCloses, subscribedMessage, unsubscribedMessage, type LiveError } from '../../../wire/index.js'
 import { parseClientMessage, type ClientMessage } from './parse-client-message.js'
 import { filterTopic } from './topics.js'
@@ -133,18 +135,4 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
     for (const sub of subs) hub.unsubscribe(sub)
     conn.send(unsubscribedMessage(subs.map((s) => s.id ?? null)))
   }
-}
-
-/** The refusal of a new live connection from `address` (503 at the server's cap, 429 at the address's), or `undefined`. */
-export function admission(hub: LiveHub, address: string, limits: LiveLimits) {
-  const refusal = hub.refusal(address)
-  if (refusal === 'server') {
-    const detail = `the explorer serves at most ${limits.maxConnections} live connections at a time; retry later`
-    return { code: 'TOO_MANY_CONNECTIONS', reply: problemReply(503, detail, undefined, { 'retry-after': '5' }) }
-  }
-  if (refusal === 'address') {
-    const detail = `the explorer serves at most ${limits.maxConnectionsPerAddress} live connections (WebSocket and SSE) to one address; close one or retry later`
-    return { code: 'TOO_MANY_CONNECTIONS_PER_IP', reply: problemReply(429, detail, undefined, { 'retry-after': '5' }) }
-  }
-  return undefined
 }
