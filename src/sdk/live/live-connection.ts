@@ -14,7 +14,7 @@ import { ExplorerError, ExplorerLiveError } from '../errors.js'
 import type { Replica, ReplicaPool } from '../replicas/replica-pool.js'
 import type { ReconnectOptions, Settlement, SettlementFilter, SettlementHandler, SubscribeOptions, Subscription } from '../types.js'
 import { reconnectDelay } from './backoff.js'
-import { readServerMessage, subscriptionOf, type ServerMessage, type SubscribeMessage } from './messages.js'
+import { encodeClientMessage, liveCloses, readServerMessage, subscriptionOf, type LiveClientMessage, type LiveServerMessage, type LiveSubscribeMessage } from '../../wire/index.js'
 import { WS_OPEN, resolveWebSocket, type WebSocketLike } from './resolve-web-socket.js'
 
 export interface LiveConnectionOptions {
@@ -30,8 +30,6 @@ export interface LiveConnectionOptions {
 
 /** A connection that stayed open this long counts as healthy: the next drop starts the backoff afresh. */
 const STABLE_AFTER_MS = 5_000
-/** The explorer's close for a subscriber that fell behind: the replica is fine, the client resumes there. */
-const SLOW_CONSUMER_CLOSE = 4008
 
 interface Position {
   blockNumber: number
@@ -175,7 +173,8 @@ export class LiveConnection {
     socket.onclose = (event) => {
       if (this.#socket !== socket) return
       this.#socket = undefined
-      if (event.code !== SLOW_CONSUMER_CLOSE) this.options.replicas.failed(replica)
+      // A subscriber that fell behind: the replica is fine, the client resumes there.
+      if (event.code !== liveCloses.slowConsumer.code) this.options.replicas.failed(replica)
       if (opened) return this.#dropped()
       if (!this.#hasOpened) this.#refused.add(replica)
       this.#failed(new ExplorerLiveError('CONNECT_FAILED', `could not open ${replica.wsUrl} (close code ${event.code}${event.reason ? `, ${event.reason}` : ''})`))
@@ -234,8 +233,8 @@ export class LiveConnection {
     })
   }
 
-  #send(message: object): void {
-    this.#socket?.send(JSON.stringify(message))
+  #send(message: LiveClientMessage): void {
+    this.#socket?.send(encodeClientMessage(message))
   }
 
   #receive(frame: unknown): void {
@@ -269,7 +268,7 @@ export class LiveConnection {
   }
 
   /** The subscription a message names; a message naming none goes to the only subscription, if there is one. */
-  #subscriptionFor(message: ServerMessage): LiveSubscription | undefined {
+  #subscriptionFor(message: LiveServerMessage): LiveSubscription | undefined {
     const id = subscriptionOf(message)
     if (id !== undefined) return this.#subscriptions.get(id)
     return this.#subscriptions.size === 1 ? this.#subscriptions.values().next().value : undefined
@@ -282,12 +281,12 @@ export class LiveConnection {
     this.#call(() => subscription.handler(event, { cursor }))
   }
 
-  #remove(subscription: LiveSubscription, event: Settlement, cursor: string | undefined): void {
+  #remove(subscription: LiveSubscription, event: Settlement, cursor: string): void {
     // The position may be filled again by the new branch: let a settlement there through once more, and
     // resume from before it.
     if (subscription.delivered && !isAfter(event, subscription.delivered)) {
       subscription.delivered = { blockNumber: event.blockNumber, logIndex: event.logIndex - 1 }
-      if (cursor !== undefined) subscription.cursor = cursor
+      subscription.cursor = cursor
     }
     const { onRemoved } = subscription.options
     if (onRemoved) this.#call(() => onRemoved(event))
@@ -303,8 +302,8 @@ export class LiveConnection {
   }
 }
 
-function subscribeMessage(subscription: LiveSubscription): SubscribeMessage {
-  const message: SubscribeMessage = { type: 'SUBSCRIBE', channel: 'settlements', id: subscription.id }
+function subscribeMessage(subscription: LiveSubscription): LiveSubscribeMessage {
+  const message: LiveSubscribeMessage = { type: 'SUBSCRIBE', channel: 'settlements', id: subscription.id }
   if (Object.keys(subscription.filter).length > 0) message.filter = subscription.filter
   if (subscription.cursor !== undefined) message.since = subscription.cursor
   return message

@@ -12,7 +12,7 @@
  * subscription over to live until `pending` is 0 (live-hub.ts).
  */
 import type { TemplatedApp } from 'uWebSockets.js'
-import type { EventKind } from './messages.js'
+import type { EventKind } from '../../../wire/index.js'
 
 interface Held {
   kind: EventKind

@@ -14,7 +14,6 @@ import { registerSse } from './register-sse.js'
 import { registerWebSocket } from './register-websocket.js'
 
 export { LiveHub } from './live-hub.js'
-export { SHUTDOWN_CLOSE, SLOW_CONSUMER_CLOSE } from './register-websocket.js'
 
 export interface LiveContext {
   store: Store

@@ -20,62 +20,31 @@
  * - Replays take turns: each turn of the event loop reads at most `replayScanPerTurn` candidates, chunk by
  *   chunk in queue order, then lets everyone else be served. A filter whose fields rarely meet costs many
  *   candidates per match; a flood of such replays delays its own sender, not the other clients.
+ *   replays.ts schedules them; the hub keeps the published end they read up to and takes them live.
  * - Backpressure: replays pause at half of `maxBufferedBytes` and resume on drain; a connection whose
  *   unsent bytes pass `maxBufferedBytes` is closed as a slow consumer (WebSocket close 4008), and so are
  *   the oldest slow consumers while all connections together hold more than `maxTotalBufferedBytes`
  *   (buffer-budget.ts).
- * - Admission: at most `maxConnections` live connections, `maxConnectionsPerAddress` of them from one address.
+ * - Admission: at most `maxConnections` live connections, `maxConnectionsPerAddress` of them from one address
+ *   (live-admission.ts).
+ * What stays here: publishing to the groups and the buffer checks that follow each publish step.
  */
 import type { TemplatedApp } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import type { IndexerListener } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import { ConnectionsPerAddress, type SharedConnections } from '../../../platform/limits/index.js'
-import { amountInRange, matchingInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
+import type { SharedConnections } from '../../../platform/limits/index.js'
+import { amountInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
 import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
 import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
-import { BufferBudget, type BudgetedConnection, type SlowBound } from './buffer-budget.js'
+import { eventMessage, sseFrame, type EventKind } from '../../../wire/index.js'
+import { BufferBudget, type SlowBound } from './buffer-budget.js'
 import { GroupTurns } from './group-turns.js'
-import { eventMessage, sseFrame, type EventKind } from './messages.js'
+import { LiveAdmission, type Refusal } from './live-admission.js'
+import { subscriptionKey, type LiveConnection, type Subscription } from './live-connection.js'
+import { CHUNK, Replays } from './replays.js'
 import { ShapeCounts, amountTopic, fieldValues, filterTopic, topicsOf } from './topics.js'
-
-export type Channel = 'websocket' | 'sse'
-
-export interface LiveConnection extends BudgetedConnection {
-  readonly channel: Channel
-  /** The client's IP address, for the per-address cap. */
-  readonly address: string
-  /** Keyed by `subscriptionKey`. */
-  readonly subscriptions: Map<string, Subscription>
-  readonly open: boolean
-  /** Unsent bytes: exact for a WebSocket, an upper bound for SSE. */
-  buffered(): number
-  /** Writes a message now (replay and acknowledgements), corked. */
-  send(text: string): void
-  cork(fn: () => void): void
-  /** WebSocket only: membership of uWS topics. */
-  joinTopic?(topic: string): void
-  leaveTopic?(topic: string): void
-  /** Ends the connection as a slow consumer, past its own bound or as one of the oldest past the total. */
-  closeSlow(bound: SlowBound): void
-  /** Server shutdown. */
-  end(): void
-}
-
-export interface Subscription {
-  readonly conn: LiveConnection
-  readonly id: string | undefined
-  readonly filter: SettlementFilter
-  readonly shape: number
-  /** The group it is delivered in: its field topic, with its amount bounds when it has some (topics.ts `amountTopic`). */
-  readonly topic: string
-  /** The topic of its field values alone: what a settlement's field values find by hash. */
-  readonly fieldTopic: string
-  /** While replaying or waiting: the first primary key not yet delivered. */
-  from: Buffer
-  state: 'waiting' | 'replaying' | 'paused' | 'live' | 'dropped'
-}
 
 export interface LiveHubOptions {
   app: TemplatedApp
@@ -90,42 +59,29 @@ export interface LiveHubOptions {
   connections?: SharedConnections
 }
 
-/** Settlements per replay chunk, and per publish step between backpressure checks. */
-const CHUNK = 256
 /** Messages a WebSocket group gets per loop turn: about 15 KB of 624-byte settlements, under uWS's 16 KB cork buffer and its 32. */
 const GROUP_TURN_MESSAGES = 24
 /** Past this many held messages, all are published at once (bounds what the hub holds). */
 const MAX_HELD = 50_000
 const NO_ID = ''
 
-/** A subscription's key within its connection: its id, or its filter when it has none. */
-export const subscriptionKey = (id: string | undefined, topic: string) => (id === undefined ? `\0${topic}` : id)
-
 export class LiveHub implements IndexerListener {
   #o: LiveHubOptions
   /** Exclusive end of what has been published: replays read up to here. */
   #publishedEnd: Buffer
-  #connections = new Set<LiveConnection>()
-  #websockets = new Set<LiveConnection>()
+  #admission: LiveAdmission
+  /** Every open connection (the admission's set). */
+  #connections: Set<LiveConnection>
   /** Filter topic → subscription id (or NO_ID) → number of live WebSocket subscriptions. */
   #wsGroups = new Map<string, Map<string, number>>()
   #sseGroups = new Map<string, Set<LiveConnection>>()
   /** Field topic → groups with amount bounds under it (their topic → live subscriptions in it). */
   #amountGroups = new Map<string, Map<string, { filter: SettlementFilter; live: number }>>()
   #shapes = new ShapeCounts()
-  #replaying = new Set<Subscription>()
-  /** Replays due a chunk, in turn order; `#replayTurn` is the next turn when one is scheduled. */
-  #replayQueue = new Set<Subscription>()
-  #replayTurn: NodeJS.Immediate | undefined
-  /** Subscriptions whose `since` is past the published end. */
-  #waiting = new Set<Subscription>()
+  #replays: Replays
   #subscriptionCount = 0
   #turns: GroupTurns
-  /** Replays that reached the published end while messages were held: they go on when none are. */
-  #handoffs = new Set<Subscription>()
   #budget: BufferBudget
-  /** Counts live connections against the caps: this hub's own, or every server thread's together. */
-  #caps: Pick<SharedConnections, 'refusal' | 'add' | 'remove'>
   #closed = false
   #heartbeat: NodeJS.Timeout
   #sent
@@ -142,15 +98,30 @@ export class LiveHub implements IndexerListener {
       sent: (deliveries, kind) => deliveries > 0 && this.#sent(deliveries, { channel: 'websocket', type: kind }),
       afterTurn: () => this.#afterHeldTurn(),
     })
-    this.#caps = options.connections ?? this.#ownCaps()
+    this.#admission = new LiveAdmission(options.limits, options.connections)
+    this.#connections = this.#admission.connections
+    this.#replays = new Replays({
+      store: options.store,
+      tokens: options.tokens,
+      limits: options.limits,
+      publishedEnd: () => this.#publishedEnd,
+      held: () => this.#turns.pending,
+      noteBuffered: (conn) => {
+        const buffered = this.#budget.note(conn, Date.now())
+        if (this.#budget.over) this.#enforceBudget()
+        return buffered
+      },
+      goLive: (sub) => this.#goLive(sub),
+      sent: (count, labels) => this.#sent(count, labels),
+    })
     const { metrics } = options
     this.#sent = metrics.counter('live_messages_sent_total', 'Settlement and removal messages sent to live subscribers, by channel')
     this.#slowCloses = metrics.counter(
       'live_slow_consumer_closes_total',
       'Live connections closed as slow consumers, by the bound they passed: their own (connection) or all connections together (total)',
     )
-    metrics.collected('live_websocket_connections', 'Open WebSocket connections on /stream', () => this.#websockets.size)
-    metrics.collected('live_sse_connections', 'Open SSE responses on /events/stream', () => this.#connections.size - this.#websockets.size)
+    metrics.collected('live_websocket_connections', 'Open WebSocket connections on /stream', () => this.#admission.websocketCount)
+    metrics.collected('live_sse_connections', 'Open SSE responses on /events/stream', () => this.#admission.sseCount)
     metrics.collected('live_subscriptions', 'Live subscriptions, replaying or live', () => this.#subscriptionCount)
     metrics.collected('live_buffered_bytes', 'Unsent bytes of all live connections (SSE: an upper bound)', () => {
       const now = Date.now()
@@ -166,23 +137,12 @@ export class LiveHub implements IndexerListener {
   }
 
   /** Why a new connection from `address` is refused: the server's cap, or the address's; `undefined`: welcome. */
-  refusal(address: string): 'server' | 'address' | undefined {
-    return this.#closed ? 'server' : this.#caps.refusal(address)
-  }
-
-  #ownCaps(): Pick<SharedConnections, 'refusal' | 'add' | 'remove'> {
-    const addresses = new ConnectionsPerAddress(this.#o.limits.maxConnectionsPerAddress)
-    return {
-      refusal: (address) => (this.#connections.size >= this.#o.limits.maxConnections ? 'server' : addresses.admits(address) ? undefined : 'address'),
-      add: (address) => addresses.add(address),
-      remove: (address) => addresses.remove(address),
-    }
+  refusal(address: string): Refusal | undefined {
+    return this.#closed ? 'server' : this.#admission.refusal(address)
   }
 
   add(conn: LiveConnection): void {
-    this.#connections.add(conn)
-    this.#caps.add(conn.address)
-    if (conn.channel === 'websocket') this.#websockets.add(conn)
+    this.#admission.admit(conn)
   }
 
   /** The connection closed: forget it and its subscriptions (uWS already left its topics). */
@@ -190,8 +150,7 @@ export class LiveHub implements IndexerListener {
     for (const sub of conn.subscriptions.values()) this.#forget(sub)
     conn.subscriptions.clear()
     this.#budget.forget(conn)
-    if (this.#connections.delete(conn)) this.#caps.remove(conn.address)
-    this.#websockets.delete(conn)
+    this.#admission.release(conn)
   }
 
   /** The position of the last published settlement: a subscription without `since` starts after it. */
@@ -211,8 +170,7 @@ export class LiveHub implements IndexerListener {
     else {
       // With messages held back, even a subscription without `since` starts as a replay from the end.
       if (since !== undefined) sub.from = keyAfter(since)
-      this.#replaying.add(sub)
-      this.#queueReplay(sub)
+      this.#replays.start(sub)
     }
     return sub
   }
@@ -224,12 +182,7 @@ export class LiveHub implements IndexerListener {
 
   /** The connection drained: continue its paused replays while it stays below half the bound. */
   resume(conn: LiveConnection): void {
-    for (const sub of conn.subscriptions.values()) {
-      if (sub.state === 'paused' && conn.buffered() < this.#o.limits.maxBufferedBytes / 2) {
-        sub.state = 'replaying'
-        this.#queueReplay(sub)
-      }
-    }
+    this.#replays.resume(conn)
   }
 
   committed(settlements: StoredSettlement[]): void {
@@ -242,7 +195,7 @@ export class LiveHub implements IndexerListener {
         for (let k = i; k < end; k++) this.#publish('SETTLEMENT', settlements[k]!, encodeCursor(settlements[k]!.blockNumber, settlements[k]!.logIndex))
       }
       this.#publishedEnd = keyAfter(settlements[end - 1]!)
-      this.#releaseWaiting()
+      this.#replays.releaseWaiting()
       this.#checkBuffers()
     }
     if (this.#turns.pending > MAX_HELD) this.#turns.flush()
@@ -258,15 +211,13 @@ export class LiveHub implements IndexerListener {
       const before = positionBefore(s)
       const cursor = encodeCursor(before.blockNumber, before.logIndex)
       this.#publish('REMOVED', s, cursor)
-      this.#rewindReplays(s, cursor)
+      this.#replays.rewind(s, cursor)
     }
     const oldest = settlements[settlements.length - 1]
     if (oldest) {
       const key = encodePk(oldest.blockNumber, oldest.logIndex)
       if (Buffer.compare(key, this.#publishedEnd) < 0) this.#publishedEnd = key
-      // A replay past the new end had passed only what is now gone: it continues from the end, it does
-      // not wait there as a `since` from another replica would.
-      for (const sub of this.#replaying) if (Buffer.compare(sub.from, this.#publishedEnd) > 0) sub.from = this.#publishedEnd
+      this.#replays.pullBackTo(this.#publishedEnd)
     }
     this.#checkBuffers()
   }
@@ -275,7 +226,7 @@ export class LiveHub implements IndexerListener {
   close(): void {
     this.#closed = true
     clearInterval(this.#heartbeat)
-    clearImmediate(this.#replayTurn)
+    this.#replays.close()
     this.#turns.close()
     for (const conn of [...this.#connections]) conn.end()
   }
@@ -308,104 +259,16 @@ export class LiveHub implements IndexerListener {
     }
   }
 
-  #queueReplay(sub: Subscription): void {
-    this.#replayQueue.add(sub)
-    this.#replayTurn ??= setImmediate(() => this.#takeReplayTurn())
-  }
-
-  /** Chunks in queue order until the turn's candidates are read; a replay with more to do queues again. */
-  #takeReplayTurn(): void {
-    this.#replayTurn = undefined
-    let budget = this.#o.limits.replayScanPerTurn
-    for (const sub of this.#replayQueue) {
-      if (budget <= 0) break
-      this.#replayQueue.delete(sub)
-      budget -= this.#replayStep(sub, budget)
-    }
-    if (this.#replayQueue.size > 0 && !this.#closed) this.#replayTurn ??= setImmediate(() => this.#takeReplayTurn())
-  }
-
-  /**
-   * One chunk of a replay, reading at most `maxScanned` candidates; returns how many it read. The chunk
-   * that reaches the published end switches the subscription to live in the same synchronous turn.
-   */
-  #replayStep(sub: Subscription, maxScanned: number): number {
-    if (sub.state !== 'replaying' || !sub.conn.open) return 0
-    if (Buffer.compare(sub.from, this.#publishedEnd) > 0) {
-      sub.state = 'waiting'
-      this.#replaying.delete(sub)
-      this.#waiting.add(sub)
-      return 0
-    }
-    const { conn } = sub
-    const { settlements: found, next, scanned } = matchingInRange(this.#o.store, sub.filter, sub.from, this.#publishedEnd, CHUNK, maxScanned)
-    if (found.length > 0) {
-      const tokens = this.#o.tokens
-      conn.cork(() => {
-        for (const s of found) {
-          const json = settlementJson(s, tokens.get(fieldHex(s, 'token')))
-          const cursor = encodeCursor(s.blockNumber, s.logIndex)
-          conn.send(conn.channel === 'websocket' ? eventMessage('SETTLEMENT', json, cursor, sub.id) : sseFrame('SETTLEMENT', json, cursor))
-        }
-      })
-      this.#sent(found.length, { channel: conn.channel, type: 'SETTLEMENT' })
-    }
-    if (next) sub.from = next
-    const buffered = this.#budget.note(conn, Date.now())
-    if (this.#budget.over) this.#enforceBudget()
-    if (!conn.open || sub.state !== 'replaying') return scanned
-    if (!next && this.#turns.pending > 0) {
-      // Read up to the end: it goes on from there once nothing is held.
-      sub.from = this.#publishedEnd
-      this.#handoffs.add(sub)
-    } else if (!next) {
-      this.#replaying.delete(sub)
-      this.#goLive(sub)
-    } else if (buffered >= this.#o.limits.maxBufferedBytes / 2) {
-      sub.state = 'paused'
-    } else {
-      this.#queueReplay(sub)
-    }
-    return scanned
-  }
-
   /** Held messages went out: check the buffers, and once none are held, let parked replays go on to live. */
   #afterHeldTurn(): void {
     this.#checkBuffers()
     if (this.#turns.pending > 0) {
       // Someone waits to join: the rest goes out now, or a stream of large blocks could keep it waiting.
       // (The flush comes back here with nothing held.)
-      if (this.#handoffs.size > 0) this.#turns.flush()
+      if (this.#replays.handoffsWaiting) this.#turns.flush()
       return
     }
-    for (const sub of this.#handoffs) {
-      this.#handoffs.delete(sub)
-      if (sub.state === 'replaying') this.#queueReplay(sub)
-    }
-  }
-
-  /** The published end moved on: waiting subscriptions it reached replay from their `since`. */
-  #releaseWaiting(): void {
-    for (const sub of this.#waiting) {
-      if (Buffer.compare(sub.from, this.#publishedEnd) > 0) continue
-      this.#waiting.delete(sub)
-      sub.state = 'replaying'
-      this.#replaying.add(sub)
-      this.#queueReplay(sub)
-    }
-  }
-
-  /** A reorg took back `s`: replays that already sent it are told and step back before it. */
-  #rewindReplays(s: StoredSettlement, cursor: string): void {
-    if (this.#replaying.size === 0) return
-    const key = encodePk(s.blockNumber, s.logIndex)
-    const values = fieldValues(s)
-    for (const sub of this.#replaying) {
-      if (Buffer.compare(key, sub.from) >= 0 || !topicsOf(sub.shape, values).includes(sub.fieldTopic) || !amountInRange(s.amount, sub.filter)) continue
-      const json = settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
-      sub.conn.send(sub.conn.channel === 'websocket' ? eventMessage('REMOVED', json, cursor, sub.id) : sseFrame('REMOVED', json, cursor))
-      sub.from = key
-    }
+    this.#replays.releaseHandoffs()
   }
 
   #goLive(sub: Subscription): void {
@@ -436,10 +299,7 @@ export class LiveHub implements IndexerListener {
     const wasLive = sub.state === 'live'
     sub.state = 'dropped'
     this.#subscriptionCount--
-    this.#replaying.delete(sub)
-    this.#replayQueue.delete(sub)
-    this.#handoffs.delete(sub)
-    this.#waiting.delete(sub)
+    this.#replays.forget(sub)
     if (!wasLive) return
     if (sub.conn.channel === 'websocket') {
       const id = sub.id ?? NO_ID

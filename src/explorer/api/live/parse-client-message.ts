@@ -6,7 +6,7 @@ import { FILTER_KEYS, type Position, type SettlementFilter } from '../../query/i
 import { BaseError } from '../../../errors/index.js'
 import { ProblemError } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter } from '../rest/parse-query.js'
-import type { LiveError, LiveErrorCode } from './messages.js'
+import type { LiveError, LiveErrorCode } from '../../../wire/index.js'
 
 export const MAX_ID_LENGTH = 128
 

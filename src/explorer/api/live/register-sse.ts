@@ -17,9 +17,11 @@ import { FILTER_KEYS } from '../../query/index.js'
 import { errorReply, remoteAddress, reply } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter, readParams } from '../rest/parse-query.js'
 import type { SlowBound } from './buffer-budget.js'
-import type { LiveConnection, LiveHub, Subscription } from './live-hub.js'
-import { sseErrorFrame } from './messages.js'
-import { admission, type Refusals } from './register-websocket.js'
+import { admission } from './live-admission.js'
+import type { LiveConnection, Subscription } from './live-connection.js'
+import type { LiveHub } from './live-hub.js'
+import { sseErrorFrame } from '../../../wire/index.js'
+import type { Refusals } from './register-websocket.js'
 
 const SLOW_CONSUMER_MESSAGES: Record<SlowBound, string> = {
   connection: 'unsent events passed the server bound; reconnect with Last-Event-ID',

@@ -13,19 +13,19 @@
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js'
 import type { LiveLimits } from '../../../config/index.js'
 import { TokenBucket, type RateLimit } from '../../../platform/limits/index.js'
-import { problemReply, remoteAddress, reply } from '../../../platform/http/index.js'
+import { remoteAddress, reply } from '../../../platform/http/index.js'
 import type { SlowBound } from './buffer-budget.js'
-import { subscriptionKey, type LiveConnection, type LiveHub, type Subscription } from './live-hub.js'
-import { errorMessage, subscribedMessage, unsubscribedMessage, type LiveError } from './messages.js'
+import { admission } from './live-admission.js'
+import { subscriptionKey, type LiveConnection, type Subscription } from './live-connection.js'
+import type { LiveHub } from './live-hub.js'
+import { errorMessage, liveCloses, subscribedMessage, unsubscribedMessage, type LiveError } from '../../../wire/index.js'
 import { parseClientMessage, type ClientMessage } from './parse-client-message.js'
 import { filterTopic } from './topics.js'
 
-export const SLOW_CONSUMER_CLOSE = { code: 4008, reason: 'slow consumer: unsent messages passed the server bound; resume with since' }
 const SLOW_CONSUMER_REASONS: Record<SlowBound, string> = {
-  connection: SLOW_CONSUMER_CLOSE.reason,
+  connection: liveCloses.slowConsumer.reason,
   total: 'slow consumer: the server holds too much unsent data and this connection held some longest; resume with since',
 }
-export const SHUTDOWN_CLOSE = { code: 1001, reason: 'server shutting down' }
 
 interface SocketData {
   address: string
@@ -53,8 +53,8 @@ class WebSocketConnection implements LiveConnection {
   cork = (fn: () => void) => void this.ws.cork(fn)
   joinTopic = (topic: string) => void this.ws.subscribe(topic)
   leaveTopic = (topic: string) => void this.ws.unsubscribe(topic)
-  closeSlow = (bound: SlowBound) => this.ws.end(SLOW_CONSUMER_CLOSE.code, SLOW_CONSUMER_REASONS[bound])
-  end = () => this.ws.end(SHUTDOWN_CLOSE.code, SHUTDOWN_CLOSE.reason)
+  closeSlow = (bound: SlowBound) => this.ws.end(liveCloses.slowConsumer.code, SLOW_CONSUMER_REASONS[bound])
+  end = () => this.ws.end(liveCloses.shutdown.code, liveCloses.shutdown.reason)
 }
 
 /** Counts refused messages and connections by code. */
@@ -135,18 +135,4 @@ export function registerWebSocket(app: TemplatedApp, hub: LiveHub, limits: LiveL
     for (const sub of subs) hub.unsubscribe(sub)
     conn.send(unsubscribedMessage(subs.map((s) => s.id ?? null)))
   }
-}
-
-/** The refusal of a new live connection from `address` (503 at the server's cap, 429 at the address's), or `undefined`. */
-export function admission(hub: LiveHub, address: string, limits: LiveLimits) {
-  const refusal = hub.refusal(address)
-  if (refusal === 'server') {
-    const detail = `the explorer serves at most ${limits.maxConnections} live connections at a time; retry later`
-    return { code: 'TOO_MANY_CONNECTIONS', reply: problemReply(503, detail, undefined, { 'retry-after': '5' }) }
-  }
-  if (refusal === 'address') {
-    const detail = `the explorer serves at most ${limits.maxConnectionsPerAddress} live connections (WebSocket and SSE) to one address; close one or retry later`
-    return { code: 'TOO_MANY_CONNECTIONS_PER_IP', reply: problemReply(429, detail, undefined, { 'retry-after': '5' }) }
-  }
-  return undefined
 }

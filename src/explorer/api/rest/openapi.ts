@@ -9,7 +9,7 @@
  * It is one long literal on purpose: the whole API description in one place, in the order it is read.
  */
 import { AMOUNT_BOUNDS, CSV_COLUMNS, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, MAX_LIMIT, MAX_SERIES_BUCKETS } from '../../query/index.js'
-import type { LiveErrorCode } from '../live/messages.js'
+import type { LiveErrorCode } from '../../../wire/index.js'
 import type { STREAM_PARAMS } from '../live/register-sse.js'
 import { MAX_TARGET_BYTES } from '../../../platform/http/index.js'
 import { problemSchema } from '../../../wire/index.js'

@@ -2,9 +2,9 @@
  * Follows `/events/stream` with an EventSource: the browser itself reconnects after a network drop with
  * the same URL (`since`) and `Last-Event-ID` once it has seen an event, so the explorer replays what was
  * missed. A refusal the EventSource gives up on (429 or 503 while the server is full) is retried here with
- * `since` set to the last cursor seen.
+ * `since` set to the last cursor seen. Event names and their data are read with the protocol of wire/live-feed.ts.
  */
-import type { Settlement } from '../../../../wire/index.js'
+import { readSseSettlement, sseEvents, type Settlement } from '../../../../wire/index.js'
 
 export interface StreamHandlers {
   /** The stream is open; `first` only on the first connection, when a view loads its page under it. */
@@ -34,10 +34,11 @@ export function followStream(filter: Record<string, string>, handlers: StreamHan
     })
     const read = (deliver: (s: Settlement) => void) => (event: MessageEvent<string>) => {
       if (event.lastEventId) lastCursor = event.lastEventId
-      deliver(JSON.parse(event.data) as Settlement)
+      const settlement = readSseSettlement(event.data)
+      if (settlement) deliver(settlement)
     }
-    current.addEventListener('settlement', read(handlers.settlement))
-    current.addEventListener('removed', read(handlers.removed))
+    current.addEventListener(sseEvents.SETTLEMENT, read(handlers.settlement))
+    current.addEventListener(sseEvents.REMOVED, read(handlers.removed))
     current.addEventListener('error', () => {
       if (current.readyState !== EventSource.CLOSED) return handlers.state('Reconnecting…')
       handlers.state('Disconnected; retrying…')
