@@ -1,6 +1,7 @@
 /**
  * Every piece's options, read from the environment with a fixed precedence (variable, then the devnet
  * deployment on chain 31337, then the default); each bad value is one ConfigError line naming the variable.
+ * Also the deployment file itself (read by every piece, written by the devnet and `npm run deploy`).
  */
 export * from './ca-options.js'
 export * from './chain-settings.js'
