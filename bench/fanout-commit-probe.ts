@@ -11,8 +11,7 @@
 import WebSocket from 'ws'
 import { readHead } from '../src/explorer/store/meta.js'
 import type { Hex } from '../src/wire/settlement.js'
-import { ScriptedChain, type ScriptedSettlement } from '../test/helpers/scripted-chain.js'
-import { startScriptedExplorer } from '../test/helpers/scripted-explorer.js'
+import { ScriptedChain, type ScriptedSettlement, startScriptedExplorer } from '../src/devnet/testing/index.js'
 import { Histogram, type Percentiles } from './lib/histogram.js'
 
 const BLOCKS = 60

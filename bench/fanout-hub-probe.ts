@@ -9,8 +9,7 @@
  *   npx tsx bench/fanout-hub-probe.ts [subscribers=2000]
  */
 import type { Hex } from '../src/wire/settlement.js'
-import { ScriptedChain, type ScriptedSettlement } from '../test/helpers/scripted-chain.js'
-import { startScriptedExplorer } from '../test/helpers/scripted-explorer.js'
+import { ScriptedChain, type ScriptedSettlement, startScriptedExplorer } from '../src/devnet/testing/index.js'
 import { NativeSubscribers } from './load/ws-fanout-native.js'
 import { countSends } from './profile/count-sends.js'
 

@@ -8,12 +8,12 @@
 import { settlementAbi } from '../src/chain/index.js'
 import { createChainClient } from '../src/chain/index.js'
 import { displayAmount } from '../src/wire/index.js'
-import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'
-import { readDeployment } from '../src/devnet/deployment/index.js'
-import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../src/devnet/cli/index.js'
+import { DEFAULT_DEPLOYMENT_PATH } from '../src/config/index.js'
+import { readDeployment } from '../src/config/index.js'
+import { caCommandOptions, caCommandUsage, isCaCommand, runCaCommand } from '../src/processor/admin/index.js'
 import { addressFlag, formatTable, runCli } from '../src/platform/cli/index.js'
-import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/devnet/cli/index.js'
-import { amountInTokens, isOwnerCommand, ownerCommandOptions, ownerCommandUsage, runOwnerCommand, runRelayerCommand, signSafeTx } from '../src/devnet/cli/index.js'
+import { isWebhookCommand, runWebhookCommand, webhookCommandOptions, webhookCommandUsage } from '../src/processor/admin/index.js'
+import { amountInTokens, isOwnerCommand, ownerCommandOptions, ownerCommandUsage, runOwnerCommand, runRelayerCommand, signSafeTx } from '../src/processor/admin/index.js'
 import { ConfigError, rpcEndpointsSetting } from '../src/config/index.js'
 
 runCli(

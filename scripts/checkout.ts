@@ -5,7 +5,7 @@
  * explorer at EXPLORER_URL and the processor database, with this replica's webhook delivery worker.
  * Settings: see docs/.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { localDeploymentFromEnv } from '../src/config/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'
 import { checkoutOptionsFromEnv } from '../src/config/index.js'

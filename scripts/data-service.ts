@@ -2,7 +2,7 @@
  * `npm run data-service`: the public configuration directory alone, against RPC_URL /
  * SETTLEMENT_CONTRACT (or the local devnet's deployment file on chain 31337). Settings: see docs/.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { localDeploymentFromEnv } from '../src/config/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'
 import { dataServiceOptionsFromEnv } from '../src/config/index.js'

@@ -25,7 +25,7 @@ ${devnetUsage}`,
     const { deployment } = devnet
     console.log(`devnet: ${deployment.rpcUrl} chain ${deployment.chainId}, settlement contract ${deployment.settlementContract}`)
     console.log(`devnet: tokens ${deployment.tokens.map((t) => `${t.symbol} ${t.address}`).join(', ')}`)
-    console.log(`devnet: ${deployment.payerKeys.length} payers, ${deployment.acquirers.length} acquirers; wrote ${opts.deploymentPath}`)
+    console.log(`devnet: ${deployment.payerKeys.length} payers, ${deployment.acquirers.length} acquirers; wrote ${devnet.deploymentPath}`)
     console.log('devnet: running — Ctrl-C to stop')
     onShutdown(() => devnet.stop())
   },

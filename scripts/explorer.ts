@@ -3,10 +3,8 @@
  * devnet's deployment file). Settings are read from the environment; see docs/.
  * `npm run explorer -- snapshot <dir>`: writes a snapshot of DATA_DIR's store to <dir>, beside a running explorer.
  */
-import { existsSync } from 'node:fs'
 import { setPriority } from 'node:os'
-import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'
-import { readDeployment } from '../src/devnet/deployment/index.js'
+import { localDeploymentFromEnv } from '../src/config/index.js'
 import { explorerOptionsFromEnv } from '../src/config/index.js'
 import { ConfigError } from '../src/config/index.js'
 import { startExplorer } from '../src/explorer/index.js'
@@ -32,9 +30,7 @@ to <dir> (new or empty), beside the explorer serving from it.`)
 }
 
 try {
-  const deploymentPath = process.env.DEPLOYMENT_FILE ?? DEFAULT_DEPLOYMENT_PATH
-  const local = !process.env.SETTLEMENT_CONTRACT && existsSync(deploymentPath)
-  const options = explorerOptionsFromEnv(process.env, local ? await readDeployment(deploymentPath) : undefined)
+  const options = explorerOptionsFromEnv(process.env, await localDeploymentFromEnv())
   if (process.argv[2] === 'snapshot') {
     const outDir = process.argv[3]
     if (!outDir) throw new ConfigError('usage: npm run explorer -- snapshot <dir>')

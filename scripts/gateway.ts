@@ -4,7 +4,7 @@
  * deployment file on chain 31337) and the processor database (DATABASE_URL, or the embedded one).
  * `SUBMITTER=off` runs the gateway alone. Settings: see docs/.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { localDeploymentFromEnv } from '../src/config/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'
 import { databaseOptionsFromEnv } from '../src/config/index.js'

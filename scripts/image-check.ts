@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createTestClient, http } from 'viem'
-import { sendSettlements, startLocalChain } from '../test/helpers/local-chain.js'
+import { sendSettlements, startLocalChain } from '../src/devnet/testing/index.js'
 
 const root = resolve(import.meta.dirname, '..')
 const TARGETS = ['explorer', 'gateway', 'submitter', 'data-service', 'checkout', 'ca', 'widget', 'demo-store', 'demo']

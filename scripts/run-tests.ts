@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { buildTests, builtPath, removeAbandoned, removeTestBuild } from './test-build.js'
 import { orderTests } from './test-order.js'
 import { initialiseEmbeddedPostgres } from '../src/processor/db/index.js'
-import { TEST_PG_TEMPLATE } from '../test/helpers/database.js'
+import { TEST_PG_TEMPLATE } from '../src/devnet/test-database/index.js'
 
 function findTests(dir: string): string[] {
   const found: string[] = []
@@ -47,7 +47,7 @@ if (files.length === 0) {
 
 const typeCheck = startTypeCheck()
 
-// One initdb for the run, while the copy is built; each test server starts as a copy of it (test/helpers/database.ts).
+// One initdb for the run, while the copy is built; each test server starts as a copy of it (src/devnet/test-database/test-database.ts).
 const PG_TEMPLATE_PREFIX = 'processor-pg-template-'
 removeAbandoned(tmpdir(), PG_TEMPLATE_PREFIX)
 const pgTemplate = join(tmpdir(), `${PG_TEMPLATE_PREFIX}${process.pid}`)

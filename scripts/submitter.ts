@@ -2,7 +2,7 @@
  * `npm run submitter`: a broadcast submitter alone (active, or standby behind another holding the same
  * relayer's lock). `npm run gateway` runs one beside the gateway; this runs extra standbys.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { localDeploymentFromEnv } from '../src/config/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'
 import { databaseOptionsFromEnv } from '../src/config/index.js'

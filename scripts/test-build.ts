@@ -12,8 +12,8 @@
  * (migrations, workers, the contracts) finds them there as in the repository, and the `.ts` sources stay
  * for tests that read them. The page's client, which esbuild bundles at run time, is a symlink to the
  * real one, so its bytes are those of the real sources; tests that build the pieces or the image do so
- * from the real tree (test/helpers/repo-root.ts). The scripts the tests spawn run from the copy too
- * (test/helpers/script.ts). Each run builds its own copy and removes it at the end, so runs side by side
+ * from the real tree (src/devnet/testing/repo-root.ts). The scripts the tests spawn run from the copy too
+ * (src/devnet/testing/script.ts). Each run builds its own copy and removes it at the end, so runs side by side
  * in one tree do not disturb each other.
  *
  * The processes' entry points, every test file and the scripts the tests start, are then bundled in place

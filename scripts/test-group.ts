@@ -7,7 +7,7 @@
  * long-lived processes that cost is paid a few times: on 2026-11-27, with two, `npm test` took 637 CPU-s and
  * 370 s in the runner, against 711-792 CPU-s and 385-423 s with a process per file, the same 873 tests
  * passing. It also lets the files of a process share a PostgreSQL server and a devnet deployment
- * (test/helpers/database.ts, local-chain.ts).
+ * (src/devnet/test-database/test-database.ts, local-chain.ts).
  *
  * The processes share one queue, the files in the runner's order: each takes the next file nobody has taken
  * (an exclusive create of a claim file, so no two take the same) and runs it as a suite named by its path,

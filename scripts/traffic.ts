@@ -6,8 +6,8 @@
  */
 import { createChainClient } from '../src/chain/index.js'
 import { readDirectory } from '../src/chain/index.js'
-import { DEFAULT_DEPLOYMENT_PATH } from '../src/devnet/flags/index.js'
-import { readDeployment } from '../src/devnet/deployment/index.js'
+import { DEFAULT_DEPLOYMENT_PATH } from '../src/config/index.js'
+import { readDeployment } from '../src/config/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'
 import { trafficOptions, trafficSettingsFromFlags, trafficUsage } from '../src/devnet/flags/index.js'

@@ -3,7 +3,7 @@
  * against the processor database (where the checkout engine keeps charges) and the chain's token list.
  * Settings: see docs/.
  */
-import { localDeploymentFromEnv } from '../src/devnet/cli/index.js'
+import { localDeploymentFromEnv } from '../src/config/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 import { runCli } from '../src/platform/cli/index.js'
 import { databaseOptionsFromEnv } from '../src/config/index.js'

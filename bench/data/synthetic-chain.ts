@@ -7,7 +7,7 @@
 import type { BlockHeader, IndexingStep } from '../../src/explorer/store/commit-batch.js'
 import type { SettlementRecord, TokenInfo } from '../../src/explorer/store/record.js'
 import type { Hex } from '../../src/wire/settlement.js'
-import { syntheticAcquirer, syntheticPayer, syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
+import { syntheticAcquirer, syntheticPayer, syntheticRecipient, syntheticToken } from '../../src/devnet/testing/index.js'
 
 export interface ChainShape {
   seed: number

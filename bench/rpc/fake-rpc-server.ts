@@ -15,7 +15,7 @@ import { PERMITTED_TRANSFER_TOPIC } from '../../src/explorer/indexer/decode-sett
 import type { Hex } from '../../src/wire/settlement.js'
 import { SyntheticChain, tokenInfoOf } from '../data/synthetic-chain.js'
 import { logsBloom } from './logs-bloom.js'
-import { syntheticToken } from '../../test/helpers/synthetic-settlements.js'
+import { syntheticToken } from '../../src/devnet/testing/index.js'
 
 export interface FakeRpcOptions {
   chain: SyntheticChain

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { syntheticRecipient } from '../../test/helpers/synthetic-settlements.js'
+import { syntheticRecipient } from '../../src/devnet/testing/index.js'
 import { amountsDb } from '../../src/explorer/store/amounts.js'
 import { openStore, type Store } from '../../src/explorer/store/open-store.js'
 import { ensureBenchStore } from '../data/bench-store.js'

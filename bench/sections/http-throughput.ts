@@ -12,7 +12,7 @@
 import { cpus } from 'node:os'
 import type { EventsQuery } from '../../src/explorer/query/events-query.js'
 import { encodeCursor } from '../../src/explorer/store/cursor.js'
-import { syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
+import { syntheticRecipient, syntheticToken } from '../../src/devnet/testing/index.js'
 import { ensureBenchStore, type BenchStore } from '../data/bench-store.js'
 import { fmt, ms, table, verdict } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'

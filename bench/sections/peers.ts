@@ -11,7 +11,7 @@
  */
 import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { syntheticRecipient } from '../../test/helpers/synthetic-settlements.js'
+import { syntheticRecipient } from '../../src/devnet/testing/index.js'
 import { BENCH_CHAIN_ID, BENCH_DIR } from '../data/bench-store.js'
 import { BENCH_CONTRACT } from '../data/synthetic-chain.js'
 import { fmt, ms, table } from '../lib/format.js'

@@ -1,7 +1,7 @@
 /**
  * The merchant's CSV report (issue 23) streamed in constant memory: charges stored directly in PostgreSQL
  * (one INSERT … SELECT, one second apart), then `GET /api/v1/reports/charges.csv` over mutual TLS from the
- * real checkout engine (test/checkout/checkout-fixture.ts: anvil, embedded PostgreSQL, explorer, CA), read
+ * real checkout engine (src/devnet/testing/checkout-fixture.ts: anvil, embedded PostgreSQL, explorer, CA), read
  * at full speed, and once more with the client pausing 3 s after its first megabyte. The engine runs in this
  * process, so the heap measured after a forced GC at every megabyte received (run with --expose-gc) is the
  * server's buffering plus the client's (which only counts bytes): constant memory shows as the same peak at
@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent, request } from 'undici'
-import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../test/checkout/checkout-fixture.js'
+import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 import { fmt, table } from '../lib/format.js'
 import { load1 } from '../lib/machine.js'
 import type { BenchContext, SectionResult } from './context.js'

@@ -5,7 +5,7 @@
 import { encodeCursor } from '../../src/explorer/store/cursor.js'
 import type { EventsQuery } from '../../src/explorer/query/events-query.js'
 import type { Hex } from '../../src/wire/settlement.js'
-import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../test/helpers/synthetic-settlements.js'
+import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../src/devnet/testing/index.js'
 import type { SyntheticChain } from '../data/synthetic-chain.js'
 
 export interface NamedQuery {

@@ -2,7 +2,7 @@
  * `npm run docs:screenshots`: the explorer page's screenshots in docs/ (the live feed, an address, the
  * statistics; desktop 1280 px and phone 390 px wide, device scale factor 1, times in UTC), made again
  * from scratch: a throwaway anvil whose clock starts two weeks back, the devnet's contracts, real
- * payments from its payers (test/helpers/local-chain.ts) spread over those days so the chart has days to
+ * payments from its payers (src/devnet/testing/local-chain.ts) spread over those days so the chart has days to
  * show, the explorer on a free port and a headless Chromium. While the feed is open a settlement arrives
  * and a reorg takes it back, so the feed shows one struck out. Each view is also opened in the dark
  * scheme (those pictures land in .data/screenshots/docs/ for a person to look at) and, at phone width,
@@ -18,9 +18,7 @@ import { explorerOptionsFromEnv } from '../../src/config/index.js'
 import { startAnvil } from '../../src/devnet/anvil/index.js'
 import { deployDevnet } from '../../src/devnet/local-devnet/index.js'
 import { startExplorer } from '../../src/explorer/index.js'
-import { launchChromium } from '../../test/browser/browser-helpers.js'
-import { waitFor } from '../../test/helpers/explorer.js'
-import { chainRpc, payerAddress, paymentsBetweenPayers, sendSettlements, type LocalChain } from '../../test/helpers/local-chain.js'
+import { launchChromium, waitFor, chainRpc, payerAddress, paymentsBetweenPayers, sendSettlements, type LocalChain } from '../../src/devnet/testing/index.js'
 
 const DAY = 86_400
 const DAYS = 14

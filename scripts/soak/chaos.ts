@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Hex } from 'viem'
-import { chainRpc as rpc } from '../../test/helpers/local-chain.js'
+import { chainRpc as rpc } from '../../src/devnet/testing/index.js'
 import { reorg, type ReorgKind, type ReorgResult } from './reorg.js'
 import type { SoakStack } from './start-stack.js'
 import type { Subscriber } from './subscribers.js'

@@ -4,7 +4,7 @@
  * blocks' worth of time, as a node behind a load balancer or catching up does. No charge may change on it.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startRpcProxy, type RpcProxy } from '../../test/helpers/rpc-proxy.js'
+import { startRpcProxy, type RpcProxy } from '../../src/devnet/testing/index.js'
 
 export interface LaggingNode {
   url: string

@@ -10,7 +10,7 @@
  * gap that stalls every later payment, which is the submitter's problem and not what the soak measures.
  */
 import type { Hex } from 'viem'
-import { chainRpc as rpc } from '../../test/helpers/local-chain.js'
+import { chainRpc as rpc } from '../../src/devnet/testing/index.js'
 
 export type ReorgKind = 'remined' | 'mempool'
 

@@ -1,6 +1,6 @@
 /**
  * Issue 23 item 4, the demo store's "Buy again" payment link and the merchant's report, in a real browser
- * over the whole processor (purchase-world.ts): a paid order offers "Buy again", which opens the product's
+ * over the whole processor (src/devnet/testing/purchase-world.ts): a paid order offers "Buy again", which opens the product's
  * payment link on the widget; its "Pay" button makes a charge of its own, paid with the wallet command
  * from the QR code; a second "Buy again" reuses the same link. The store's report link downloads the
  * merchant's charges report, with both charges in it.
@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'puppeteer-core'
-import { markPage, readQrCode, runWalletCommand, screenshot } from './browser-helpers.js'
-import { startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
+import { markPage, readQrCode, runWalletCommand, screenshot, startPurchaseWorld, type PurchaseWorld } from '../../src/devnet/testing/index.js'
 
 let world: PurchaseWorld
 

@@ -17,10 +17,7 @@ import { rmSync } from 'node:fs'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
 import { startExplorer } from '../../src/explorer/start-explorer.js'
-import { getJson, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
-import { launchChromium, markPage, screenshot, wasReloaded } from './browser-helpers.js'
+import { getJson, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer, chainRpc, sendSettlements, startLocalChain, type LocalChain, ScriptedChain, type ScriptedSettlement, launchChromium, markPage, screenshot, wasReloaded } from '../../src/devnet/testing/index.js'
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
 

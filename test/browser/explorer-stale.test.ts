@@ -9,8 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'puppeteer-core'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { waitFor } from '../helpers/explorer.js'
-import { startExplorerWorld, type ExplorerWorld } from './browser-helpers.js'
+import { waitFor, startExplorerWorld, type ExplorerWorld } from '../../src/devnet/testing/index.js'
 
 let world: ExplorerWorld
 

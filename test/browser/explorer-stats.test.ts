@@ -8,9 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'puppeteer-core'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { launchChromium, screenshot } from './browser-helpers.js'
+import { settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer, sendSettlements, startLocalChain, type LocalChain, launchChromium, screenshot } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 let explorer: TestExplorer

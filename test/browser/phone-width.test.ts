@@ -1,6 +1,6 @@
 /**
  * Issue 43 item 1: every page the product serves, at 320 and 390 px, in a real Chromium over the whole
- * processor (purchase-world.ts): the store's home and order pages (unpaid, paid, unknown), the payment
+ * processor (src/devnet/testing/purchase-world.ts): the store's home and order pages (unpaid, paid, unknown), the payment
  * page (awaiting, paid, unknown), the refund page (awaiting with its QR code and the merchant's address,
  * refunded), a payment link's page, and the explorer's views (feed, settlement, order, address, filters,
  * a rejected filter). None may scroll sideways (documentElement.scrollWidth <= innerWidth) nor have an
@@ -11,8 +11,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { RefundJson } from '../../src/processor/charges/index.js'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { phoneFit, screenshot } from './browser-helpers.js'
-import { asDemoMerchant, placeOrder as placeOrderIn, startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
+import { phoneFit, screenshot, asDemoMerchant, placeOrder as placeOrderIn, startPurchaseWorld, type PurchaseWorld } from '../../src/devnet/testing/index.js'
 
 let world: PurchaseWorld
 const placeOrder = (product: string) => placeOrderIn(world, product)

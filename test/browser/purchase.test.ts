@@ -7,10 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Page, SerializedAXNode } from 'puppeteer-core'
 import { Webhook } from 'standardwebhooks'
-import { waitFor } from '../helpers/explorer.js'
-import { chainRpc, mineBlockAfter } from '../helpers/local-chain.js'
-import { markPage, readQrCode, runWalletCommand, screenshot, wasReloaded } from './browser-helpers.js'
-import { asDemoMerchant, placeOrder as placeOrderIn, startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
+import { waitFor, chainRpc, mineBlockAfter, markPage, readQrCode, runWalletCommand, screenshot, wasReloaded, asDemoMerchant, placeOrder as placeOrderIn, startPurchaseWorld, type PurchaseWorld } from '../../src/devnet/testing/index.js'
 
 let world: PurchaseWorld
 const placeOrder = (product: string) => placeOrderIn(world, product)

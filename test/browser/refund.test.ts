@@ -1,5 +1,5 @@
 /**
- * Issue 23, refunds in a real browser over the whole processor (purchase-world.ts): a paid order's
+ * Issue 23, refunds in a real browser over the whole processor (src/devnet/testing/purchase-world.ts): a paid order's
  * "Refund" button has the merchant API make a refund and the demo merchant's wallet pay it through the
  * refund's payment link, the wallet gateway and the submitter; the open order page turns "Refunded"
  * without a reload once the store has verified `refund.settled`. And a refund made over the merchant API
@@ -10,9 +10,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'puppeteer-core'
 import type { ChargeJson, RefundJson } from '../../src/processor/charges/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import { markPage, readQrCode, runWalletCommand, screenshot, wasReloaded } from './browser-helpers.js'
-import { asDemoMerchant, startPurchaseWorld, type PurchaseWorld } from './purchase-world.js'
+import { waitFor, markPage, readQrCode, runWalletCommand, screenshot, wasReloaded, asDemoMerchant, startPurchaseWorld, type PurchaseWorld } from '../../src/devnet/testing/index.js'
 
 let world: PurchaseWorld
 const asMerchant = (method: string, path: string, body?: unknown) => asDemoMerchant(world, method, path, body)

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { checkNginx, findNginx, FLEET_TEMPLATE, NGINX_INSTALL_HINT, renderFleetConfig, writeFleetNginx } from '../../bench/lib/nginx-fleet.js'
-import { repoRoot } from '../helpers/repo-root.js'
+import { repoRoot } from '../../src/devnet/testing/index.js'
 import { parseComposeYaml, type Yaml } from './compose-file.js'
 
 type Service = Record<string, Yaml>

@@ -16,7 +16,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { repoRoot } from '../helpers/repo-root.js'
+import { repoRoot } from '../../src/devnet/testing/index.js'
 
 export const root = repoRoot
 const STEPS = 'scripts/image-steps.sh'

@@ -13,8 +13,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { createTestClient, http } from 'viem'
 import { treeBytes } from '../../scripts/build/runtime-tree.js'
-import { getJson, settlementsOnChain, waitFor } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { getJson, settlementsOnChain, waitFor, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { exited, freePort, imageTargets, prepareImageApp, readImageSpec, root, watchOutput, type ImageApp } from './image-app.js'
 
 let chain: LocalChain

@@ -18,9 +18,8 @@ import { Agent, fetch } from 'undici'
 import { createTestClient, http } from 'viem'
 import { CaClient, generateMerchantCredentials, readLocalAdminToken } from '../../src/processor/ca/index.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/processor/db/embedded-postgres.js'
-import { testDatabaseDir } from '../helpers/database.js'
-import { freshGet, waitFor } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { testDatabaseDir } from '../../src/devnet/test-database/index.js'
+import { freshGet, waitFor, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { exited, freePort, prepareImageApp, root, watchOutput, type ImageApp } from './image-app.js'
 
 let chain: LocalChain

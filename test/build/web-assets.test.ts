@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { promisify } from 'node:util'
 import { loadWebAssets } from '../../src/explorer/api/index.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 import { freePort, root } from './image-app.js'
 
 // Inside the repository, so that the bundle finds node_modules above it.

@@ -10,9 +10,8 @@ import { createKeyAndCsr, type MerchantView } from '../../src/processor/ca/index
 import { x509 } from '../../src/processor/ca/x509.js'
 import { certificateChannels } from '../../src/processor/db/certificates.js'
 import type { Database } from '../../src/processor/db/open-database.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor, startDatabaseAndCa, type TestCa } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
-import { startDatabaseAndCa, type TestCa } from './fixture.js'
 
 let db: Database
 let ca: TestCa

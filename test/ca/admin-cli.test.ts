@@ -11,8 +11,7 @@ import { after, before, test } from 'node:test'
 import { createKeyAndCsr } from '../../src/processor/ca/index.js'
 import { x509 } from '../../src/processor/ca/x509.js'
 import type { Database } from '../../src/processor/db/open-database.js'
-import { startDatabaseAndCa, tempCaDir, type TestCa } from './fixture.js'
-import { scriptArgs } from '../helpers/script.js'
+import { startDatabaseAndCa, tempCaDir, type TestCa, scriptArgs } from '../../src/devnet/testing/index.js'
 
 let db: Database
 let ca: TestCa

@@ -21,8 +21,7 @@ import {
 import { x509 } from '../../src/processor/ca/x509.js'
 import { certificateChannels, findCertificate, latestRevocationList } from '../../src/processor/db/certificates.js'
 import type { Database } from '../../src/processor/db/open-database.js'
-import { waitFor } from '../helpers/explorer.js'
-import { log, startDatabaseAndCa, tempCaDir, type TestCa } from './fixture.js'
+import { waitFor, log, startDatabaseAndCa, tempCaDir, type TestCa } from '../../src/devnet/testing/index.js'
 
 interface Credentials {
   key: string

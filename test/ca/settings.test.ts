@@ -14,8 +14,8 @@ import { caOptionsFromEnv } from '../../src/config/ca-options.js'
 import { ConfigError } from '../../src/config/parse-env.js'
 import { latestRevocationList } from '../../src/processor/db/certificates.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
-import { testDatabase } from '../helpers/database.js'
-import { log, startTestCa, tempCaDir } from './fixture.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
+import { log, startTestCa, tempCaDir } from '../../src/devnet/testing/index.js'
 
 let db: Database
 const TOKEN = 't'.repeat(40)

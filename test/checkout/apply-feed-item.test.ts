@@ -15,7 +15,7 @@ import { insertMerchant } from '../../src/processor/db/merchants.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { testDatabase } from '../helpers/database.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
 
 const TOKEN: Hex = `0x${'11'.repeat(20)}`
 const BENEFICIARY: Hex = `0x${'22'.repeat(20)}`

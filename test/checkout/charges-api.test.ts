@@ -9,8 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import { createPublicClient, http, type Hex } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
-import { startRpcProxy } from '../helpers/rpc-proxy.js'
-import { nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { startRpcProxy, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant

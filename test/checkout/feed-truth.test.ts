@@ -12,8 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { after, afterEach, before, test } from 'node:test'
 import type { ChargeJson, PaymentJson } from '../../src/processor/charges/index.js'
 import type { RunningCheckout } from '../../src/processor/checkout/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import { minePast, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { waitFor, minePast, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 const TTL_SECONDS = 5
 let f: CheckoutFixture

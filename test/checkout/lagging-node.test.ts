@@ -15,9 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { after, afterEach, before, test } from 'node:test'
 import type { Hex } from 'viem'
 import type { ChargeJson, PaymentJson } from '../../src/processor/charges/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import type { RpcRequest } from '../helpers/rpc-proxy.js'
-import { mine, minePast, mineUntil, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { waitFor, mine, minePast, mineUntil, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
+import type { RpcRequest } from '../../src/devnet/testing/index.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant

@@ -18,9 +18,7 @@ import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js
 import { deriveMerchantSecret } from '../../src/processor/webhooks/index.js'
 import { webhookHeaders } from '../../src/processor/webhooks/sign-webhook.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { tempCaDir } from '../ca/fixture.js'
-import { mine, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
-import { tempDir } from '../helpers/temp-dir.js'
+import { tempCaDir, mine, nextOrderId, startCheckoutFixture, type CheckoutFixture, type TestMerchant, tempDir } from '../../src/devnet/testing/index.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant

@@ -13,7 +13,7 @@ import { MerchantClient } from '../../src/processor/merchant-client/index.js'
 import { insertCharge } from '../../src/processor/db/charges.js'
 import { insertRefund } from '../../src/processor/db/refunds.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
-import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 const BULK = 230
 /** The first bulk refund's creation time; the i-th is i seconds later. */

@@ -12,8 +12,7 @@ import { after, before, describe, test } from 'node:test'
 import { deriveMerchantSecret, merchantWebhookSecrets, rotateWebhookSecret, startWebhookDelivery, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { MAX_WEBHOOK_URL_LENGTH, parseWebhookUrl } from '../../src/processor/webhooks/index.js'
 import { MerchantClient } from '../../src/processor/merchant-client/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { waitFor, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 import { delivered, log, startReceiver, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, type ReceivedWebhook, type Receiver } from './webhooks-fixture.js'
 
 let f: CheckoutFixture

@@ -19,10 +19,8 @@ import type { RunningSubmitter } from '../../src/processor/submitter/start-submi
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { SessionToken } from '../../src/sdk/wallet/payment-session.js'
 import { WalletClient } from '../../src/sdk/wallet/wallet-client.js'
-import { waitFor } from '../helpers/explorer.js'
-import { settlementsOnChain, startTestSubmitter } from '../helpers/processor.js'
-import type { RpcRequest } from '../helpers/rpc-proxy.js'
-import { mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { waitFor, settlementRefsOnChain, startTestSubmitter, mine, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
+import type { RpcRequest } from '../../src/devnet/testing/index.js'
 
 const STALL = { RPC_STALL_SECONDS: '1' }
 // Asked of every node (probes) or sent to every node that is fine (transactions): not a sign of the node in use.
@@ -177,7 +175,7 @@ test('the first node caught up again: reads return to it', async () => {
 })
 
 test('nothing lost or repeated: each charge settled once, one settlement each on chain, the explorer has them all', async () => {
-  const onChain = await settlementsOnChain(f.chain)
+  const onChain = await settlementRefsOnChain(f.chain)
   for (const charge of paid) {
     assert.deepEqual(await f.webhookTypes(charge.id), ['charge.confirming', 'charge.settled'], charge.id)
     assert.equal(onChain.filter((s) => s.orderReference === charge.orderReference.toLowerCase()).length, 1, charge.id)

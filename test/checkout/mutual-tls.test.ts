@@ -11,10 +11,8 @@ import { Agent, fetch } from 'undici'
 import { createKeyAndCsr, generateMerchantCredentials, issueClientCertificate, openAuthority, type CertificateAuthority } from '../../src/processor/ca/index.js'
 import { x509 } from '../../src/processor/ca/x509.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { tempCaDir } from '../ca/fixture.js'
-import { waitFor } from '../helpers/explorer.js'
+import { tempCaDir, waitFor, startCheckoutFixture, type CheckoutFixture, type Credentials, type TestMerchant } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
-import { startCheckoutFixture, type CheckoutFixture, type Credentials, type TestMerchant } from './checkout-fixture.js'
 
 const DAY_MS = 86_400_000
 let f: CheckoutFixture

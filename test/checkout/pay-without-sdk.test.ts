@@ -15,7 +15,7 @@ import { settlementAbi, stablecoinAbi } from '../../src/chain/index.js'
 import { anvilKeys } from '../../src/config/local-keys.js'
 import { payWithPermitTypes } from '../../src/wire/typed-data.js'
 import { signPermitPair } from '../../src/wire/sign-permit-pair.js'
-import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant

@@ -16,7 +16,7 @@ import type { Hex } from 'viem'
 import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
 import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 const BURST = 5
 let f: CheckoutFixture

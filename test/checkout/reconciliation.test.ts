@@ -10,8 +10,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Hex } from 'viem'
 import type { ChargeJson, PaymentJson } from '../../src/processor/charges/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import { mine, minePast, mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { waitFor, mine, minePast, mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant

@@ -13,8 +13,7 @@ import { createPublicClient, erc20Abi, http, type Hex } from 'viem'
 import type { ChargeJson, RefundJson } from '../../src/processor/charges/index.js'
 import { deriveLocalKey } from '../../src/config/index.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import { mine, minePast, mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { waitFor, mine, minePast, mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant

@@ -16,8 +16,7 @@ import type { Hex } from 'viem'
 import { deriveLocalKey } from '../../src/config/index.js'
 import { insertCharge } from '../../src/processor/db/charges.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
-import { waitFor } from '../helpers/explorer.js'
-import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
+import { waitFor, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 const BULK = 1_100
 let f: CheckoutFixture

@@ -12,9 +12,7 @@ import { createInterface } from 'node:readline'
 import { after, before, test } from 'node:test'
 import type { ChargeJson } from '../../src/processor/charges/index.js'
 import type { RunningCheckout } from '../../src/processor/checkout/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import { mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from './checkout-fixture.js'
-import { scriptArgs } from '../helpers/script.js'
+import { waitFor, mineUntil, startCheckoutFixture, type CheckoutFixture, type TestMerchant, scriptArgs } from '../../src/devnet/testing/index.js'
 
 let f: CheckoutFixture
 let merchant: TestMerchant

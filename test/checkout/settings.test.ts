@@ -14,8 +14,7 @@ import { loadTlsMaterial } from '../../src/processor/checkout/tls/load-tls-mater
 import { checkoutOptionsFromEnv } from '../../src/config/checkout-options.js'
 import { ConfigError } from '../../src/config/parse-env.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { tempCaDir } from '../ca/fixture.js'
-import { scriptArgs } from '../helpers/script.js'
+import { tempCaDir, scriptArgs } from '../../src/devnet/testing/index.js'
 
 const log = createLogger('silent')
 const CONTRACT = '0x5fbdb2315678afecb367f032d93f642f64180aa3'

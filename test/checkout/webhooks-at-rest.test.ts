@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { deriveMerchantSecret, startWebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 import { delivered, enqueue, log, newChargeId, newMerchant, testOptions, verifiesWith, webhookWorld } from './webhooks-fixture.js'
 
 const world = webhookWorld()

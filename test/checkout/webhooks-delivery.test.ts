@@ -10,8 +10,8 @@ import { startWebhookDelivery, type WebhookDelivery } from '../../src/processor/
 import { deriveMerchantSecret } from '../../src/processor/webhooks/index.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { liveWebhookSecrets } from '../../src/processor/db/webhook-secrets.js'
-import { testDatabase } from '../helpers/database.js'
-import { waitFor } from '../helpers/explorer.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 import { attemptRows, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, testSealer, verifiesWith, type Receiver } from './webhooks-fixture.js'
 
 let db: Database

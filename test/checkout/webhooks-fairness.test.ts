@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import { startWebhookDelivery } from '../../src/processor/webhooks/index.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 import { delivered, enqueue, eventRow, log, newChargeId, newMerchant, testOptions, webhookWorld, type Receiver } from './webhooks-fixture.js'
 
 const world = webhookWorld()

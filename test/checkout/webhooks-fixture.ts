@@ -15,7 +15,7 @@ import { enqueueWebhook, type WebhookType } from '../../src/processor/db/webhook
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
 import { createSecretBox } from '../../src/processor/webhooks/secret-box.js'
 import { createLogger, type Logger } from '../../src/platform/observability/logger.js'
-import { testDatabase } from '../helpers/database.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
 
 export const log = createLogger('silent')
 

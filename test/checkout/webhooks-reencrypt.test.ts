@@ -10,9 +10,8 @@ import { execFile } from 'node:child_process'
 import { test } from 'node:test'
 import { createSecretBox, deriveMerchantSecret, rotateWebhookSecret, startWebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { seedWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor, scriptArgs } from '../../src/devnet/testing/index.js'
 import { delivered, enqueue, log, newChargeId, newMerchant, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, webhookWorld } from './webhooks-fixture.js'
-import { scriptArgs } from '../helpers/script.js'
 
 const world = webhookWorld()
 const NEW_KEY = 'the-new-webhook-encryption-key-0123456789'

@@ -13,10 +13,9 @@ import { deriveMerchantSecret, rotateWebhookSecret, startWebhookDelivery, type W
 import type { Merchant } from '../../src/processor/db/merchants.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { liveWebhookSecrets } from '../../src/processor/db/webhook-secrets.js'
-import { testDatabase } from '../helpers/database.js'
-import { waitFor } from '../helpers/explorer.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
+import { waitFor, scriptArgs } from '../../src/devnet/testing/index.js'
 import { capturingLogger, delivered, enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, TEST_ENCRYPTION_KEY, testOptions, testSealer, verifiesWith, type Receiver } from './webhooks-fixture.js'
-import { scriptArgs } from '../helpers/script.js'
 
 let db: Database
 let receiver: Receiver

@@ -10,8 +10,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { startWebhookDelivery, webhookRoutes, type WebhookDelivery } from '../../src/processor/webhooks/index.js'
 import type { Merchant } from '../../src/processor/db/merchants.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
-import { testDatabase } from '../helpers/database.js'
-import { waitFor } from '../helpers/explorer.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 import { enqueue, eventRow, log, newChargeId, newMerchant, startReceiver, testOptions, type Receiver } from './webhooks-fixture.js'
 
 const RETRIES_PER_MINUTE = 10

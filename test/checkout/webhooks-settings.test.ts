@@ -15,7 +15,7 @@ import { secretKeyBytes } from '../../src/config/webhook-secret.js'
 import { webhookHeaders } from '../../src/processor/webhooks/sign-webhook.js'
 import { webhookKeyOptionsFromEnv, webhookOptionsFromEnv } from '../../src/config/webhook-options.js'
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
-import { tempDir } from '../helpers/temp-dir.js'
+import { tempDir } from '../../src/devnet/testing/index.js'
 
 test('settings: defaults, WEBHOOK_SECRET_KEY and WEBHOOK_ENCRYPTION_KEY required off chain 31337 and checked', () => {
   const local = webhookOptionsFromEnv({})

@@ -10,7 +10,7 @@ import { test } from 'node:test'
 import { startWebhookDelivery } from '../../src/processor/webhooks/index.js'
 import { isInternalAddress } from '../../src/processor/webhooks/webhook-target.js'
 import { insertMerchant } from '../../src/processor/db/merchants.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 import { attemptRows, enqueue, eventRow, log, newChargeId, testOptions, webhookWorld } from './webhooks-fixture.js'
 
 const world = webhookWorld()

@@ -10,8 +10,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import { anvilKeys } from '../../src/config/local-keys.js'
-import { startLocalChain, sendSettlements, type LocalChain } from '../helpers/local-chain.js'
-import { scriptArgs } from '../helpers/script.js'
+import { startLocalChain, sendSettlements, type LocalChain, scriptArgs } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 const dir = mkdtempSync(join(tmpdir(), 'admin-cli-'))

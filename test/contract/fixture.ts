@@ -25,7 +25,7 @@ import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
 import { signPermitPair } from '../../src/wire/sign-permit-pair.js'
 import { payWithPermitTypes, type TokenDomain } from '../../src/wire/typed-data.js'
 import { anvilKeys, deriveLocalKey, localDeployerKey } from '../../src/config/local-keys.js'
-import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 
 export interface ContractFixture {
   chain: LocalChain

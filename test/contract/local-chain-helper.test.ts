@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { parseEventLogs } from 'viem'
 import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
 import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 
 describe('local chain helper', () => {
   let chain: LocalChain

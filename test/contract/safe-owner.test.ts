@@ -21,11 +21,10 @@ import { dataServiceOptionsFromEnv } from '../../src/config/data-service-options
 import { deriveLocalKey } from '../../src/config/local-keys.js'
 import { startDataService, type RunningDataService } from '../../src/processor/data-service/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { getJson, startTestExplorer, waitFor, type TestExplorer } from '../helpers/explorer.js'
+import { getJson, startTestExplorer, waitFor, type TestExplorer, scriptArgs } from '../../src/devnet/testing/index.js'
 import { deploySafe } from '../helpers/safe.js'
 import { checkTxBuilderBatch } from './tx-builder-shape.js'
 import { setupContractFixture, type ContractFixture, type TransferArgs } from './fixture.js'
-import { scriptArgs } from '../helpers/script.js'
 
 const run = promisify(execFile)
 const ownerKeys = [0, 1, 2].map((i) => deriveLocalKey('safe-owner', i))

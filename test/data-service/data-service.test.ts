@@ -20,11 +20,8 @@ import { localDeployerKey } from '../../src/config/local-keys.js'
 import { ConfigError } from '../../src/config/parse-env.js'
 import { startDataService, type RunningDataService } from '../../src/processor/data-service/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { waitFor } from '../helpers/explorer.js'
-import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { waitFor, startLocalChain, type LocalChain, startRpcProxy, scriptArgs } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
-import { startRpcProxy } from '../helpers/rpc-proxy.js'
-import { scriptArgs } from '../helpers/script.js'
 
 const silent = createLogger('silent')
 let chain: LocalChain

@@ -7,7 +7,7 @@ import { ConfigError } from '../../src/config/parse-env.js'
 import { startDataService } from '../../src/processor/data-service/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { Deployment } from '../../src/wire/deployment.js'
-import { scriptArgs } from '../helpers/script.js'
+import { scriptArgs } from '../../src/devnet/testing/index.js'
 
 const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const deployment: Deployment = {

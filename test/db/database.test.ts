@@ -8,7 +8,7 @@ import { ConfigError } from '../../src/config/parse-env.js'
 import { startEmbeddedPostgres } from '../../src/processor/db/embedded-postgres.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { testDatabaseDir } from '../helpers/database.js'
+import { testDatabaseDir } from '../../src/devnet/test-database/index.js'
 
 const log = createLogger('silent')
 let db: Database

@@ -18,7 +18,7 @@ import { enqueueSubmission, type QueueLimits } from '../../src/processor/db/subm
 import { evictOldestFuture } from '../../src/processor/db/submitter-queue.js'
 import type { PaymentIntent } from '../../src/wire/payment-request.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { testDatabase } from '../helpers/database.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
 
 const OWNERS = 4_000
 const CONCURRENCY = 100

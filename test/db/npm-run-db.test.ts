@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import pg from 'pg'
-import { scriptArgs } from '../helpers/script.js'
+import { scriptArgs } from '../../src/devnet/testing/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'npm-run-db-'))
 // The embedded PostgreSQL runs as the postgres user, who must be able to reach the data directory.

@@ -17,8 +17,7 @@ import { startDemoStore, type RunningDemoStore } from '../../src/devnet/demo-sto
 import { startDataService, type RunningDataService } from '../../src/processor/data-service/index.js'
 import { generateWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { getJson } from '../helpers/explorer.js'
-import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { getJson, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
 
 const log = createLogger('silent')

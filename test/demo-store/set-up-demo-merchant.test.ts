@@ -14,7 +14,7 @@ import { readClientCredentials, readMerchantRecord, readWebhookSecrets } from '.
 import { setUpDemoMerchant } from '../../src/devnet/demo-store/index.js'
 import { generateWebhookSecret, seedWebhookSecret } from '../../src/processor/db/webhook-secrets.js'
 import { x509 } from '../../src/processor/ca/x509.js'
-import { startDatabaseAndCa, type TestCa } from '../ca/fixture.js'
+import { startDatabaseAndCa, type TestCa } from '../../src/devnet/testing/index.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 
 let db: Database

@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { ExplorerApiError, ExplorerClient, type Settlement } from '../../src/sdk/index.js'
-import { key, pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { key, pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { connectWs, openSse, subscribe } from '../live/live-client.js'
 
 let chain: LocalChain

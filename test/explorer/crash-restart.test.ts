@@ -7,8 +7,7 @@ import type { ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { findFreePort } from '../../src/platform/net/find-free-port.js'
-import { explorerEnv, getJson, key, pageThrough, settlementsOnChain, spawnExplorer, tempDataDir, waitFor, waitForHead } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { explorerEnv, getJson, key, pageThrough, settlementsOnChain, spawnExplorer, tempDataDir, waitFor, waitForHead, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 let child: ChildProcess | undefined

@@ -11,7 +11,7 @@ import { describe, test } from 'node:test'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { seededAddress, useSeededExplorer } from '../live/seeded-explorer.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 
 const ROWS = 120_000
 const settlements = Array.from({ length: ROWS }, (_, i) => ({

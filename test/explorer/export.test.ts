@@ -15,8 +15,7 @@ import { createTxSender } from '../../src/chain/tx/create-tx-sender.js'
 import { localDeployerKey } from '../../src/config/local-keys.js'
 import { deployStablecoin } from '../../src/devnet/deploy/deploy-stablecoin.js'
 import { ExplorerApiError, ExplorerClient, type Settlement } from '../../src/sdk/index.js'
-import { pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { payerAddress, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer, payerAddress, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { startTraffic, type Traffic } from '../sdk/live-fixture.js'
 
 let chain: LocalChain

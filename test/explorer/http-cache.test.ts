@@ -14,9 +14,7 @@ import { Agent, cacheStores, interceptors, request, type Dispatcher } from 'undi
 import type { RunningExplorer } from '../../src/explorer/start-explorer.js'
 import { readHead } from '../../src/explorer/store/meta.js'
 import type { Hex } from '../../src/wire/settlement.js'
-import { waitFor } from '../helpers/explorer.js'
-import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
-import { startScriptedExplorer, type ScriptedExplorer } from '../helpers/scripted-explorer.js'
+import { waitFor, ScriptedChain, type ScriptedSettlement, startScriptedExplorer, type ScriptedExplorer } from '../../src/devnet/testing/index.js'
 
 const CONTRACT = '0x5e771e0000000000000000000000000000000003' as Hex
 const RECIPIENT = '0x4e00000000000000000000000000000000000001' as Hex

@@ -14,9 +14,7 @@ import { encodeCursor } from '../../src/explorer/store/cursor.js'
 import { readHead } from '../../src/explorer/store/meta.js'
 import { settlementWrites } from '../../src/explorer/store/settlement-writes.js'
 import type { Hex } from '../../src/wire/settlement.js'
-import { waitFor } from '../helpers/explorer.js'
-import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
-import { startScriptedExplorer, type ScriptedExplorer } from '../helpers/scripted-explorer.js'
+import { waitFor, ScriptedChain, type ScriptedSettlement, startScriptedExplorer, type ScriptedExplorer } from '../../src/devnet/testing/index.js'
 
 const CONTRACT = '0x5e771e0000000000000000000000000000000002' as Hex
 const address = (prefix: number, i: number) => `0x${prefix.toString(16)}${i.toString(16).padStart(38, '0')}` as Hex

@@ -18,12 +18,10 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Hex } from '../../src/wire/settlement.js'
-import { waitFor } from '../helpers/explorer.js'
-import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
+import { waitFor, ScriptedChain, type ScriptedSettlement, startScriptedExplorer, type ScriptedExplorer } from '../../src/devnet/testing/index.js'
 import { openApiChecker, type OpenApiChecker } from '../openapi/openapi-checker.js'
 import { get as getAt, LAST_CHUNK, slowExport as slowExportAt, type Answer } from './request-clients.js'
 import type { FloodResult } from './request-flood.js'
-import { startScriptedExplorer, type ScriptedExplorer } from '../helpers/scripted-explorer.js'
 
 const CONTRACT = '0x5e771e0000000000000000000000000000000038' as Hex
 const address = (prefix: number, i: number) => `0x${prefix.toString(16)}${i.toString(16).padStart(38, '0')}` as Hex

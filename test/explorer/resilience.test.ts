@@ -7,9 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createTestClient, http } from 'viem'
 import { foundry } from 'viem/chains'
-import { key, pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
+import { key, pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer, sendSettlements, startLocalChain, type LocalChain, startRpcProxy, type RpcProxy } from '../../src/devnet/testing/index.js'
 
 describe('chain reorganisation', () => {
   let chain: LocalChain

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
-import { key, pageThrough, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { payerAddress as payerAddressOf, paymentsBetweenPayers, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { key, pageThrough, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer, payerAddress as payerAddressOf, paymentsBetweenPayers, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 let explorer: TestExplorer

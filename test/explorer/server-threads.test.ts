@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { freshGet as freshGetUrl, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { freshGet as freshGetUrl, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer, chainRpc, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
 import { connectWs, openSse, subscribe, waitForPublished, type SseClient, type WsClient } from '../live/live-client.js'
 

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { Agent, request } from 'undici'
-import { startTestExplorer, tempDataDir, waitForHead } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { startTestExplorer, tempDataDir, waitForHead, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 const dataDir = tempDataDir()

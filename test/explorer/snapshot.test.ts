@@ -18,10 +18,7 @@ import { createTestClient, http } from 'viem'
 import { foundry } from 'viem/chains'
 import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
 import { startExplorer } from '../../src/explorer/start-explorer.js'
-import { explorerEnv, pageThrough, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
-import { scriptArgs } from '../helpers/script.js'
-import { tempDir } from '../helpers/temp-dir.js'
+import { explorerEnv, pageThrough, startTestExplorer, tempDataDir, waitFor, waitForHead, type TestExplorer, sendSettlements, startLocalChain, type LocalChain, scriptArgs, tempDir } from '../../src/devnet/testing/index.js'
 
 const TOKEN = 'snapshot-reader-token'
 let chain: LocalChain

@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
-import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { chainRpc, payerAddress, paymentsBetweenPayers, sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer, chainRpc, payerAddress, paymentsBetweenPayers, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { expectedSeries, expectedStats, type StatsQuery } from '../helpers/expected-stats.js'
 
 let chain: LocalChain

@@ -11,8 +11,7 @@ import { startExplorer } from '../../src/explorer/start-explorer.js'
 import { commitBatch } from '../../src/explorer/store/commit-batch.js'
 import { readLayout } from '../../src/explorer/store/meta.js'
 import { openStore } from '../../src/explorer/store/open-store.js'
-import { tempDataDir } from '../helpers/explorer.js'
-import { syntheticSteps } from '../helpers/synthetic-settlements.js'
+import { tempDataDir, syntheticSteps } from '../../src/devnet/testing/index.js'
 
 test('an explorer refuses a data directory holding settlements of an older store layout', async () => {
   const dataDir = tempDataDir()

@@ -11,7 +11,7 @@ import { ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { envelopeDigest, gatewayDomain, gatewayMessageTypes, payloadHash, type Envelope } from '../../src/wire/envelope.js'
 import { errorCategories, type ErrorCode } from '../../src/wire/gateway-messages.js'
 import type { GatewayMessage, GatewayTestClient } from '../helpers/gateway-client.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { sendSettlements } from '../../src/devnet/testing/index.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let f: GatewayFixture

@@ -19,10 +19,9 @@ import type { Transfer } from '../../src/wire/gateway-messages.js'
 import type { PaymentSession, SessionToken } from '../../src/sdk/wallet/payment-session.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { testDatabase } from '../helpers/database.js'
-import { startTestExplorer, type TestExplorer } from '../helpers/explorer.js'
+import { testDatabase } from '../../src/devnet/test-database/index.js'
+import { startTestExplorer, type TestExplorer, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { connectGateway, type GatewayTestClient } from '../helpers/gateway-client.js'
-import { startLocalChain, type LocalChain } from '../helpers/local-chain.js'
 
 export interface FixtureToken {
   address: Hex

@@ -14,9 +14,8 @@ import { after, before, test } from 'node:test'
 import { createTestClient, http, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { RunningGateway } from '../../src/processor/gateway/index.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor, startRpcProxy, type RpcProxy } from '../../src/devnet/testing/index.js'
 import { connectGateway, type GatewayTestClient } from '../helpers/gateway-client.js'
-import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 const PER_IP = 6

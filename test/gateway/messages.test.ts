@@ -14,8 +14,7 @@ import { deriveLocalKey } from '../../src/config/local-keys.js'
 import { findSubmission } from '../../src/processor/db/submissions.js'
 import type { Transfer } from '../../src/wire/gateway-messages.js'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { settlementsOnChain, waitForHead } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { settlementsOnChain, waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
 import { expectedTransfer, startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let f: GatewayFixture

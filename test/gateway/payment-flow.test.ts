@@ -14,10 +14,8 @@ import { GatewayError } from '../../src/sdk/wallet/gateway-error.js'
 import type { PaymentSession } from '../../src/sdk/wallet/payment-session.js'
 import { WalletClient } from '../../src/sdk/wallet/wallet-client.js'
 import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
-import { getJson, waitFor } from '../helpers/explorer.js'
-import { startTestSubmitter, waitForFinal } from '../helpers/processor.js'
+import { getJson, waitFor, startTestSubmitter, waitForFinal, scriptArgs } from '../../src/devnet/testing/index.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
-import { scriptArgs } from '../helpers/script.js'
 
 let fx: GatewayFixture
 let submitter: RunningSubmitter

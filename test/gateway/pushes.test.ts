@@ -11,9 +11,8 @@ import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
 import { findFreePort } from '../../src/platform/net/find-free-port.js'
 import { deriveLocalKey } from '../../src/config/local-keys.js'
 import { markFailed, markPending } from '../../src/processor/db/submitter-queue.js'
-import { settlementsOnChain, startTestExplorer, waitFor, waitForHead } from '../helpers/explorer.js'
+import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
 import { pushes, type GatewayTestClient } from '../helpers/gateway-client.js'
-import { sendSettlements } from '../helpers/local-chain.js'
 import { expectedTransfer, startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let f: GatewayFixture

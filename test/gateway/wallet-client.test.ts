@@ -15,9 +15,7 @@ import type { ServerMessage } from '../../src/wire/gateway-messages.js'
 import { GatewayError } from '../../src/sdk/wallet/gateway-error.js'
 import { WalletClient } from '../../src/sdk/wallet/wallet-client.js'
 import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
-import { waitFor } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
-import { startTestSubmitter } from '../helpers/processor.js'
+import { waitFor, sendSettlements, startTestSubmitter } from '../../src/devnet/testing/index.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let fx: GatewayFixture

@@ -10,9 +10,7 @@ import { createTestClient, http } from 'viem'
 import type { SubmissionStatusPush } from '../../src/wire/gateway-messages.js'
 import { WalletClient, type FinalStatus } from '../../src/sdk/wallet/wallet-client.js'
 import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
-import { waitFor } from '../helpers/explorer.js'
-import { startTestSubmitter } from '../helpers/processor.js'
-import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
+import { waitFor, startTestSubmitter, startRpcProxy, type RpcProxy } from '../../src/devnet/testing/index.js'
 import { startGatewayFixture, type GatewayFixture } from './fixture.js'
 
 let fx: GatewayFixture

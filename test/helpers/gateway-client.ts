@@ -7,7 +7,7 @@ import type { LocalAccount } from 'viem'
 import WebSocket from 'ws'
 import { signEnvelope, type Envelope } from '../../src/wire/envelope.js'
 import type { ClientMessageType } from '../../src/wire/gateway-messages.js'
-import { waitFor } from './explorer.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 
 export type GatewayMessage = { type: string; requestId?: string; errorCode?: string; [key: string]: any }
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createWalletClient, encodeFunctionData, http, parseEventLogs, type Abi, type Hex, type LocalAccount, type PublicClient } from 'viem'
-import { repoRoot } from './repo-root.js'
+import { repoRoot } from '../../src/devnet/testing/index.js'
 
 const ARTIFACTS = 'node_modules/@safe-global/safe-contracts/build/artifacts/contracts'
 

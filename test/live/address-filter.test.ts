@@ -12,8 +12,7 @@ import { describe, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import { decodeCursor } from '../../src/explorer/store/cursor.js'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
-import { key, settlementsOnChain, waitFor } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { key, settlementsOnChain, waitFor, sendSettlements } from '../../src/devnet/testing/index.js'
 import { openSse, subscribe, useLiveExplorer, type SseClient, type WsClient } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 2 })

@@ -9,8 +9,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Socket } from 'node:net'
-import { key, settlementsOnChain, waitFor, waitForHead } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { key, settlementsOnChain, waitFor, waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
 import { subscribe, useLiveExplorer } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 1, env: { LIVE_MAX_BUFFERED_BYTES: String(256 * 1024), WS_MAX_SUBSCRIPTIONS: '40' } })

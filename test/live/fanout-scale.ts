@@ -17,9 +17,7 @@ import WebSocket from 'ws'
 import type { RunningExplorer } from '../../src/explorer/start-explorer.js'
 import { decodeCursor, encodeCursor } from '../../src/explorer/store/cursor.js'
 import type { Hex } from '../../src/wire/settlement.js'
-import { waitFor } from '../helpers/explorer.js'
-import { ScriptedChain, type ScriptedSettlement } from '../helpers/scripted-chain.js'
-import { startScriptedExplorer, type ScriptedExplorer } from '../helpers/scripted-explorer.js'
+import { waitFor, ScriptedChain, type ScriptedSettlement, startScriptedExplorer, type ScriptedExplorer } from '../../src/devnet/testing/index.js'
 
 const SUBSCRIBERS = 3000
 const REPLAYING = 300

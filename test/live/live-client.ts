@@ -7,8 +7,7 @@ import { after, before } from 'node:test'
 import WebSocket from 'ws'
 import { decodeCursor } from '../../src/explorer/store/cursor.js'
 import { encodePk } from '../../src/explorer/store/keys.js'
-import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 
 export interface LiveMessage {
   type: string

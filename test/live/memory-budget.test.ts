@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import type { Socket } from 'node:net'
 import { describe, test } from 'node:test'
 import { encodeCursor } from '../../src/explorer/store/cursor.js'
-import { waitFor } from '../helpers/explorer.js'
+import { waitFor } from '../../src/devnet/testing/index.js'
 import { connectWs, openSse, type WsClient } from './live-client.js'
 import { seededAddress, useSeededExplorer, type SeededSettlement } from './seeded-explorer.js'
 

@@ -9,8 +9,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
-import { key, settlementsOnChain, waitFor, waitForHead } from '../helpers/explorer.js'
-import { chainRpc, sendSettlements } from '../helpers/local-chain.js'
+import { key, settlementsOnChain, waitFor, waitForHead, chainRpc, sendSettlements } from '../../src/devnet/testing/index.js'
 import { openSse, subscribe, useLiveExplorer } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 2, env: { CONFIRMATION_BLOCKS: '0' } })

@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { key, settlementsOnChain, waitFor, waitForHead } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { key, settlementsOnChain, waitFor, waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
 import { openSse, subscribe, useLiveExplorer, type WsClient } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 3 })

@@ -13,7 +13,7 @@ import { openStore } from '../../src/explorer/store/open-store.js'
 import type { SettlementRecord } from '../../src/explorer/store/record.js'
 import { startExplorer, type RunningExplorer } from '../../src/explorer/start-explorer.js'
 import type { Hex } from '../../src/wire/settlement.js'
-import { tempDataDir } from '../helpers/explorer.js'
+import { tempDataDir } from '../../src/devnet/testing/index.js'
 import { clientPool, type ClientPool } from './live-client.js'
 
 const CONTRACT = '0x5e771e0000000000000000000000000000000013' as Hex

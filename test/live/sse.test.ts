@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { settlementsOnChain, waitFor, waitForHead } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { settlementsOnChain, waitFor, waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
 import { openSse, useLiveExplorer } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 2, env: { SSE_HEARTBEAT_SECONDS: '1' } })

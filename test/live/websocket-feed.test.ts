@@ -9,8 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { decodeCursor } from '../../src/explorer/store/cursor.js'
 import { encodePk, type Position } from '../../src/explorer/store/keys.js'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
-import { key, settlementsOnChain, waitForHead } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { key, settlementsOnChain, waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
 import { subscribe, useLiveExplorer, type WsClient } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 4, env: { WS_MAX_SUBSCRIPTIONS: '12' } })

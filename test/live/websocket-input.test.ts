@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import WebSocket from 'ws'
-import { waitForHead } from '../helpers/explorer.js'
-import { sendSettlements } from '../helpers/local-chain.js'
+import { waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
 import { openSse, subscribe, useLiveExplorer, type WsClient } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 2, env: { WS_MAX_SUBSCRIPTIONS: '3', WS_MAX_MESSAGE_BYTES: '1024', WS_MAX_CONNECTIONS: '4' } })

@@ -22,10 +22,7 @@ import { startGateway, type RunningGateway } from '../../src/processor/gateway/i
 import { createLogger } from '../../src/platform/observability/logger.js'
 import type { RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
 import type { Settlement } from '../../src/wire/settlement.js'
-import { startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, type LocalChain } from '../helpers/local-chain.js'
-import { startChainAndDatabase, startTestSubmitter } from '../helpers/processor.js'
-import { repoRoot } from '../helpers/repo-root.js'
+import { startTestExplorer, waitForHead, type TestExplorer, sendSettlements, type LocalChain, startChainAndDatabase, startTestSubmitter, repoRoot } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 let db: Database

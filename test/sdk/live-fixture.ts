@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { ExplorerLiveError, type ExplorerClient, type Settlement, type SettlementHandler } from '../../src/sdk/index.js'
-import { key, settlementsOnChain, waitFor } from '../helpers/explorer.js'
-import { sendSettlements, type LocalChain, type SendSettlementsOptions } from '../helpers/local-chain.js'
+import { key, settlementsOnChain, waitFor, sendSettlements, type LocalChain, type SendSettlementsOptions } from '../../src/devnet/testing/index.js'
 
 /** A handler that records what it was given. */
 export function recorder(): { handler: SettlementHandler; events: Settlement[]; cursors: string[] } {

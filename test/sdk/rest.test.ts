@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { ExplorerApiError, ExplorerClient, ExplorerNetworkError, type Hex, type Settlement } from '../../src/sdk/index.js'
-import { key, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { key, settlementsOnChain, startTestExplorer, waitForHead, type TestExplorer, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { expectedSeries, expectedStats } from '../helpers/expected-stats.js'
 
 let chain: LocalChain

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { Agent, fetch as tlsFetch } from 'undici'
-import { repoRoot } from '../helpers/repo-root.js'
+import { repoRoot } from '../../src/devnet/testing/index.js'
 import { curlRequest, evaluateAssignments, shellBlocks, type CurlRequest } from './doc-commands.js'
 import { spawnNpmStart, type NpmStart } from './npm-start.js'
 

@@ -10,9 +10,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { channels, type StatusNotice } from '../../src/processor/db/submissions.js'
-import type { LocalChain } from '../helpers/local-chain.js'
-import { signTransferRequests } from '../helpers/payment-requests.js'
-import { enqueue, settlementsOnChain, spawnSubmitter, startChainAndDatabase, waitForFinal } from '../helpers/processor.js'
+import type { LocalChain } from '../../src/devnet/testing/index.js'
+import { signTransferRequests, enqueue, settlementRefsOnChain, spawnSubmitter, startChainAndDatabase, waitForFinal } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 let db: Database
@@ -77,7 +76,7 @@ test('kill -9 of the active submitter during 200 payments: each mined exactly on
     t.diagnostic(`${kills} active submitters killed, ${takeovers} takeovers`)
     assert.deepEqual(rows.filter((r) => r.status !== 'SUCCESS').map((r) => [r.payloadId, r.status, r.failureReason]), [])
 
-    const settled = await settlementsOnChain(chain)
+    const settled = await settlementRefsOnChain(chain)
     const byRef = new Map<string, string[]>()
     for (const s of settled) byRef.set(s.orderReference, [...(byRef.get(s.orderReference) ?? []), s.txHash])
     for (const [i, s] of signed.entries()) {

@@ -8,10 +8,8 @@ import { once } from 'node:events'
 import { after, before, test } from 'node:test'
 import type { ChildProcess } from 'node:child_process'
 import type { Database } from '../../src/processor/db/open-database.js'
-import { waitFor } from '../helpers/explorer.js'
-import type { LocalChain } from '../helpers/local-chain.js'
-import { spawnSubmitter, startChainAndDatabase } from '../helpers/processor.js'
-import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
+import { waitFor, spawnSubmitter, startChainAndDatabase, startRpcProxy, type RpcProxy } from '../../src/devnet/testing/index.js'
+import type { LocalChain } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 let db: Database

@@ -23,9 +23,7 @@ import type { Database } from '../../src/processor/db/open-database.js'
 import { readRelayerStatus } from '../../src/processor/db/relayer-status.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
 import { createRelayerGuard } from '../../src/processor/submitter/relayer-guard.js'
-import { startChainAndDatabase } from '../helpers/processor.js'
-import { sendSettlements, type LocalChain, type SentSettlement } from '../helpers/local-chain.js'
-import { scriptArgs } from '../helpers/script.js'
+import { startChainAndDatabase, sendSettlements, type LocalChain, type SentSettlement, scriptArgs } from '../../src/devnet/testing/index.js'
 
 const run = promisify(execFile)
 let chain: LocalChain

@@ -12,11 +12,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../../src/chain/create-chain-client.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { readRelayerStatus } from '../../src/processor/db/relayer-status.js'
-import { waitFor } from '../helpers/explorer.js'
-import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
-import type { LocalChain } from '../helpers/local-chain.js'
-import { signTransferRequests } from '../helpers/payment-requests.js'
-import { enqueue, settlementsOnChain, startChainAndDatabase, startTestSubmitter, waitForFinal } from '../helpers/processor.js'
+import { waitFor, startRpcProxy, type RpcProxy, signTransferRequests, enqueue, settlementRefsOnChain, startChainAndDatabase, startTestSubmitter, waitForFinal } from '../../src/devnet/testing/index.js'
+import type { LocalChain } from '../../src/devnet/testing/index.js'
 import { channels, type StatusNotice, type SubmissionRow } from '../../src/processor/db/submissions.js'
 
 let chain: LocalChain
@@ -72,7 +69,7 @@ test('valid payments are mined once each; bad ones fail with their category and 
     assert.equal(byId.get(late!.request.payloadId)?.failureCategory, 'EXPIRED')
     assert.equal(byId.get(tooBig!.request.payloadId)?.failureCategory, 'INSUFFICIENT_BALANCE')
 
-    const settled = await settlementsOnChain(chain)
+    const settled = await settlementRefsOnChain(chain)
     for (const s of good) {
       const onChain = settled.filter((x) => x.orderReference === s.orderReference)
       assert.equal(onChain.length, 1)
@@ -98,7 +95,7 @@ test('a transaction stuck past the timeout is replaced with a higher fee and min
     assert.equal(new Set(sent.map((r) => r.nonce)).size, 1, 'a replacement reuses the nonce')
     assert.ok(BigInt(sent[1]!.max_fee_per_gas) > BigInt(sent[0]!.max_fee_per_gas))
     const row = await mineAndSucceed(signed!.request.payloadId)
-    const settled = (await settlementsOnChain(chain)).filter((x) => x.orderReference === signed!.orderReference)
+    const settled = (await settlementRefsOnChain(chain)).filter((x) => x.orderReference === signed!.orderReference)
     assert.equal(settled.length, 1)
     assert.equal(settled[0]!.txHash, row.txHash)
     assert.ok(sent.some((r) => r.tx_hash === row.txHash))
@@ -193,7 +190,7 @@ const rowOf = async (payloadId: string) =>
   ).rows[0]!
 
 const minedOnChain = (orderReference: Hex) =>
-  waitFor('the payment to be mined', async () => (await settlementsOnChain(chain)).find((s) => s.orderReference === orderReference))
+  waitFor('the payment to be mined', async () => (await settlementRefsOnChain(chain)).find((s) => s.orderReference === orderReference))
 
 test('a node error during the simulation is not the payment\'s failure: it waits and goes through once the node answers', () =>
   throughProxy({ SUBMITTER_DEFER_MS: '20' }, async (proxy) => {

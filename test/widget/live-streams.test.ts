@@ -20,11 +20,9 @@ import { issueEphemeralToken } from '../../src/processor/checkout/index.js'
 import { randomBytes16 } from '../../src/wire/order-reference.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { findFreePort } from '../../src/platform/net/index.js'
-import { waitFor } from '../helpers/explorer.js'
-import type { LocalChain } from '../helpers/local-chain.js'
-import { startChainAndDatabase } from '../helpers/processor.js'
+import { waitFor, startChainAndDatabase, scriptArgs } from '../../src/devnet/testing/index.js'
+import type { LocalChain } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
-import { scriptArgs } from '../helpers/script.js'
 import { storeCharge } from './stored-charge.js'
 
 const MAX_STREAMS = 3_000

@@ -9,9 +9,8 @@ import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { getJson } from '../helpers/explorer.js'
-import type { LocalChain } from '../helpers/local-chain.js'
-import { startChainAndDatabase } from '../helpers/processor.js'
+import { getJson, startChainAndDatabase } from '../../src/devnet/testing/index.js'
+import type { LocalChain } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
 
 let chain: LocalChain

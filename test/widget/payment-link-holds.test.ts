@@ -14,8 +14,7 @@ import { after, before, test } from 'node:test'
 import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
 import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import { startRpcProxy, type RpcProxy } from '../helpers/rpc-proxy.js'
-import { startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../checkout/checkout-fixture.js'
+import { startRpcProxy, type RpcProxy, startCheckoutFixture, type CheckoutFixture, type TestMerchant } from '../../src/devnet/testing/index.js'
 
 // Long enough for a few presses on a loaded machine to land within one hold.
 const HOLD_SECONDS = 10

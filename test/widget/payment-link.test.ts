@@ -12,8 +12,8 @@ import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { startWidget, type RunningWidget } from '../../src/processor/widget/index.js'
 import { createLogger } from '../../src/platform/observability/logger.js'
-import type { LocalChain } from '../helpers/local-chain.js'
-import { startChainAndDatabase } from '../helpers/processor.js'
+import type { LocalChain } from '../../src/devnet/testing/index.js'
+import { startChainAndDatabase } from '../../src/devnet/testing/index.js'
 import { storeCharge } from './stored-charge.js'
 
 const INTERVAL_SECONDS = 2

@@ -10,7 +10,7 @@ import { deriveLocalKey } from '../../src/config/local-keys.js'
 import { demoStoreOptionsFromEnv } from '../../src/config/demo-store-options.js'
 import { widgetOptionsFromEnv } from '../../src/config/widget-options.js'
 import { displayAmount } from '../../src/wire/index.js'
-import { scriptArgs } from '../helpers/script.js'
+import { scriptArgs } from '../../src/devnet/testing/index.js'
 
 const contract = `0x${'ab'.repeat(20)}`
 

@@ -7,7 +7,7 @@ import { insertMerchant } from '../../src/processor/db/merchants.js'
 import type { Database } from '../../src/processor/db/open-database.js'
 import { issueEphemeralToken } from '../../src/processor/checkout/index.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
-import type { LocalChain } from '../helpers/local-chain.js'
+import type { LocalChain } from '../../src/devnet/testing/index.js'
 
 export async function storeCharge(db: Database, chain: LocalChain, { id, orderId, merchantName }: { id: string; orderId: string; merchantName: string }): Promise<ChargeRow> {
   const merchant = await insertMerchant(db.pool, { name: merchantName, webhookUrl: 'http://127.0.0.1:1/hooks', acquirerId: null })

@@ -6,3 +6,4 @@
 export { startDemoStore, type DemoStoreServices, type RunningDemoStore } from './start-demo-store.js'
 export { setUpDemoMerchant, type DemoMerchant, type SetUpDemoMerchantParams } from './set-up-demo-merchant.js'
 export type { Order, OrderStatus } from './order-book.js'
+export { readClientCredentials } from './merchant-files.js'

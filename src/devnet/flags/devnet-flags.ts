@@ -1,15 +1,14 @@
 /** The devnet flags shared by `npm run devnet` and `npm start`. */
 import { numberFlag } from '../../platform/cli/index.js'
 
-export const DEFAULT_DEPLOYMENT_PATH = '.data/deployment.json'
-
 export interface StartDevnetOptions {
   host: string
   port: number
   /** Seconds per block; 0 = automine (a block per transaction). */
   blockTime: number
   payers: number
-  deploymentPath: string
+  /** The deployment file to write; config's DEFAULT_DEPLOYMENT_PATH when absent (not imported here: config loads viem). */
+  deploymentPath?: string | undefined
 }
 
 export const devnetOptions = {
@@ -24,7 +23,7 @@ export const devnetUsage = `  --host <ip>           anvil listen address (127.0.
   --port <n>            anvil port, 0 = a free one (8545)
   --block-time <s>      seconds per block, 0 = a block per transaction (1)
   --payers <n>          funded test payers (20)
-  --out <path>          deployment file to write (${DEFAULT_DEPLOYMENT_PATH})`
+  --out <path>          deployment file to write (.data/deployment.json)`
 
 export function devnetOptionsFromFlags(values: Partial<Record<keyof typeof devnetOptions, string>>): StartDevnetOptions {
   return {
@@ -32,6 +31,6 @@ export function devnetOptionsFromFlags(values: Partial<Record<keyof typeof devne
     port: numberFlag(values.port, 'port', 8545, 0, 65535),
     blockTime: numberFlag(values['block-time'], 'block-time', 1, 0, 3600),
     payers: numberFlag(values.payers, 'payers', 20, 1, 10_000),
-    deploymentPath: values.out ?? DEFAULT_DEPLOYMENT_PATH,
+    deploymentPath: values.out,
   }
 }

@@ -5,15 +5,16 @@
  */
 import { createTestClient, http } from 'viem'
 import { startAnvil, type AnvilInstance } from '../anvil/index.js'
-import { LOCAL_CHAIN_ID } from '../../config/index.js'
+import { DEFAULT_DEPLOYMENT_PATH, LOCAL_CHAIN_ID, writeDeployment } from '../../config/index.js'
 import { deployDevnet } from './deploy-devnet.js'
 import type { StartDevnetOptions } from '../flags/index.js'
 import { type Deployment } from '../../wire/index.js'
-import { writeDeployment } from '../deployment/index.js'
 
 export interface Devnet {
   anvil: AnvilInstance
   deployment: Deployment
+  /** Where the deployment file was written. */
+  deploymentPath: string
   stop(): Promise<void>
 }
 
@@ -24,8 +25,9 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
     if (opts.blockTime > 0) {
       await createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) }).setIntervalMining({ interval: opts.blockTime })
     }
-    await writeDeployment(opts.deploymentPath, deployment)
-    return { anvil, deployment, stop: anvil.stop }
+    const deploymentPath = opts.deploymentPath ?? DEFAULT_DEPLOYMENT_PATH
+    await writeDeployment(deploymentPath, deployment)
+    return { anvil, deployment, deploymentPath, stop: anvil.stop }
   } catch (error) {
     await anvil.stop()
     throw error

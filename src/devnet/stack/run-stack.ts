@@ -52,7 +52,7 @@ export async function runStack({ devnet: settings, traffic: trafficSettings, qui
   const devnet = await startDevnet(settings)
   stops.push(devnet.stop)
   const { deployment } = devnet
-  console.log(`devnet:       ${deployment.rpcUrl}, settlement contract ${deployment.settlementContract}; wrote ${settings.deploymentPath}`)
+  console.log(`devnet:       ${deployment.rpcUrl}, settlement contract ${deployment.settlementContract}; wrote ${devnet.deploymentPath}`)
 
   const db = await openDatabase(databaseOptions, log)
   stops.push(db.close)

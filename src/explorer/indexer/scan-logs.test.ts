@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ScriptedChain } from '../../../test/helpers/scripted-chain.js'
-import { syntheticPayer, syntheticRecipient, syntheticToken } from '../../../test/helpers/synthetic-settlements.js'
+import { ScriptedChain, syntheticPayer, syntheticRecipient, syntheticToken } from '../../devnet/testing/index.js'
 import { encodeBatch, encodeSettlements } from '../store/encoded-batch.js'
 import type { Hex } from '../../wire/settlement.js'
 import { classifyNodeError, RangeTooLargeError, RpcResponseError } from './node-errors.js'

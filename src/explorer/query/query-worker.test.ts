@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { syntheticRecipient, syntheticSteps } from '../../../test/helpers/synthetic-settlements.js'
+import { syntheticRecipient, syntheticSteps } from '../../devnet/testing/index.js'
 import { commitBatch, openStore, type Store } from '../store/index.js'
 import { createQueryExecutor } from './query-executor.js'
 

@@ -3,9 +3,9 @@
  * directory: polls every 10 ms, query workers off, errors-only logs; `env` adds or overrides settings.
  */
 import { rmSync } from 'node:fs'
-import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
-import { startExplorer, type RunningExplorer } from '../../src/explorer/start-explorer.js'
-import { tempDataDir } from './explorer.js'
+import { explorerOptionsFromEnv } from '../../config/index.js'
+import { startExplorer, type RunningExplorer } from '../../explorer/index.js'
+import { tempDataDir } from './test-explorer.js'
 import type { ScriptedChain } from './scripted-chain.js'
 
 export interface ScriptedExplorer {

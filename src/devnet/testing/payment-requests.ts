@@ -5,14 +5,14 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
-import { settlementAbi } from '../../src/chain/abi/settlement-abi.js'
-import { stablecoinAbi } from '../../src/chain/abi/stablecoin-abi.js'
-import { createChainClient } from '../../src/chain/create-chain-client.js'
-import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
-import { bindingDigest, intentOfPayment, transferRequestOf, type TransferRequest } from '../../src/wire/payment-request.js'
-import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
-import { nativeAccount } from '../../src/chain/tx/native-signer.js'
-import { signPayment } from '../../src/wire/sign-payment.js'
+import { settlementAbi } from '../../chain/index.js'
+import { stablecoinAbi } from '../../chain/index.js'
+import { createChainClient } from '../../chain/index.js'
+import { randomBytes16, ZERO_BYTES16 } from '../../wire/index.js'
+import { bindingDigest, intentOfPayment, transferRequestOf, type TransferRequest } from '../../wire/index.js'
+import { createPermitTracker } from '../../chain/index.js'
+import { nativeAccount } from '../../chain/index.js'
+import { signPayment } from '../../wire/index.js'
 import type { LocalChain } from './local-chain.js'
 
 export interface SignedRequest {

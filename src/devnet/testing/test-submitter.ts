@@ -6,15 +6,15 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { parseAbiItem, type Hex } from 'viem'
-import { createChainClient } from '../../src/chain/create-chain-client.js'
-import { intentOfPayment } from '../../src/wire/payment-request.js'
-import { submitterSettingsFromEnv } from '../../src/config/submitter-options.js'
-import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
-import { enqueueSubmission, findSubmission, type SubmissionRow } from '../../src/processor/db/submissions.js'
-import { createLogger } from '../../src/platform/observability/logger.js'
-import { startSubmitter, type RunningSubmitter } from '../../src/processor/submitter/start-submitter.js'
-import { testDatabase, testDatabaseDir } from './database.js'
-import { waitFor } from './explorer.js'
+import { createChainClient } from '../../chain/index.js'
+import { intentOfPayment } from '../../wire/index.js'
+import { submitterSettingsFromEnv } from '../../config/index.js'
+import { openDatabase, type Database } from '../../processor/db/index.js'
+import { enqueueSubmission, findSubmission, type SubmissionRow } from '../../processor/db/index.js'
+import { createLogger } from '../../platform/observability/index.js'
+import { startSubmitter, type RunningSubmitter } from '../../processor/submitter/index.js'
+import { testDatabase, testDatabaseDir } from '../test-database/index.js'
+import { waitFor } from './test-explorer.js'
 import { startLocalChain, type LocalChain } from './local-chain.js'
 import type { SignedRequest } from './payment-requests.js'
 import { scriptArgs } from './script.js'
@@ -86,7 +86,7 @@ const settlementEvent = parseAbiItem(
 )
 
 /** Every settlement on the chain: its order reference (high half of `ref`) and transaction. */
-export async function settlementsOnChain(chain: LocalChain): Promise<{ orderReference: Hex; txHash: Hex }[]> {
+export async function settlementRefsOnChain(chain: LocalChain): Promise<{ orderReference: Hex; txHash: Hex }[]> {
   const publicClient = createChainClient({ rpcUrl: chain.rpcUrl })
   const logs = await publicClient.getLogs({ address: chain.deployment.settlementContract, event: settlementEvent, fromBlock: BigInt(chain.deployment.startBlock) })
   return logs.map((log) => ({ orderReference: log.args.orderReference!.slice(0, 34).toLowerCase() as Hex, txHash: log.transactionHash }))

@@ -4,16 +4,16 @@
  * settlements through it.
  */
 import { createTestClient, http, type Hex, type TransactionReceipt } from 'viem'
-import { startAnvil } from '../../src/devnet/anvil/start-anvil.js'
-import { createChainClient } from '../../src/chain/create-chain-client.js'
-import { deployDevnet } from '../../src/devnet/local-devnet/deploy-devnet.js'
-import type { Deployment } from '../../src/wire/deployment.js'
-import { randomBytes16 } from '../../src/wire/order-reference.js'
-import { createPermitTracker } from '../../src/chain/payments/permit-tracker.js'
-import { sendPayment, type SentPayment } from '../../src/chain/payments/send-payment.js'
-import { createTxSender } from '../../src/chain/tx/create-tx-sender.js'
-import { addressOfKey, nativeAccount } from '../../src/chain/tx/native-signer.js'
-import { localRelayerKey } from '../../src/config/local-keys.js'
+import { startAnvil } from '../anvil/index.js'
+import { createChainClient } from '../../chain/index.js'
+import { deployDevnet } from '../local-devnet/index.js'
+import type { Deployment } from '../../wire/index.js'
+import { randomBytes16 } from '../../wire/index.js'
+import { createPermitTracker } from '../../chain/index.js'
+import { sendPayment, type SentPayment } from '../../chain/index.js'
+import { createTxSender } from '../../chain/index.js'
+import { addressOfKey, nativeAccount } from '../../chain/index.js'
+import { localRelayerKey } from '../../config/index.js'
 
 export interface LocalChain {
   rpcUrl: string

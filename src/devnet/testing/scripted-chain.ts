@@ -4,10 +4,10 @@
  * hashes, other settlements), as often and as fast as a test wants — the indexer's own reorg path
  * (parent-hash checks, rollback, re-indexing) runs exactly as on a real node.
  */
-import type { BlockHeader, ChainSource } from '../../src/explorer/indexer/chain-source.js'
-import { PERMITTED_TRANSFER_TOPIC, type RawLog } from '../../src/explorer/indexer/decode-settlement-log.js'
-import type { SettlementRecord } from '../../src/explorer/store/record.js'
-import type { Hex } from '../../src/wire/settlement.js'
+import type { BlockHeader, ChainSource } from '../../explorer/indexer/index.js'
+import { PERMITTED_TRANSFER_TOPIC, type RawLog } from '../../explorer/indexer/index.js'
+import type { SettlementRecord } from '../../explorer/store/index.js'
+import type { Hex } from '../../wire/index.js'
 
 /** What a settlement log carries; its block, transaction and log index come from where it is mined. */
 export type ScriptedSettlement = Pick<SettlementRecord, 'token' | 'payer' | 'recipient' | 'amount' | 'fee' | 'reference' | 'domainSeparator'>

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url'
 import { repoRoot } from './repo-root.js'
 
 /** Whether this file runs from the copy: its tree is not the repository's. */
-const inCopy = fileURLToPath(new URL('../..', import.meta.url)) !== repoRoot
+const inCopy = fileURLToPath(new URL('../../..', import.meta.url)) !== repoRoot
 
 export function scriptArgs(script: string): string[] {
   if (!inCopy) return ['--import', 'tsx', script]
-  return ['--liftoff-only', '--enable-source-maps', fileURLToPath(new URL(`../../${script.replace(/\.ts$/, '.js')}`, import.meta.url))]
+  return ['--liftoff-only', '--enable-source-maps', fileURLToPath(new URL(`../../../${script.replace(/\.ts$/, '.js')}`, import.meta.url))]
 }

@@ -1,8 +1,13 @@
-/** Reading and writing the deployment file (`Deployment` in wire/), refusing one with a field missing. */
+/**
+ * Reading and writing the deployment file (`Deployment` in wire/), refusing one with a field missing. In
+ * config/ because every production piece may read it for its chain settings; only the devnet writes it.
+ */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { Deployment } from '../../wire/index.js'
-import { DEFAULT_DEPLOYMENT_PATH } from '../flags/index.js'
+import type { Deployment } from '../wire/index.js'
+
+/** Where `npm run devnet` and `npm run deploy` write the deployment file and every piece looks for it. */
+export const DEFAULT_DEPLOYMENT_PATH = '.data/deployment.json'
 
 export async function writeDeployment(path: string, deployment: Deployment): Promise<void> {
   await mkdir(dirname(path), { recursive: true })

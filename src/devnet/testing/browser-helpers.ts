@@ -9,9 +9,9 @@ import { join } from 'node:path'
 import chromium from '@sparticuz/chromium'
 import jsQRModule from 'jsqr'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { scriptArgs } from '../helpers/script.js'
-import { startTestExplorer, waitForHead, type TestExplorer } from '../helpers/explorer.js'
-import { sendSettlements, startLocalChain, type LocalChain } from '../helpers/local-chain.js'
+import { scriptArgs } from './script.js'
+import { startTestExplorer, waitForHead, type TestExplorer } from './test-explorer.js'
+import { sendSettlements, startLocalChain, type LocalChain } from './local-chain.js'
 
 // jsqr is CommonJS whose module.exports is the function, while its types declare it as the default export.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default

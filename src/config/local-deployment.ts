@@ -4,10 +4,9 @@
  * chain settings when it exists.
  */
 import { existsSync } from 'node:fs'
-import { type Deployment } from '../../wire/index.js'
-import { DEFAULT_DEPLOYMENT_PATH } from '../flags/index.js'
-import { readDeployment } from '../deployment/index.js'
-import type { Env } from '../../config/index.js'
+import { type Deployment } from '../wire/index.js'
+import { DEFAULT_DEPLOYMENT_PATH, readDeployment } from './deployment-file.js'
+import type { Env } from './parse-env.js'
 
 export async function localDeploymentFromEnv(env: Env = process.env): Promise<Deployment | undefined> {
   const path = env.DEPLOYMENT_FILE ?? DEFAULT_DEPLOYMENT_PATH

@@ -19,9 +19,9 @@ import { existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import type { DatabaseOptions } from '../../src/config/index.js'
-import { startEmbeddedPostgres } from '../../src/processor/db/embedded-postgres.js'
-import { migrate } from '../../src/processor/db/migrate.js'
+import type { DatabaseOptions } from '../../config/index.js'
+import { startEmbeddedPostgres } from '../../processor/db/index.js'
+import { migrate } from '../../processor/db/index.js'
 
 export const TEST_PG_TEMPLATE = 'TEST_PG_TEMPLATE'
 

@@ -4,4 +4,4 @@
  */
 import { fileURLToPath } from 'node:url'
 
-export const repoRoot = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/\.test-build\/run-\d+\/$/, '/')
+export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url)).replace(/\/\.test-build\/run-\d+\/$/, '/')

@@ -5,10 +5,10 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { CaClient } from '../../processor/ca/index.js'
+import type { CaClient } from '../ca/index.js'
 import { DEFAULT_CA_DATA_DIR } from '../../config/index.js'
 import { ConfigError, stringSetting, urlSetting, type Env } from '../../config/index.js'
-import type { RevocationReason } from '../../processor/db/index.js'
+import type { RevocationReason } from '../db/index.js'
 import { numberFlag } from '../../platform/cli/index.js'
 
 export const caCommandNames = ['create-merchant', 'show-merchant', 'issue-certificate', 'revoke-certificate', 'crl'] as const
@@ -68,7 +68,7 @@ export async function runCaCommand(command: CaCommand, args: string[], values: V
  * The CA client, loaded when a CA command runs: with x509 and its crypto it costs about 0.5 CPU-s to
  * load, which `npm run admin -- info` and the other contract commands need not pay.
  */
-const loadCa = () => import('../../processor/ca/index.js')
+const loadCa = () => import('../ca/index.js')
 type Ca = Awaited<ReturnType<typeof loadCa>>
 
 async function issueCertificate(ca: Ca, client: CaClient, merchantId: string, values: Values): Promise<void> {

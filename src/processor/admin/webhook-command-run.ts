@@ -1,12 +1,12 @@
 /** What the webhook commands (webhook-commands.ts) do, on the processor database. */
-import { createSecretBox, merchantWebhookSecrets, openSecretBox, SecretKeyMismatchError, type SecretSealer } from '../../processor/webhooks/index.js'
-import { deriveMerchantSecret } from '../../processor/webhooks/index.js'
+import { createSecretBox, merchantWebhookSecrets, openSecretBox, SecretKeyMismatchError, type SecretSealer } from '../webhooks/index.js'
+import { deriveMerchantSecret } from '../webhooks/index.js'
 import { databaseOptionsFromEnv, newWebhookEncryptionKeyFromEnv, webhookKeyOptionsFromEnv } from '../../config/index.js'
 import { ConfigError, type Env } from '../../config/index.js'
 import type { WebhookCommand } from './webhook-commands.js'
-import { findMerchant, listMerchants } from '../../processor/db/index.js'
-import { openDatabase, type Database } from '../../processor/db/index.js'
-import { resealWebhookSecrets, rotateWebhookSecret } from '../../processor/db/index.js'
+import { findMerchant, listMerchants } from '../db/index.js'
+import { openDatabase, type Database } from '../db/index.js'
+import { resealWebhookSecrets, rotateWebhookSecret } from '../db/index.js'
 import { createLogger } from '../../platform/observability/index.js'
 import { numberFlag } from '../../platform/cli/index.js'
 

@@ -3,12 +3,12 @@
  * in-process on free ports with their own data directories, and raw HTTP requests to the admin API.
  */
 import { rmSync } from 'node:fs'
-import { CaClient, loadAuthority, localAuthorityPaths, readLocalAdminToken, startCa, type CertificateAuthority, type RunningCa } from '../../src/processor/ca/index.js'
-import { caOptionsFromEnv } from '../../src/config/ca-options.js'
-import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
-import { createLogger } from '../../src/platform/observability/logger.js'
-import { testDatabase } from '../helpers/database.js'
-import { tempDir } from '../helpers/temp-dir.js'
+import { CaClient, loadAuthority, localAuthorityPaths, readLocalAdminToken, startCa, type CertificateAuthority, type RunningCa } from '../../processor/ca/index.js'
+import { caOptionsFromEnv } from '../../config/index.js'
+import { openDatabase, type Database } from '../../processor/db/index.js'
+import { createLogger } from '../../platform/observability/index.js'
+import { testDatabase } from '../test-database/index.js'
+import { tempDir } from './temp-dir.js'
 
 export const log = createLogger('silent')
 export const tempCaDir = () => tempDir('ca-test-')
