@@ -9,8 +9,8 @@
  *   npx tsx bench/fanout-commit-probe.ts
  */
 import WebSocket from 'ws'
-import { readHead } from '../src/explorer/store/meta.js'
-import type { Hex } from '../src/wire/settlement.js'
+import { readHead } from '../src/explorer/store/index.js'
+import type { Hex } from '../src/wire/index.js'
 import { ScriptedChain, type ScriptedSettlement } from '../test/helpers/scripted-chain.js'
 import { startScriptedExplorer } from '../test/helpers/scripted-explorer.js'
 import { Histogram, type Percentiles } from './lib/histogram.js'

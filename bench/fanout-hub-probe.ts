@@ -8,7 +8,7 @@
  *
  *   npx tsx bench/fanout-hub-probe.ts [subscribers=2000]
  */
-import type { Hex } from '../src/wire/settlement.js'
+import type { Hex } from '../src/wire/index.js'
 import { ScriptedChain, type ScriptedSettlement } from '../test/helpers/scripted-chain.js'
 import { startScriptedExplorer } from '../test/helpers/scripted-explorer.js'
 import { NativeSubscribers } from './load/ws-fanout-native.js'

@@ -37,6 +37,7 @@ export interface ApiContext {
 /** The `configureApp(app)` of an app module (ExplorerServices.appModule), loaded by each thread that composes an api. */
 export async function loadConfigureApp(appModule: string | undefined): Promise<ApiContext['configureApp']> {
   if (!appModule) return undefined
+  // layering: dynamic import — the operator's (or the benchmarks') app module, named in ExplorerServices.appModule
   return ((await import(appModule)) as { configureApp: NonNullable<ApiContext['configureApp']> }).configureApp
 }
 

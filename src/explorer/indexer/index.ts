@@ -4,3 +4,4 @@
 export * from './chain-source.js'
 export * from './indexer.js'
 export * from './range-pool.js'
+export { PERMITTED_TRANSFER_TOPIC } from './decode-settlement-log.js'

@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js'
 import type { StoredSettlement } from '../store/index.js'
 import { amountInRange, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
-import { primaryWalk } from './run-events-query.js'
+import { primaryWalk } from './primary-walk.js'
 
 const MAX_LOG_INDEX = 0xffff_ffff
 
