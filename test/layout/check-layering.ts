@@ -49,7 +49,10 @@ export const MAY_LOAD: Record<string, readonly string[]> = {
   devnet: ['node:*', 'viem', '@foundry-rs/anvil', 'solc'],
 }
 
-/** Inside the explorer, what each piece may import: the API reads the store only through the query layer. */
+/**
+ * Inside the explorer, what each piece may import: the api reads the store only through the query layer.
+ * EXPLORER_MAY_NAME adds the pieces whose types (and only types: `import type`) a piece may name.
+ */
 export const EXPLORER_MAY_IMPORT: Record<string, readonly string[]> = {
   store: [],
   indexer: ['store'],
@@ -59,6 +62,11 @@ export const EXPLORER_MAY_IMPORT: Record<string, readonly string[]> = {
   'server-threads': ['api', 'query', 'store', 'indexer'],
   // Copies the store file whole (a new replica's, or one taken beside a serving explorer).
   snapshot: ['store'],
+}
+
+/** The api names the store's types (the handle it passes to query, a settlement as reported, a position), never its functions. */
+export const EXPLORER_MAY_NAME: Record<string, readonly string[]> = {
+  api: ['store'],
 }
 
 /** Areas made of several pieces, one per sub-folder; the others are one piece each. */
@@ -71,6 +79,7 @@ export interface Edge {
   from: string
   to: string
   reexport: boolean
+  typeOnly: boolean
 }
 
 /** `src/processor/checkout/api/x.ts` → `src/processor/checkout`; `src/wire/x.ts` → `src/wire`. */
@@ -125,7 +134,7 @@ export function checkTree(root: string): { violations: string[]; edges: number }
       }
       const { specifier } = imported
       if (specifier.startsWith('.')) {
-        edges.push({ from: file, to: resolveRelative(file, specifier, root), reexport: imported.reexport })
+        edges.push({ from: file, to: resolveRelative(file, specifier, root), reexport: imported.reexport, typeOnly: imported.typeOnly })
         continue
       }
       if (area === undefined) continue
@@ -145,7 +154,7 @@ export function checkTree(root: string): { violations: string[]; edges: number }
 }
 
 /** The rules one import breaks by itself; `via` names the re-exporter it passes through, if any. */
-function ruleViolations(from: string, to: string, via?: string): string[] {
+function ruleViolations(from: string, to: string, typeOnly: boolean, via?: string): string[] {
   const found: string[] = []
   const how = via === undefined ? `${from} imports ${to}` : `${from} imports ${pieceOf(to)} through the re-exports of ${via}`
   const [fromArea, toArea] = [areaOf(from), areaOf(to)]
@@ -160,32 +169,37 @@ function ruleViolations(from: string, to: string, via?: string): string[] {
   const [fromPiece, toPiece] = [pieceOf(from), pieceOf(to)]
   if (via === undefined && fromPiece !== toPiece && to !== `${toPiece}/index.ts`) found.push(`${how}: enter ${toPiece} through its index.ts`)
   const [fromSub, toSub] = [explorerPiece(from), explorerPiece(to)]
-  if (fromSub !== undefined && toSub !== undefined && fromSub !== toSub && !EXPLORER_MAY_IMPORT[fromSub]?.includes(toSub)) {
+  const named = typeOnly && EXPLORER_MAY_NAME[fromSub ?? '']?.includes(toSub ?? '')
+  if (fromSub !== undefined && toSub !== undefined && fromSub !== toSub && !named && !EXPLORER_MAY_IMPORT[fromSub]?.includes(toSub)) {
     found.push(`${how}: explorer/${fromSub} may not import explorer/${toSub}`)
   }
   return found
 }
 
-const edgeViolations = (edges: readonly Edge[]) => edges.flatMap(({ from, to }) => ruleViolations(from, to))
+const edgeViolations = (edges: readonly Edge[]) => edges.flatMap(({ from, to, typeOnly }) => ruleViolations(from, to, typeOnly))
 
-/** Importing a file that re-exports another is importing that one too, through as many re-exports as there are. */
+/**
+ * Importing a file that re-exports another is importing that one too, through as many re-exports as there
+ * are; what reaches the importer only as a type (a type import, or a type re-export on the way) is a type.
+ */
 function reexportViolations(edges: readonly Edge[]): string[] {
-  const reexports = new Map<string, string[]>()
-  for (const { from, to, reexport } of edges) if (reexport) reexports.set(from, [...(reexports.get(from) ?? []), to])
-  const reached = (file: string): Set<string> => {
-    const seen = new Set<string>()
-    const stack = [...(reexports.get(file) ?? [])]
+  const reexports = new Map<string, Edge[]>()
+  for (const edge of edges) if (edge.reexport) reexports.set(edge.from, [...(reexports.get(edge.from) ?? []), edge])
+  const reached = (file: string): Map<string, boolean> => {
+    const seen = new Map<string, boolean>()
+    const stack = (reexports.get(file) ?? []).map(({ to, typeOnly }) => ({ to, typeOnly }))
     while (stack.length > 0) {
-      const next = stack.pop()!
-      if (seen.has(next)) continue
-      seen.add(next)
-      stack.push(...(reexports.get(next) ?? []))
+      const { to, typeOnly } = stack.pop()!
+      if (seen.has(to) && (typeOnly || !seen.get(to))) continue
+      seen.set(to, typeOnly)
+      for (const next of reexports.get(to) ?? []) stack.push({ to: next.to, typeOnly: typeOnly || next.typeOnly })
     }
     return seen
   }
   // What a piece re-exports of its own files is its own; only what comes from another piece is handed on.
-  const handedOn = (file: string) => [...reached(file)].filter((target) => pieceOf(target) !== pieceOf(file))
-  return edges.flatMap(({ from, to }) => handedOn(to).flatMap((target) => ruleViolations(from, target, to)))
+  return edges.flatMap(({ from, to, typeOnly }) =>
+    [...reached(to)].filter(([target]) => pieceOf(target) !== pieceOf(to)).flatMap(([target, typeOnlyThere]) => ruleViolations(from, target, typeOnly || typeOnlyThere, to)),
+  )
 }
 
 /** The strongly connected components of a graph with more than one node or a self-loop (Tarjan). */

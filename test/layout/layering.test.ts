@@ -129,9 +129,14 @@ describe('each rule fails on a made-up violation', () => {
     ])
   })
 
-  test('the api reaching the store directly, or through what query re-exports wholesale or by name', () => {
+  test('the api reaching the store\'s functions directly, or anything of it through what query re-exports wholesale or by name', () => {
     assert.deepEqual(violationsWith({ 'src/explorer/api/register-rest.ts': "import { encodePk } from '../store/index.js'\nexport const rest = encodePk\n" }), [
       'src/explorer/api/register-rest.ts imports src/explorer/store/index.ts: explorer/api may not import explorer/store',
+    ])
+    // Naming the store's types reads nothing: the api may, and only that.
+    assert.deepEqual(violationsWith({ 'src/explorer/api/live-hub.ts': "import type { Store } from '../store/index.js'\nimport { type Position, page } from '../query/index.js'\nexport type S = [Store, Position, typeof page]\n" }), [])
+    assert.deepEqual(violationsWith({ 'src/explorer/api/live-hub.ts': "import { type Store, encodePk } from '../store/index.js'\nexport const s: [Store?, typeof encodePk?] = []\n" }), [
+      'src/explorer/api/live-hub.ts imports src/explorer/store/index.ts: explorer/api may not import explorer/store',
     ])
     const throughQuery = 'src/explorer/api/register-rest.ts imports src/explorer/store through the re-exports of src/explorer/query/index.ts: explorer/api may not import explorer/store'
     assert.deepEqual(violationsWith({ 'src/explorer/query/index.ts': "export * from './events-query.js'\nexport * from '../store/index.js'\n" }), [throughQuery])

@@ -10,6 +10,8 @@ export interface SourceImport {
   specifier: string
   /** `export … from`: the file hands the names on, so its importers reach the target too. */
   reexport: boolean
+  /** `import type`, or every name marked `type`: names a type, loads nothing. */
+  typeOnly: boolean
   /** Only for `import(` whose argument is not one string literal: the code from the call on, for the message. */
   nonLiteral?: string
   /** 1-based line of the import. */
@@ -110,7 +112,7 @@ export function blankComments(text: string): string {
   return out.join('')
 }
 
-const STATIC = /(?:^|[\n;}])[ \t]*(import|export)\s+(?:type\s+)?[\w$*{},\s]*?\bfrom\s*(['"])([^'"\n]+)\2/g
+const STATIC = /(?:^|[\n;}])[ \t]*(import|export)\s+(type\s+)?([\w$*{},\s]*?)\bfrom\s*(['"])([^'"\n]+)\4/g
 const SIDE_EFFECT = /(?:^|[\n;}])[ \t]*import\s*(['"])([^'"\n]+)\1/g
 const DYNAMIC = /(?<![\w$.])import\s*\(/g
 const LITERAL_ARGUMENT = /^\s*(['"])([^'"\n]+)\1\s*[,)]/
@@ -122,10 +124,12 @@ export function readImports(source: string): SourceImport[] {
   const code = blankComments(source)
   const found: SourceImport[] = []
   for (const match of code.matchAll(STATIC)) {
-    found.push({ specifier: match[3]!, reexport: match[1] === 'export', line: lineAt(code, match.index + match[0].indexOf(match[1]!)) })
+    const names = /^\s*\{([^}]*)\}\s*$/.exec(match[3]!)?.[1]?.split(',').map((name) => name.trim()).filter((name) => name !== '')
+    const typeOnly = match[2] !== undefined || (names !== undefined && names.length > 0 && names.every((name) => name.startsWith('type ')))
+    found.push({ specifier: match[5]!, reexport: match[1] === 'export', typeOnly, line: lineAt(code, match.index + match[0].indexOf(match[1]!)) })
   }
   for (const match of code.matchAll(SIDE_EFFECT)) {
-    found.push({ specifier: match[2]!, reexport: false, line: lineAt(code, match.index + match[0].indexOf('import')) })
+    found.push({ specifier: match[2]!, reexport: false, typeOnly: false, line: lineAt(code, match.index + match[0].indexOf('import')) })
   }
   const lines = source.split('\n')
   for (const match of code.matchAll(DYNAMIC)) {
@@ -133,11 +137,11 @@ export function readImports(source: string): SourceImport[] {
     const line = lineAt(code, match.index)
     const literal = LITERAL_ARGUMENT.exec(argument)
     if (literal !== null) {
-      found.push({ specifier: literal[2]!, reexport: false, line })
+      found.push({ specifier: literal[2]!, reexport: false, typeOnly: false, line })
       continue
     }
     const allowed = [lines[line - 1], lines[line - 2]].some((text) => text !== undefined && DYNAMIC_IMPORT_ALLOW.test(text))
-    if (!allowed) found.push({ specifier: '', reexport: false, nonLiteral: code.slice(match.index, match.index + 60).split('\n')[0]!, line })
+    if (!allowed) found.push({ specifier: '', reexport: false, typeOnly: false, nonLiteral: code.slice(match.index, match.index + 60).split('\n')[0]!, line })
   }
   return found
 }

@@ -18,6 +18,12 @@ export function positionBefore(p: Position): Position {
   return p.blockNumber > 0 ? { blockNumber: p.blockNumber - 1, logIndex: MAX_LOG_INDEX } : p
 }
 
+/** The replay bound at a position: a replay from it includes the position; the live layer keeps bounds, never builds them. */
+export const boundAt = (p: Position): Buffer => encodePk(p.blockNumber, p.logIndex)
+
+/** The replay bound just after a position: a replay from it starts with what follows. */
+export const boundAfter = (p: Position): Buffer => keyAfter(p)
+
 /** The key after the newest stored settlement: where a replay that starts now ends. */
 export function storedEnd(store: Store): Buffer {
   for (const key of store.events.getKeys({ reverse: true, limit: 1 })) return keyAfter(decodePk(key))

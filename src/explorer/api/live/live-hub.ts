@@ -32,13 +32,13 @@ import type { IndexerListener } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
 import { ConnectionsPerAddress, type SharedConnections } from '../../../platform/limits/index.js'
-import { amountInRange, matchingInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
-import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
-import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
+import { amountInRange, matchingInRange, positionBefore, storedEnd, type SettlementFilter, type TokenCache } from '../../query/index.js'
+import { boundAfter, boundAt, cursorBefore, cursorOf, fieldValuesOf, settlementText } from '../../query/index.js'
+import type { Position, Store, StoredSettlement } from '../../store/index.js'
 import { BufferBudget, type BudgetedConnection, type SlowBound } from './buffer-budget.js'
 import { GroupTurns } from './group-turns.js'
 import { eventMessage, sseFrame, type EventKind } from './messages.js'
-import { ShapeCounts, amountTopic, fieldValues, filterTopic, topicsOf } from './topics.js'
+import { ShapeCounts, amountTopic, filterTopic, topicsOf } from './topics.js'
 
 export type Channel = 'websocket' | 'sse'
 
@@ -196,8 +196,7 @@ export class LiveHub implements IndexerListener {
 
   /** The position of the last published settlement: a subscription without `since` starts after it. */
   liveCursor(): string {
-    const last = positionBefore(decodePk(this.#publishedEnd))
-    return encodeCursor(last.blockNumber, last.logIndex)
+    return cursorBefore(this.#publishedEnd)
   }
 
   /** Starts a subscription: replays from `since` when given, then delivers live. The caller acknowledged it. */
@@ -210,7 +209,7 @@ export class LiveHub implements IndexerListener {
     if (since === undefined && this.#turns.pending === 0) this.#goLive(sub)
     else {
       // With messages held back, even a subscription without `since` starts as a replay from the end.
-      if (since !== undefined) sub.from = keyAfter(since)
+      if (since !== undefined) sub.from = boundAfter(since)
       this.#replaying.add(sub)
       this.#queueReplay(sub)
     }
@@ -239,9 +238,9 @@ export class LiveHub implements IndexerListener {
       const end = Math.min(i + CHUNK, settlements.length)
       // With no subscription nothing is rendered, not even the cursor: ingest pays nothing for the hub.
       if (this.#shapes.active.length > 0) {
-        for (let k = i; k < end; k++) this.#publish('SETTLEMENT', settlements[k]!, encodeCursor(settlements[k]!.blockNumber, settlements[k]!.logIndex))
+        for (let k = i; k < end; k++) this.#publish('SETTLEMENT', settlements[k]!, cursorOf(settlements[k]!))
       }
-      this.#publishedEnd = keyAfter(settlements[end - 1]!)
+      this.#publishedEnd = boundAfter(settlements[end - 1]!)
       this.#releaseWaiting()
       this.#checkBuffers()
     }
@@ -255,14 +254,13 @@ export class LiveHub implements IndexerListener {
     this.#turns.flush()
     this.#turns.startTurn()
     for (const s of settlements) {
-      const before = positionBefore(s)
-      const cursor = encodeCursor(before.blockNumber, before.logIndex)
+      const cursor = cursorOf(positionBefore(s))
       this.#publish('REMOVED', s, cursor)
       this.#rewindReplays(s, cursor)
     }
     const oldest = settlements[settlements.length - 1]
     if (oldest) {
-      const key = encodePk(oldest.blockNumber, oldest.logIndex)
+      const key = boundAt(oldest)
       if (Buffer.compare(key, this.#publishedEnd) < 0) this.#publishedEnd = key
       // A replay past the new end had passed only what is now gone: it continues from the end, it does
       // not wait there as a `since` from another replica would.
@@ -282,18 +280,18 @@ export class LiveHub implements IndexerListener {
 
   #publish(kind: EventKind, s: StoredSettlement, cursor: string): void {
     if (this.#shapes.active.length === 0) return
-    const values = fieldValues(s)
+    const values = fieldValuesOf(s)
     let json: string | undefined
     let frame: string | undefined
     const deliver = (topic: string) => {
         const ids = this.#wsGroups.get(topic)
         if (ids) {
-          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          json ??= settlementText(s, this.#o.tokens)
           for (const id of ids.keys()) this.#turns.publish(`${topic}#${id}`, kind, eventMessage(kind, json, cursor, id === NO_ID ? undefined : id))
         }
         const responses = this.#sseGroups.get(topic)
         if (responses) {
-          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          json ??= settlementText(s, this.#o.tokens)
           frame ??= sseFrame(kind, json, cursor)
           for (const conn of responses) conn.send(frame)
           this.#sent(responses.size, { channel: 'sse', type: kind })
@@ -343,8 +341,8 @@ export class LiveHub implements IndexerListener {
       const tokens = this.#o.tokens
       conn.cork(() => {
         for (const s of found) {
-          const json = settlementJson(s, tokens.get(fieldHex(s, 'token')))
-          const cursor = encodeCursor(s.blockNumber, s.logIndex)
+          const json = settlementText(s, tokens)
+          const cursor = cursorOf(s)
           conn.send(conn.channel === 'websocket' ? eventMessage('SETTLEMENT', json, cursor, sub.id) : sseFrame('SETTLEMENT', json, cursor))
         }
       })
@@ -398,11 +396,11 @@ export class LiveHub implements IndexerListener {
   /** A reorg took back `s`: replays that already sent it are told and step back before it. */
   #rewindReplays(s: StoredSettlement, cursor: string): void {
     if (this.#replaying.size === 0) return
-    const key = encodePk(s.blockNumber, s.logIndex)
-    const values = fieldValues(s)
+    const key = boundAt(s)
+    const values = fieldValuesOf(s)
     for (const sub of this.#replaying) {
       if (Buffer.compare(key, sub.from) >= 0 || !topicsOf(sub.shape, values).includes(sub.fieldTopic) || !amountInRange(s.amount, sub.filter)) continue
-      const json = settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+      const json = settlementText(s, this.#o.tokens)
       sub.conn.send(sub.conn.channel === 'websocket' ? eventMessage('REMOVED', json, cursor, sub.id) : sseFrame('REMOVED', json, cursor))
       sub.from = key
     }
