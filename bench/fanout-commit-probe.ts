@@ -9,9 +9,10 @@
  *   npx tsx bench/fanout-commit-probe.ts
  */
 import WebSocket from 'ws'
-import { readHead } from '../src/explorer/store/meta.js'
-import type { Hex } from '../src/wire/settlement.js'
-import { ScriptedChain, type ScriptedSettlement, startScriptedExplorer } from '../src/devnet/testing/index.js'
+import { readHead } from '../src/explorer/store/index.js'
+import type { Hex } from '../src/wire/index.js'
+import { ScriptedChain, type ScriptedSettlement } from '../src/devnet/testing/index.js'
+import { startScriptedExplorer } from '../src/devnet/testing/index.js'
 import { Histogram, type Percentiles } from './lib/histogram.js'
 
 const BLOCKS = 60

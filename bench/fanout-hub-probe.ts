@@ -8,8 +8,9 @@
  *
  *   npx tsx bench/fanout-hub-probe.ts [subscribers=2000]
  */
-import type { Hex } from '../src/wire/settlement.js'
-import { ScriptedChain, type ScriptedSettlement, startScriptedExplorer } from '../src/devnet/testing/index.js'
+import type { Hex } from '../src/wire/index.js'
+import { ScriptedChain, type ScriptedSettlement } from '../src/devnet/testing/index.js'
+import { startScriptedExplorer } from '../src/devnet/testing/index.js'
 import { NativeSubscribers } from './load/ws-fanout-native.js'
 import { countSends } from './profile/count-sends.js'
 

@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import uWS from 'uWebSockets.js'
-import type { SettlementFilter } from '../src/explorer/query/events-query.js'
+import type { SettlementFilter } from '../src/explorer/query/index.js'
 import { Histogram } from './lib/histogram.js'
 import { NativeSubscribers } from './load/ws-fanout-native.js'
 

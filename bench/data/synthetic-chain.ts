@@ -4,9 +4,9 @@
  * can keep following it. Each block's content is a pure function of (seed, block number); the
  * address helpers are the test suite's, so test and bench data look alike.
  */
-import type { BlockHeader, IndexingStep } from '../../src/explorer/store/commit-batch.js'
-import type { SettlementRecord, TokenInfo } from '../../src/explorer/store/record.js'
-import type { Hex } from '../../src/wire/settlement.js'
+import type { BlockHeader, IndexingStep } from '../../src/explorer/store/index.js'
+import type { SettlementRecord, TokenInfo } from '../../src/explorer/store/index.js'
+import type { Hex } from '../../src/wire/index.js'
 import { syntheticAcquirer, syntheticPayer, syntheticRecipient, syntheticToken } from '../../src/devnet/testing/index.js'
 
 export interface ChainShape {

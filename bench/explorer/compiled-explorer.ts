@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { buildPieces } from '../../scripts/build/build-pieces.js'
-import type { Hex } from '../../src/wire/settlement.js'
+import type { Hex } from '../../src/wire/index.js'
 import { BENCH_CHAIN_ID } from '../data/bench-store.js'
 
 /** Inside the repository, so that the bundles resolve their packages from its node_modules. */

@@ -8,9 +8,9 @@
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { explorerOptionsFromEnv } from '../../src/config/explorer-options.js'
-import { readHead } from '../../src/explorer/store/meta.js'
-import { startExplorer } from '../../src/explorer/start-explorer.js'
+import { explorerOptionsFromEnv } from '../../src/config/index.js'
+import { readHead } from '../../src/explorer/store/index.js'
+import { startExplorer } from '../../src/explorer/index.js'
 import { serveParent } from '../lib/child.js'
 import { rssAnonBytes } from '../lib/machine.js'
 import { threadCpuSeconds } from '../lib/proc.js'

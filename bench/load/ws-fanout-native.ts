@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import type { SettlementFilter } from '../../src/explorer/query/events-query.js'
+import type { SettlementFilter } from '../../src/explorer/query/index.js'
 import { BENCH_DIR } from '../data/bench-store.js'
 
 export interface FanoutOptions {

@@ -11,8 +11,8 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { PERMITTED_TRANSFER_TOPIC } from '../../src/explorer/indexer/decode-settlement-log.js'
-import type { Hex } from '../../src/wire/settlement.js'
+import { PERMITTED_TRANSFER_TOPIC } from '../../src/explorer/indexer/index.js'
+import type { Hex } from '../../src/wire/index.js'
 import { SyntheticChain, tokenInfoOf } from '../data/synthetic-chain.js'
 import { logsBloom } from './logs-bloom.js'
 import { syntheticToken } from '../../src/devnet/testing/index.js'

@@ -5,12 +5,12 @@
  * for a client reading as fast as it can, and the explorer's memory sampled throughout.
  */
 import { Bench } from 'tinybench'
-import { createQueryExecutor } from '../../src/explorer/query/query-executor.js'
-import { isCheap } from '../../src/explorer/query/query-cost.js'
-import { runEventsQuery } from '../../src/explorer/query/run-events-query.js'
-import type { EventsQuery } from '../../src/explorer/query/events-query.js'
-import { TokenCache } from '../../src/explorer/query/token-cache.js'
-import { openStore } from '../../src/explorer/store/open-store.js'
+import { createQueryExecutor } from '../../src/explorer/query/index.js'
+import { isCheap } from '../../src/explorer/query/index.js'
+import { runEventsQuery } from '../../src/explorer/query/index.js'
+import type { EventsQuery } from '../../src/explorer/query/index.js'
+import { TokenCache } from '../../src/explorer/query/index.js'
+import { openStore } from '../../src/explorer/store/index.js'
 import { syntheticToken } from '../../src/devnet/testing/index.js'
 import { ensureBenchStore } from '../data/bench-store.js'
 import { fmt, ms, table } from '../lib/format.js'

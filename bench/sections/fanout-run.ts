@@ -8,7 +8,7 @@
  */
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SettlementFilter } from '../../src/explorer/query/events-query.js'
+import type { SettlementFilter } from '../../src/explorer/query/index.js'
 import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../src/devnet/testing/index.js'
 import { BENCH_DIR } from '../data/bench-store.js'
 import { Histogram, type Percentiles } from '../lib/histogram.js'

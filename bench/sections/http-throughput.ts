@@ -10,8 +10,8 @@
  * of one recipient and of any recipient. The other endpoints run at the first size.
  */
 import { cpus } from 'node:os'
-import type { EventsQuery } from '../../src/explorer/query/events-query.js'
-import { encodeCursor } from '../../src/explorer/store/cursor.js'
+import type { EventsQuery } from '../../src/explorer/query/index.js'
+import { encodeCursor } from '../../src/explorer/store/index.js'
 import { syntheticRecipient, syntheticToken } from '../../src/devnet/testing/index.js'
 import { ensureBenchStore, type BenchStore } from '../data/bench-store.js'
 import { fmt, ms, table, verdict } from '../lib/format.js'

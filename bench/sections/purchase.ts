@@ -12,8 +12,8 @@
  */
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { signPayment } from '../../src/wire/sign-payment.js'
-import { deriveLocalKey } from '../../src/config/local-keys.js'
+import { signPayment } from '../../src/wire/index.js'
+import { deriveLocalKey } from '../../src/config/index.js'
 import { payAsDemoPayer } from '../../src/devnet/demo-wallet/index.js'
 import { startPurchaseWorld, type PurchaseWorld } from '../../src/devnet/testing/index.js'
 import { fmt, table } from '../lib/format.js'

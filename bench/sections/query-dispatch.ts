@@ -7,11 +7,11 @@
  * out, the page's bytes back, the promise) and every other thread (the worker: the query plus its side
  * of the exchange). CPU per task from /proc at the kernel's 10 ms tick, over several thousand tasks.
  */
-import type { EventsQuery } from '../../src/explorer/query/events-query.js'
-import { createQueryExecutor, type QueryExecutor } from '../../src/explorer/query/query-executor.js'
-import { runQueryTask, type QueryTask } from '../../src/explorer/query/query-task.js'
-import { TokenCache } from '../../src/explorer/query/token-cache.js'
-import { openStore } from '../../src/explorer/store/open-store.js'
+import type { EventsQuery } from '../../src/explorer/query/index.js'
+import { createQueryExecutor, type QueryExecutor } from '../../src/explorer/query/index.js'
+import { runQueryTask, type QueryTask } from '../../src/explorer/query/index.js'
+import { TokenCache } from '../../src/explorer/query/index.js'
+import { openStore } from '../../src/explorer/store/index.js'
 import { cpuSeconds, threadCpuSeconds } from '../lib/proc.js'
 
 export interface DispatchCost {

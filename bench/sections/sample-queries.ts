@@ -2,9 +2,9 @@
  * The queries the latency and HTTP sections ask, built from values that exist in the synthetic chain:
  * each filter alone, common combinations, deep cursors and both orders.
  */
-import { encodeCursor } from '../../src/explorer/store/cursor.js'
-import type { EventsQuery } from '../../src/explorer/query/events-query.js'
-import type { Hex } from '../../src/wire/settlement.js'
+import { encodeCursor } from '../../src/explorer/store/index.js'
+import type { EventsQuery } from '../../src/explorer/query/index.js'
+import type { Hex } from '../../src/wire/index.js'
 import { syntheticAcquirer, syntheticRecipient, syntheticToken } from '../../src/devnet/testing/index.js'
 import type { SyntheticChain } from '../data/synthetic-chain.js'
 

@@ -3,7 +3,7 @@
  * directory, each in its own process, configured through the environment like `npm run explorer`.
  */
 import { mkdirSync } from 'node:fs'
-import type { Hex } from '../../src/wire/settlement.js'
+import type { Hex } from '../../src/wire/index.js'
 import { BENCH_CHAIN_ID } from '../data/bench-store.js'
 import { BENCH_CONTRACT } from '../data/synthetic-chain.js'
 import { startChild, type BenchChild } from '../lib/child.js'

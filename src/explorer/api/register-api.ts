@@ -9,7 +9,8 @@ import type { ExplorerOptions } from '../../config/index.js'
 import type { IndexerListener, IndexerStatus } from '../indexer/index.js'
 import type { Logger, Metrics } from '../../platform/observability/index.js'
 import type { SharedConnections } from '../../platform/limits/index.js'
-import { DEFAULT_KEY_VIEW_BYTES, KeyViews, TokenCache, type QueryExecutor, type Store } from '../query/index.js'
+import { DEFAULT_KEY_VIEW_BYTES, KeyViews, TokenCache, type QueryExecutor } from '../query/index.js'
+import type { Store } from '../store/index.js'
 import { registerLive, type LiveHub } from './live/index.js'
 import { HttpValidators } from './rest/http-cache.js'
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from './rest/page-cache.js'
@@ -37,6 +38,7 @@ export interface ApiContext {
 /** The `configureApp(app)` of an app module (ExplorerServices.appModule), loaded by each thread that composes an api. */
 export async function loadConfigureApp(appModule: string | undefined): Promise<ApiContext['configureApp']> {
   if (!appModule) return undefined
+  // layering: dynamic import — the operator's (or the benchmarks') app module, named in ExplorerServices.appModule
   return ((await import(appModule)) as { configureApp: NonNullable<ApiContext['configureApp']> }).configureApp
 }
 

@@ -18,7 +18,7 @@ import type { Store } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
 import { indexCount, indexWalk, type FieldFilter } from './field-index.js'
-import { primaryCount, primaryKeys } from './run-events-query.js'
+import { primaryCount, primaryKeys } from './primary-walk.js'
 
 export interface AmountBounds {
   min: bigint

@@ -21,7 +21,8 @@ import type { Metrics } from '../../platform/observability/index.js'
 import { HIGHEST_PK, LOWEST_PK, decodePk, indexValuePk, readRecord } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { recordJson } from '../store/index.js'
-import { fieldHex, settlementJson, type StoredSettlement } from '../store/index.js'
+import { fieldHex, type StoredSettlement } from '../store/index.js'
+import { settlementText } from './settlement-text.js'
 import { settlementWrites, type WriteCounts } from '../store/index.js'
 import { keyRange } from './block-range.js'
 import type { EventsQuery } from './events-query.js'
@@ -112,7 +113,7 @@ export class KeyViews implements IndexerListener {
           this.#forget(view)
           continue
         }
-        json ??= Buffer.from(settlementJson(s, this.#tokens.get(fieldHex(s, 'token'))))
+        json ??= Buffer.from(settlementText(s, this.#tokens))
         this.#bytes -= view.bytes
         view.prepend(s, json)
         this.#bytes += view.bytes

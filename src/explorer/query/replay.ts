@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js'
 import type { StoredSettlement } from '../store/index.js'
 import { amountInRange, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
-import { primaryWalk } from './run-events-query.js'
+import { primaryWalk } from './primary-walk.js'
 
 const MAX_LOG_INDEX = 0xffff_ffff
 
@@ -17,6 +17,12 @@ export function positionBefore(p: Position): Position {
   if (p.logIndex > 0) return { blockNumber: p.blockNumber, logIndex: p.logIndex - 1 }
   return p.blockNumber > 0 ? { blockNumber: p.blockNumber - 1, logIndex: MAX_LOG_INDEX } : p
 }
+
+/** The replay bound at a position: a replay from it includes the position; the live layer keeps bounds, never builds them. */
+export const boundAt = (p: Position): Buffer => encodePk(p.blockNumber, p.logIndex)
+
+/** The replay bound just after a position: a replay from it starts with what follows. */
+export const boundAfter = (p: Position): Buffer => keyAfter(p)
 
 /** The key after the newest stored settlement: where a replay that starts now ends. */
 export function storedEnd(store: Store): Buffer {

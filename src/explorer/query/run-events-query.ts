@@ -9,19 +9,17 @@
  * page, as DynamoDB's `LastEvaluatedKey` after its read limit). A recipient alone reads its covering
  * runs (covered-page.ts) instead of the index and the primary database.
  */
-import type { Transaction } from 'lmdb'
-import { decodePk, encodePk, indexValuePk, keyAfter, readRecord } from '../store/index.js'
+import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/index.js'
 import { readCount } from '../store/index.js'
 import type { Store } from '../store/index.js'
-import { decodeRecord, type StoredSettlement } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import type { EventsQuery } from './events-query.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
-import { firstOf } from './first-of.js'
 import type { TokenCache } from './token-cache.js'
 import { coveredPage, isCovered } from './covered-page.js'
 import { amountBounds, amountQuery, storedAmountInRange, usesAmountIndex } from './amount-query.js'
+import { primaryCount, primaryKeys } from './primary-walk.js'
 
 /** The benchmarks (bench/sections/query-latency.ts) time these through this module. */
 export { fieldFilters, indexCount, indexWalk, load, type FieldFilter }
@@ -71,35 +69,11 @@ export function pageBounds(range: KeyRange, q: Pick<EventsQuery, 'after' | 'orde
   return Buffer.compare(page.low, page.high) < 0 ? page : undefined
 }
 
-/** Primary keys inside [low, high), in order; read in `transaction` when given. */
-export function* primaryKeys(store: Store, range: KeyRange, order: 'asc' | 'desc', transaction?: Transaction): Generator<Buffer> {
-  if (order === 'asc') {
-    yield* store.events.getKeys({ start: range.low, end: range.high, transaction })
-    return
-  }
-  // Reverse ranges start inclusive; `high` is exclusive, so a key equal to it is skipped.
-  for (const key of store.events.getKeys({ start: range.high, reverse: true, transaction })) {
-    if (Buffer.compare(key, range.low) < 0) return
-    if (!key.equals(range.high)) yield key
-  }
-}
-
-export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
-  for (const key of primaryKeys(store, range, order)) yield decodeRecord(key, readRecord(store, key)!)
-}
-
 /** Primary keys only: the page renders from the cache and reads values only on a miss. */
 function primaryPage(store: Store, range: KeyRange, order: 'asc' | 'desc', take: number): Buffer[] {
   const found: Buffer[] = []
   for (const key of primaryKeys(store, range, order)) if (found.push(key) >= take) break
   return found
-}
-
-export function primaryCount(store: Store, range: KeyRange): number {
-  const first = firstOf(primaryWalk(store, range, 'asc'))
-  if (!first) return 0
-  const last = firstOf(primaryWalk(store, range, 'desc'))!
-  return last.ordinal - first.ordinal + 1
 }
 
 function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'asc' | 'desc', take: number): Buffer[] {

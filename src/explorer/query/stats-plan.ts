@@ -17,7 +17,7 @@ import { amountRangePks, countAmountRange, decodeRecord, fieldHex, HOUR_SECONDS,
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
-import { primaryWalk } from './run-events-query.js'
+import { primaryWalk } from './primary-walk.js'
 
 /** `GET /stats` filters, validated: field values lowercase, amount bounds canonical. */
 export interface StatsFilter extends Omit<SettlementFilter, 'orderReference'> {

@@ -166,6 +166,7 @@ export class ServerThreads {
 function startWorker(data: ServerThreadData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./server-thread.js', import.meta.url), { workerData: data })
   const entry = new URL('./server-thread.ts', import.meta.url).href
+  // layering: dynamic import — the boot code of a worker under tsx: its loader, then this piece's own server-thread.ts
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}) })`
   return new Worker(boot, { eval: true, workerData: data })
 }

@@ -3,7 +3,7 @@ import { createSecretBox, merchantWebhookSecrets, openSecretBox, SecretKeyMismat
 import { deriveMerchantSecret } from '../webhooks/index.js'
 import { databaseOptionsFromEnv, newWebhookEncryptionKeyFromEnv, webhookKeyOptionsFromEnv } from '../../config/index.js'
 import { ConfigError, type Env } from '../../config/index.js'
-import type { WebhookCommand } from './webhook-commands.js'
+import type { WebhookCommand } from './webhook-command-names.js'
 import { findMerchant, listMerchants } from '../db/index.js'
 import { openDatabase, type Database } from '../db/index.js'
 import { resealWebhookSecrets, rotateWebhookSecret } from '../db/index.js'

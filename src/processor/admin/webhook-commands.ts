@@ -4,9 +4,7 @@
  * and need no chain or deployment file. Every delivery worker sees a rotation at once (NOTIFY).
  */
 import type { Env } from '../../config/index.js'
-
-export const webhookCommandNames = ['rotate-webhook-secret', 'webhook-secret', 'reencrypt-webhook-secrets'] as const
-export type WebhookCommand = (typeof webhookCommandNames)[number]
+import { webhookCommandNames, type WebhookCommand } from './webhook-command-names.js'
 
 export const webhookCommandOptions = {
   'overlap-hours': { type: 'string' },

@@ -33,6 +33,7 @@ async function loadWebSocket(): Promise<WebSocketConstructor> {
   const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket
   if (global) return global
   const specifier = 'undici'
+  // layering: dynamic import — undici only where there is no global WebSocket (Node 20), hidden from browser bundlers
   const undici = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as { WebSocket?: WebSocketConstructor }
   if (!undici.WebSocket) throw new Error('no WebSocket implementation: this runtime has no global WebSocket and undici has none')
   return undici.WebSocket

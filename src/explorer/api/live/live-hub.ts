@@ -35,16 +35,16 @@ import type { IndexerListener } from '../../indexer/index.js'
 import type { Logger } from '../../../platform/observability/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
 import type { SharedConnections } from '../../../platform/limits/index.js'
-import { amountInRange, positionBefore, storedEnd, type SettlementFilter, type Store, type TokenCache } from '../../query/index.js'
-import { decodePk, encodeCursor, encodePk, keyAfter, type Position } from '../../query/index.js'
-import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
+import { amountInRange, positionBefore, storedEnd, type SettlementFilter, type TokenCache } from '../../query/index.js'
+import { boundAfter, boundAt, cursorBefore, cursorOf, fieldValuesOf, settlementText } from '../../query/index.js'
+import type { Position, Store, StoredSettlement } from '../../store/index.js'
 import { eventMessage, sseFrame, type EventKind } from '../../../wire/index.js'
 import { BufferBudget, type SlowBound } from './buffer-budget.js'
 import { GroupTurns } from './group-turns.js'
 import { LiveAdmission, type Refusal } from './live-admission.js'
 import { subscriptionKey, type LiveConnection, type Subscription } from './live-connection.js'
 import { CHUNK, Replays } from './replays.js'
-import { ShapeCounts, amountTopic, fieldValues, filterTopic, topicsOf } from './topics.js'
+import { ShapeCounts, amountTopic, filterTopic, topicsOf } from './topics.js'
 
 export interface LiveHubOptions {
   app: TemplatedApp
@@ -155,8 +155,7 @@ export class LiveHub implements IndexerListener {
 
   /** The position of the last published settlement: a subscription without `since` starts after it. */
   liveCursor(): string {
-    const last = positionBefore(decodePk(this.#publishedEnd))
-    return encodeCursor(last.blockNumber, last.logIndex)
+    return cursorBefore(this.#publishedEnd)
   }
 
   /** Starts a subscription: replays from `since` when given, then delivers live. The caller acknowledged it. */
@@ -169,7 +168,7 @@ export class LiveHub implements IndexerListener {
     if (since === undefined && this.#turns.pending === 0) this.#goLive(sub)
     else {
       // With messages held back, even a subscription without `since` starts as a replay from the end.
-      if (since !== undefined) sub.from = keyAfter(since)
+      if (since !== undefined) sub.from = boundAfter(since)
       this.#replays.start(sub)
     }
     return sub
@@ -192,9 +191,9 @@ export class LiveHub implements IndexerListener {
       const end = Math.min(i + CHUNK, settlements.length)
       // With no subscription nothing is rendered, not even the cursor: ingest pays nothing for the hub.
       if (this.#shapes.active.length > 0) {
-        for (let k = i; k < end; k++) this.#publish('SETTLEMENT', settlements[k]!, encodeCursor(settlements[k]!.blockNumber, settlements[k]!.logIndex))
+        for (let k = i; k < end; k++) this.#publish('SETTLEMENT', settlements[k]!, cursorOf(settlements[k]!))
       }
-      this.#publishedEnd = keyAfter(settlements[end - 1]!)
+      this.#publishedEnd = boundAfter(settlements[end - 1]!)
       this.#replays.releaseWaiting()
       this.#checkBuffers()
     }
@@ -208,14 +207,13 @@ export class LiveHub implements IndexerListener {
     this.#turns.flush()
     this.#turns.startTurn()
     for (const s of settlements) {
-      const before = positionBefore(s)
-      const cursor = encodeCursor(before.blockNumber, before.logIndex)
+      const cursor = cursorOf(positionBefore(s))
       this.#publish('REMOVED', s, cursor)
       this.#replays.rewind(s, cursor)
     }
     const oldest = settlements[settlements.length - 1]
     if (oldest) {
-      const key = encodePk(oldest.blockNumber, oldest.logIndex)
+      const key = boundAt(oldest)
       if (Buffer.compare(key, this.#publishedEnd) < 0) this.#publishedEnd = key
       this.#replays.pullBackTo(this.#publishedEnd)
     }
@@ -233,18 +231,18 @@ export class LiveHub implements IndexerListener {
 
   #publish(kind: EventKind, s: StoredSettlement, cursor: string): void {
     if (this.#shapes.active.length === 0) return
-    const values = fieldValues(s)
+    const values = fieldValuesOf(s)
     let json: string | undefined
     let frame: string | undefined
     const deliver = (topic: string) => {
         const ids = this.#wsGroups.get(topic)
         if (ids) {
-          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          json ??= settlementText(s, this.#o.tokens)
           for (const id of ids.keys()) this.#turns.publish(`${topic}#${id}`, kind, eventMessage(kind, json, cursor, id === NO_ID ? undefined : id))
         }
         const responses = this.#sseGroups.get(topic)
         if (responses) {
-          json ??= settlementJson(s, this.#o.tokens.get(fieldHex(s, 'token')))
+          json ??= settlementText(s, this.#o.tokens)
           frame ??= sseFrame(kind, json, cursor)
           for (const conn of responses) conn.send(frame)
           this.#sent(responses.size, { channel: 'sse', type: kind })

@@ -2,7 +2,8 @@
  * The one place that validates WebSocket client messages (SPEC §3.3). Filter values and cursors go
  * through the same checks as the REST query string, so both interfaces accept exactly the same input.
  */
-import { FILTER_KEYS, type Position, type SettlementFilter } from '../../query/index.js'
+import { FILTER_KEYS, type SettlementFilter } from '../../query/index.js'
+import type { Position } from '../../store/index.js'
 import { BaseError } from '../../../errors/index.js'
 import { ProblemError } from '../../../platform/http/index.js'
 import { parseCursor, parseFilter } from '../rest/parse-query.js'

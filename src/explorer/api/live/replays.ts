@@ -11,12 +11,12 @@
  * - A reorg that takes back a settlement a replay already sent tells it and steps the replay back.
  */
 import type { LiveLimits } from '../../../config/index.js'
-import { amountInRange, matchingInRange, type Store, type TokenCache } from '../../query/index.js'
-import { encodeCursor, encodePk } from '../../query/index.js'
-import { fieldHex, settlementJson, type StoredSettlement } from '../../query/index.js'
+import { amountInRange, matchingInRange, type TokenCache } from '../../query/index.js'
+import { boundAt, cursorOf, fieldValuesOf, settlementText } from '../../query/index.js'
+import type { Store, StoredSettlement } from '../../store/index.js'
 import { eventMessage, sseFrame, type EventKind } from '../../../wire/index.js'
 import type { Channel, LiveConnection, Subscription } from './live-connection.js'
-import { fieldValues, topicsOf } from './topics.js'
+import { topicsOf } from './topics.js'
 
 /** Settlements per replay chunk. */
 export const CHUNK = 256
@@ -94,11 +94,11 @@ export class Replays {
   /** A reorg took back `s`: replays that already sent it are told and step back before it. */
   rewind(s: StoredSettlement, cursor: string): void {
     if (this.#replaying.size === 0) return
-    const key = encodePk(s.blockNumber, s.logIndex)
-    const values = fieldValues(s)
+    const key = boundAt(s)
+    const values = fieldValuesOf(s)
     for (const sub of this.#replaying) {
       if (Buffer.compare(key, sub.from) >= 0 || !topicsOf(sub.shape, values).includes(sub.fieldTopic) || !amountInRange(s.amount, sub.filter)) continue
-      const json = settlementJson(s, this.host.tokens.get(fieldHex(s, 'token')))
+      const json = settlementText(s, this.host.tokens)
       sub.conn.send(sub.conn.channel === 'websocket' ? eventMessage('REMOVED', json, cursor, sub.id) : sseFrame('REMOVED', json, cursor))
       sub.from = key
     }
@@ -160,8 +160,8 @@ export class Replays {
     if (found.length > 0) {
       conn.cork(() => {
         for (const s of found) {
-          const json = settlementJson(s, host.tokens.get(fieldHex(s, 'token')))
-          const cursor = encodeCursor(s.blockNumber, s.logIndex)
+          const json = settlementText(s, host.tokens)
+          const cursor = cursorOf(s)
           conn.send(conn.channel === 'websocket' ? eventMessage('SETTLEMENT', json, cursor, sub.id) : sseFrame('SETTLEMENT', json, cursor))
         }
       })

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { toStored } from '../../store/record.js'
 import type { Hex } from '../../../wire/settlement.js'
-import { fieldValues, filterTopic, topicsOf } from './topics.js'
+import { fieldValuesOf } from '../../query/index.js'
+import { filterTopic, topicsOf } from './topics.js'
 
 const A = `0x${'a1'.repeat(20)}` as Hex
 const B = `0x${'b2'.repeat(20)}` as Hex
@@ -31,7 +32,7 @@ function settlement(payer: Hex, recipient: Hex) {
 /** How many times a subscription with `filter` would get the settlement: its topic among the settlement's topics of its shape. */
 function deliveries(filter: Parameters<typeof filterTopic>[0], payer: Hex, recipient: Hex): number {
   const { shape, topic } = filterTopic(filter)
-  return topicsOf(shape, fieldValues(settlement(payer, recipient))).filter((t) => t === topic).length
+  return topicsOf(shape, fieldValuesOf(settlement(payer, recipient))).filter((t) => t === topic).length
 }
 
 test('a settlement from A to B reaches address=A and address=B subscribers once each', () => {
@@ -46,13 +47,13 @@ test('a settlement from A to B reaches address=A and address=B subscribers once 
 test('a self-payment belongs to one address topic per shape', () => {
   assert.equal(deliveries({ address: A }, A, A), 1)
   assert.equal(deliveries({ address: A, payer: A, recipient: A }, A, A), 1)
-  const values = fieldValues(settlement(A, A))
+  const values = fieldValuesOf(settlement(A, A))
   assert.equal(values.length, 1)
   assert.equal(topicsOf(filterTopic({ address: A }).shape, values).length, 1)
 })
 
 test('shapes without address have one topic per settlement, whatever its addresses', () => {
-  const values = fieldValues(settlement(A, B))
+  const values = fieldValuesOf(settlement(A, B))
   assert.equal(values.length, 2)
   assert.equal(topicsOf(filterTopic({ payer: A }).shape, values).length, 1)
   assert.equal(topicsOf(filterTopic({}).shape, values).length, 1)

@@ -7,14 +7,13 @@
  * reaches every matching subscriber with hash lookups, never a loop over subscribers.
  */
 import { FILTER_FIELDS, type SettlementFilter } from '../../query/index.js'
-import { addressesOf, fieldHex, type StoredSettlement } from '../../query/index.js'
 
 export const SHAPE_COUNT = 1 << FILTER_FIELDS.length
 
 const ADDRESS_INDEX = FILTER_FIELDS.indexOf('address')
 const ADDRESS_BIT = 1 << ADDRESS_INDEX
 
-/** Field values of a settlement as lowercase hex without 0x, in `FILTER_FIELDS` order. */
+/** Field values of a settlement as lowercase hex without 0x, in `FILTER_FIELDS` order (query's `fieldValuesOf`). */
 export type FieldValues = string[]
 
 function topicOf(shape: number, values: FieldValues): string {
@@ -43,16 +42,6 @@ export function filterTopic(filter: SettlementFilter): { shape: number; topic: s
 export function amountTopic(fieldTopic: string, filter: SettlementFilter): string {
   if (filter.minAmount === undefined && filter.maxAmount === undefined) return fieldTopic
   return `${fieldTopic}~${filter.minAmount ?? ''}~${filter.maxAmount ?? ''}`
-}
-
-/** One value vector per address the settlement involves, differing only in the `address` value. */
-export function fieldValues(s: StoredSettlement): FieldValues[] {
-  const values = FILTER_FIELDS.map((field) => (field === 'address' ? '' : fieldHex(s, field)))
-  return addressesOf(s).map((address) => {
-    const variant = [...values]
-    variant[ADDRESS_INDEX] = address
-    return variant
-  })
 }
 
 /** The topics of one shape that a settlement belongs to: one, or one per address when the shape names `address`. */

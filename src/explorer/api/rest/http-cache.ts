@@ -23,7 +23,8 @@
  */
 import type { HttpCacheOptions } from '../../../config/index.js'
 import type { IndexerListener } from '../../indexer/index.js'
-import { currentHour, indexedHead, settlementsVersion, type Store } from '../../query/index.js'
+import { currentHour, indexedHead, settlementsVersion } from '../../query/index.js'
+import type { Store } from '../../store/index.js'
 
 /** The headers of a cacheable answer: its validator and how long it may be kept. */
 export interface Validity {

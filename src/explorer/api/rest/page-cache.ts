@@ -25,8 +25,9 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import type { ContentCoding } from '../../../platform/http/index.js'
 import type { IndexerListener } from '../../indexer/index.js'
 import type { Metrics } from '../../../platform/observability/index.js'
-import { settlementWrites, type EventsQuery, type Store, type StoredSettlement, type WriteCounts } from '../../query/index.js'
-import { ShapeCounts, fieldValues, filterTopic, topicsOf } from '../live/topics.js'
+import { fieldValuesOf, writeInFlight, type EventsQuery } from '../../query/index.js'
+import type { Store, StoredSettlement } from '../../store/index.js'
+import { ShapeCounts, filterTopic, topicsOf } from '../live/topics.js'
 
 /** A cached page as the routes see it: its body, its block bound (for how long a cache may keep it), its encodings. */
 export interface CachedPage {
@@ -61,7 +62,7 @@ const BROTLI_QUALITY = 5
 const GZIP_LEVEL = 6
 
 export class PageCache implements IndexerListener {
-  #writes: WriteCounts
+  #writing: () => boolean
   #maxBytes: number
   #maxCandidates: number
   /** In least recently used order. */
@@ -75,7 +76,7 @@ export class PageCache implements IndexerListener {
   #drops: (by: number) => void = () => {}
 
   constructor({ store, maxBytes, maxCandidates = 10_000, metrics }: PageCacheOptions) {
-    this.#writes = settlementWrites(store)
+    this.#writing = writeInFlight(store)
     this.#maxBytes = maxBytes
     this.#maxCandidates = maxCandidates
     if (metrics) {
@@ -152,10 +153,6 @@ export class PageCache implements IndexerListener {
     }
   }
 
-  #writing(): boolean {
-    return this.#writes.started !== this.#writes.settled
-  }
-
   committed(settlements: StoredSettlement[]): void {
     this.#dropChangedBy(settlements)
   }
@@ -168,7 +165,7 @@ export class PageCache implements IndexerListener {
     this.#version++
     if (this.#entries.size === 0) return
     for (const s of settlements) {
-      const values = fieldValues(s)
+      const values = fieldValuesOf(s)
       for (const shape of this.#shapes.active) {
         for (const topic of topicsOf(shape, values)) {
           const group = this.#byTopic.get(topic)

@@ -2,7 +2,8 @@
  * The one place that validates HTTP query strings, for `/events`, the lookups, `/events/stream` and `/stats`.
  * Input hex is accepted in any case and lowercased; every problem names its parameter.
  */
-import { AMOUNT_BOUNDS, compareAmounts, decodeCursor, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, type ExportFormat, MAX_LIMIT, type EventsQuery, type Position, type SettlementFilter } from '../../query/index.js'
+import { AMOUNT_BOUNDS, compareAmounts, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, type ExportFormat, MAX_LIMIT, type EventsQuery, positionOfCursor, type SettlementFilter } from '../../query/index.js'
+import type { Position } from '../../store/index.js'
 import { MAX_SERIES_BUCKETS, seriesLength, type SeriesQuery, type StatsFilter } from '../../query/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { badParam } from '../../../platform/http/index.js'
@@ -74,7 +75,7 @@ function parseInteger(value: string, param: string, min: number, max: number): n
 }
 
 export function parseCursor(value: string, param = 'cursor'): Position {
-  const position = decodeCursor(value)
+  const position = positionOfCursor(value)
   if (!position) throw badParam(param, `${param} is not a cursor this explorer issued`)
   return position
 }
