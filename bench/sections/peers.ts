@@ -44,13 +44,16 @@ export interface Ingest {
   totalSeconds: number
 }
 
-/** Waits until `indexed()` reaches `head`; times it from `from` (performance.now() and the indexer's CPU seconds, `cpu()`, then). */
-export async function timedCatchUp(what: string, cpu: () => number, head: number, indexed: () => Promise<number>, from: () => { at: number; cpu: number }, spawnedAt: number): Promise<Ingest> {
+/**
+ * Waits until `indexed()` reaches `head`, asking every `pollMs`; times it from `from` (performance.now() and the
+ * indexer's CPU seconds, `cpu()`, then).
+ */
+export async function timedCatchUp(what: string, cpu: () => number, head: number, indexed: () => Promise<number>, from: () => { at: number; cpu: number }, spawnedAt: number, pollMs = 50): Promise<Ingest> {
   for (;;) {
     const block = await indexed()
     if (block >= head) break
     if (performance.now() - spawnedAt > INGEST_DEADLINE_MS) throw new Error(`${what} indexed only through block ${block} of ${head} in ${INGEST_DEADLINE_MS / 60_000} min`)
-    await sleep(50)
+    await sleep(pollMs)
   }
   const end = { at: performance.now(), cpu: cpu() }
   const start = from()
