@@ -21,7 +21,7 @@ import { cpuSeconds, rssOfPid } from '../lib/proc.js'
 import { codegenEnvio, ensureEnvio, processTree, startEnvio, treeCpuSeconds, type EnvioPeer } from '../peers/envio-peer.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { backfillExplorer, timedCatchUp, type Ingest } from './peers.js'
-import { startRpc, type ExplorerChild } from './services.js'
+import { startExplorerChild, startRpc, type ExplorerChild } from './services.js'
 
 /** The machine is shared: Envio's figure needs no more than this by default (`--peer-settlements` for more). */
 const DEFAULT_SETTLEMENTS = 20_000
@@ -79,6 +79,9 @@ export async function peersEnvio(ctx: BenchContext): Promise<SectionResult> {
     const nodeBeforeOurs = { cpu: nodeCpu(), calls: await calls() }
     const ours = await backfillExplorer(rpc, dataDir, (e) => (explorer = e))
     const nodeForOurs = { cpu: nodeCpu() - nodeBeforeOurs.cpu, calls: callsSince(nodeBeforeOurs.calls, await calls()) }
+    // Stopped while Envio indexes (its polls would be counted as Envio's calls), started again on its store to compare.
+    await ours.explorer.stop()
+    explorer = undefined
 
     database = await startEmbeddedPostgres({ dataDir: pgDir })
     const postmaster = runningEmbeddedPostgres(pgDir)?.pid
@@ -105,10 +108,11 @@ export async function peersEnvio(ctx: BenchContext): Promise<SectionResult> {
     if (!e.indexingStarted) ctx.log('peers-envio: Envio did not log "Starting indexing!": its ingest is timed from its metrics endpoint answering')
     const memory = Math.max(...processTree(e.process.pid!).map((pid) => rssOfPid(pid).rss))
 
+    explorer = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, queryWorkers: 1 })
     client = new pg.Client({ connectionString: database.url })
     await client.connect()
     const recipients = [syntheticRecipient(7), ...Array.from({ length: 50 }, (_, i) => syntheticRecipient((i * 7919) % ctx.chain.shape.recipients))]
-    const compared = await checkSameSettlements(ours.explorer, client, count, recipients)
+    const compared = await checkSameSettlements(explorer, client, count, recipients)
 
     return report({ ctx, install, count, head, compared, recipients: recipients.length, ours: ours.ingest, oursLoad: ours.load, theirs, theirsLoad: load, node: { ours: nodeForOurs, theirs: nodeForTheirs }, codegenSeconds, startSeconds: e.startSeconds, memory })
   } finally {
