@@ -10,6 +10,7 @@
  *   npm run bench -- --append                  add this run's report to the end of the output file
  *   npm run bench -- --only=peers              Ponder beside the explorer on the same data (installs Ponder into bench/peers/ponder on first use)
  *   npm run bench -- --only=peers --peer-settlements=200000    the peers section on more settlements (default 100k)
+ *   npm run bench -- --only=envio              Envio HyperIndex beside the explorer on 20k settlements (installs its CLI into bench/peers/envio/cli on first use)
  *   npm run bench -- --only=replica            an empty explorer catching up with the largest chain, live, then its restart
  *   npm run bench -- --only=snapshot           a snapshot of the largest store beside its loaded explorer, then a replica from it
  *   npm run bench -- --only=fleet             two replicas from a snapshot behind nginx (deploy/nginx): flash crowds, staleness, live feeds, compression
@@ -35,6 +36,7 @@ import { purchase } from './sections/purchase.js'
 import { queryLatency } from './sections/query-latency.js'
 import { amountRanges } from './sections/amount-ranges.js'
 import { peers } from './sections/peers.js'
+import { peersEnvio } from './sections/peers-envio.js'
 import { statsLatency } from './sections/stats-latency.js'
 import { reports } from './sections/reports.js'
 import { replica } from './sections/replica.js'
@@ -52,6 +54,7 @@ const SECTIONS: Record<string, { title: string; run: (ctx: BenchContext) => Prom
   purchase: { title: 'Purchase end to end (store → paid)', run: purchase },
   amounts: { title: 'Amount ranges and exports', run: amountRanges },
   peers: { title: 'Side by side with Ponder', run: peers },
+  envio: { title: 'Envio HyperIndex', run: peersEnvio },
   stats: { title: 'Filtered statistics and time series', run: statsLatency },
   reports: { title: 'Merchant CSV reports', run: reports },
   replica: { title: 'A replica from nothing, and its restart', run: replica },

@@ -4,7 +4,8 @@
  * eth_blockNumber, eth_getLogs, eth_getBlockByNumber, eth_call for symbol()/decimals()) and what Ponder (the
  * peers section) asks besides: blocks by hash, with their transactions (one per settlement, as Ponder
  * checks each log against its block's transactions) and a zero logsBloom (which Ponder reads as "ask for
- * the logs"), and eth_getLogs by blockHash. Like
+ * the logs"), and eth_getLogs by blockHash; and the header fields every node sends, which Envio's RPC source
+ * (ethers' block formatter) requires. Like
  * public nodes, refuses an eth_getLogs range with more than `logCap` results, which exercises the
  * indexer's adaptive range. `bench_grow [blocksPerSecond]` makes the chain grow from now on (0 stops it)
  * and answers `{ head, at }`: block head + k appears at `at` + k / rate seconds (wall clock, ms).
@@ -16,6 +17,9 @@ import type { Hex } from '../../src/wire/index.js'
 import { SyntheticChain, tokenInfoOf } from '../data/synthetic-chain.js'
 import { logsBloom } from './logs-bloom.js'
 import { syntheticToken } from '../../src/devnet/testing/index.js'
+
+/** Header fields the synthetic chain has no use for, with the values of a post-merge block. */
+const FIXED_HEADER = { difficulty: '0x0', nonce: '0x0000000000000000', miner: '0x0000000000000000000000000000000000000000', gasLimit: '0x1c9c380', gasUsed: '0x0', extraData: '0x', baseFeePerGas: '0x0' }
 
 export interface FakeRpcOptions {
   chain: SyntheticChain
@@ -112,7 +116,7 @@ export async function startFakeRpc(options: FakeRpcOptions): Promise<FakeRpc> {
       input: '0x',
     }))
     const bloom = full ? logsBloom(records.map((r) => ({ address: contract, topics: [PERMITTED_TRANSFER_TOPIC, r.domainSeparator, `0x${word(r.token.slice(2))}`, `0x${word(r.payer.slice(2))}`] }))) : ZERO_BLOOM
-    return JSON.stringify({ number: hex(n), hash: h.blockHash, parentHash: h.parentHash, timestamp: hex(h.timestamp), logsBloom: bloom, receiptsRoot: ZERO_HASH, transactions })
+    return JSON.stringify({ number: hex(n), hash: h.blockHash, parentHash: h.parentHash, timestamp: hex(h.timestamp), logsBloom: bloom, receiptsRoot: ZERO_HASH, ...FIXED_HEADER, transactions })
   }
 
   function answer(req: Request): string {

@@ -36,7 +36,7 @@ interface Side {
   page(recipient: string): string
 }
 
-interface Ingest {
+export interface Ingest {
   /** From the start of indexing (`from`) to caught up, and the CPU seconds the indexer used meanwhile. */
   seconds: number
   cpu: number
@@ -44,15 +44,18 @@ interface Ingest {
   totalSeconds: number
 }
 
-/** Waits until `indexed()` reaches `head`; times it from `from` (performance.now() and the process's CPU seconds then). */
-async function timedCatchUp(what: string, pid: number, head: number, indexed: () => Promise<number>, from: () => { at: number; cpu: number }, spawnedAt: number): Promise<Ingest> {
+/**
+ * Waits until `indexed()` reaches `head`, asking every `pollMs`; times it from `from` (performance.now() and the
+ * indexer's CPU seconds, `cpu()`, then).
+ */
+export async function timedCatchUp(what: string, cpu: () => number, head: number, indexed: () => Promise<number>, from: () => { at: number; cpu: number }, spawnedAt: number, pollMs = 50): Promise<Ingest> {
   for (;;) {
     const block = await indexed()
     if (block >= head) break
     if (performance.now() - spawnedAt > INGEST_DEADLINE_MS) throw new Error(`${what} indexed only through block ${block} of ${head} in ${INGEST_DEADLINE_MS / 60_000} min`)
-    await sleep(50)
+    await sleep(pollMs)
   }
-  const end = { at: performance.now(), cpu: cpuSeconds(pid) }
+  const end = { at: performance.now(), cpu: cpu() }
   const start = from()
   return { seconds: (end.at - start.at) / 1000, cpu: end.cpu - start.cpu, totalSeconds: (end.at - spawnedAt) / 1000 }
 }
@@ -159,6 +162,28 @@ async function measureLive(ctx: BenchContext, rpc: RpcChild, explorer: ExplorerC
   }
 }
 
+/**
+ * The explorer backfills the node's chain from scratch into `dataDir`, timed from listening to caught up.
+ * `started` gets the child at once, so the caller stops it even when the backfill fails.
+ */
+export async function backfillExplorer(rpc: RpcChild, dataDir: string, started: (explorer: ExplorerChild) => void): Promise<{ explorer: ExplorerChild; ingest: Ingest; load: string }> {
+  const before = load1()
+  const spawnedAt = performance.now()
+  const explorer = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, queryWorkers: 1, pollIntervalMs: POLL_MS })
+  started(explorer)
+  const pid = explorer.process.pid!
+  const listening = { at: performance.now(), cpu: cpuSeconds(pid) }
+  const ingest = await timedCatchUp(
+    'the explorer',
+    () => cpuSeconds(pid),
+    rpc.ready.head,
+    async () => (await explorer.ask<{ status: { indexedBlock: number } }>({ type: 'status' })).status.indexedBlock,
+    () => listening,
+    spawnedAt,
+  )
+  return { explorer, ingest, load: `${before} → ${load1()}` }
+}
+
 export async function peers(ctx: BenchContext): Promise<SectionResult> {
   const wrk = requireWrk()
   const install = ensurePonder(ctx.log)
@@ -173,20 +198,10 @@ export async function peers(ctx: BenchContext): Promise<SectionResult> {
   try {
     const { head, count } = rpc.ready
     ctx.log(`peers: the explorer backfills ${fmt(count)} settlements (blocks ${ctx.chain.shape.firstBlock}–${head})`)
-    const oursLoad = load1()
-    const oursSpawned = performance.now()
-    explorer = await startExplorerChild({ dataDir, rpcUrl: rpc.ready.url, queryWorkers: 1, pollIntervalMs: POLL_MS })
-    const e = explorer
-    const listening = { at: performance.now(), cpu: cpuSeconds(e.process.pid!) }
-    const oursIngest = await timedCatchUp(
-      'the explorer',
-      e.process.pid!,
-      head,
-      async () => (await e.ask<{ status: { indexedBlock: number } }>({ type: 'status' })).status.indexedBlock,
-      () => listening,
-      oursSpawned,
-    )
-    const oursIngestLoad = `${oursLoad} → ${load1()}`
+    const backfilled = await backfillExplorer(rpc, dataDir, (e) => (explorer = e))
+    const e = backfilled.explorer
+    const oursIngest = backfilled.ingest
+    const oursIngestLoad = backfilled.load
 
     ctx.log(`peers: Ponder ${install.ponder} (Node ${install.node}, PGlite) backfills the same ${fmt(count)} settlements`)
     const ponderLoad = load1()
@@ -194,7 +209,7 @@ export async function peers(ctx: BenchContext): Promise<SectionResult> {
     ponder = await startPonder({ rpcUrl: rpc.ready.url, chainId: BENCH_CHAIN_ID, contract: BENCH_CONTRACT, startBlock: ctx.chain.shape.firstBlock, pglite, pollingMs: POLL_MS, logFile: join(BENCH_DIR, 'peers-ponder.log') })
     const p = ponder
     const healthy = { at: performance.now(), cpu: cpuSeconds(p.process.pid!) }
-    const ponderIngest = await timedCatchUp('Ponder', p.process.pid!, head, () => p.indexedBlock(), () => p.backfillStarted ?? healthy, ponderSpawned)
+    const ponderIngest = await timedCatchUp('Ponder', () => cpuSeconds(p.process.pid!), head, () => p.indexedBlock(), () => p.backfillStarted ?? healthy, ponderSpawned)
     const ponderIngestLoad = `${ponderLoad} → ${load1()}`
     if (!p.backfillStarted) ctx.log('peers: Ponder did not log "Started backfill indexing": its ingest is timed from /health')
     while (!(await fetch(`${p.url}/ready`).then((r) => r.ok, () => false))) await sleep(100)

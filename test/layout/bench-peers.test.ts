@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const json = (path: string) => JSON.parse(readFileSync(`${root}${path}`, 'utf8')) as Record<string, unknown>
 
-const PEER_PACKAGES = ['ponder', '@ponder/utils', '@electric-sql/pglite', 'node']
+const PEER_PACKAGES = ['ponder', '@ponder/utils', '@electric-sql/pglite', 'node', 'envio', 'envio-linux-x64', 'pnpm']
 
 /** The peer packages a root manifest or lock file names (as a dependency or an installed package). */
 function peerPackagesIn(manifest: Record<string, unknown>, lock: Record<string, unknown>): string[] {
@@ -37,5 +37,19 @@ describe('bench peers stay out of the product', () => {
     assert.match(manifest.dependencies.ponder ?? '', /^\d+\.\d+\.\d+$/)
     assert.match(manifest.dependencies.node ?? '', /^22\./)
     assert.equal(lock.packages['node_modules/ponder']?.version, manifest.dependencies.ponder)
+  })
+
+  test('Envio has its own pinned CLI (with the pnpm its codegen runs) and a project on the same version', () => {
+    const cli = json('bench/peers/envio/cli/package.json') as { private?: boolean; dependencies: Record<string, string> }
+    const lock = json('bench/peers/envio/cli/package-lock.json') as { packages: Record<string, { version?: string }> }
+    const project = json('bench/peers/envio/indexer/package.json') as { private?: boolean; dependencies: Record<string, string> }
+    assert.equal(cli.private, true)
+    assert.equal(project.private, true)
+    for (const name of ['envio', 'pnpm']) {
+      assert.match(cli.dependencies[name] ?? '', /^\d+\.\d+\.\d+$/)
+      assert.equal(lock.packages[`node_modules/${name}`]?.version, cli.dependencies[name])
+    }
+    assert.equal(lock.packages['node_modules/envio-linux-x64']?.version, cli.dependencies.envio)
+    assert.equal(project.dependencies.envio, cli.dependencies.envio)
   })
 })
