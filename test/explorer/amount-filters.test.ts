@@ -209,12 +209,18 @@ describe('live feeds and the SDK with amount bounds', () => {
       await waitFor('SSE frames', () => sse.settlements().length >= live.length)
       const sinceFirst = all.slice(1).filter(inRange)
       await waitFor('SDK deliveries', () => fromSdk.length >= sinceFirst.length && fromSdkToken.length >= sinceFirst.filter((e) => e.token === token).length)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      assert.deepEqual(sse.settlements().map(key), live.map(key))
-      assert.deepEqual(fromSdk.map(key), sinceFirst.map(key))
-      assert.deepEqual(fromSdkToken, sinceFirst.filter((e) => e.token === token))
+      // No duplicate or stray delivery came before a last settlement in range (of `token`): feeds deliver in
+      // chain order, so once it is in, anything sent before it is too.
+      await sendSettlements(chain, 1, { principal: () => 20_000_000n })
+      const last = (await settlementsOnChain(chain)).at(-1)!
+      assert.ok(inRange(last) && last.token === token)
+      const has = (events: Settlement[]) => events.some((e) => key(e) === key(last))
+      await waitFor('the last settlement on every feed', () => has(sse.settlements()) && has(fromSdk) && has(fromSdkToken))
+      assert.deepEqual(sse.settlements().map(key), [...live, last].map(key))
+      assert.deepEqual(fromSdk.map(key), [...sinceFirst, last].map(key))
+      assert.deepEqual(fromSdkToken, [...sinceFirst, last].filter((e) => e.token === token))
       const page = await client.getEvents({ ...bounds, token, order: 'asc', limit: 100 })
-      assert.deepEqual(page.events, all.filter((e) => inRange(e) && e.token === token))
+      assert.deepEqual(page.events, [...all, last].filter((e) => inRange(e) && e.token === token))
       assert.equal(page.total, page.events.length)
     } finally {
       sse.close()
