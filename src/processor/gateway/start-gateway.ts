@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto'
 import uWS from 'uWebSockets.js'
 import type { GatewayOptions } from '../../config/index.js'
-import { ConfigError } from '../../config/index.js'
 import type { ProcessorServices } from '../db/index.js'
 import { listenUws } from '../../platform/http/index.js'
 import { serviceMetrics } from '../../platform/observability/index.js'
