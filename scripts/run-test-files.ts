@@ -4,7 +4,7 @@
  * plain Node from `.test-build/` (test-build.ts), so those processes, which take this one's flags, load
  * JavaScript without loader hooks.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { run } from 'node:test'
 import { spec } from 'node:test/reporters'
@@ -22,7 +22,9 @@ const CONCURRENCY = 3
 
 const files = process.argv.slice(2)
 const copy = fileURLToPath(new URL('..', import.meta.url))
-const dir = join(copy, '.test-queue')
+// One per runner: a runner started inside a run (the runner's own test, test/build/test-runner.test.ts)
+// keeps a queue and claims of its own.
+const dir = join(copy, '.test-queue', `run-${process.pid}`)
 const queue: TestQueue = {
   files: files.map((path) => ({ path, name: relative(copy, path).replace(/\.js$/, '.ts') })),
   claims: join(dir, 'claims'),
@@ -45,13 +47,24 @@ const stream = run({ files: processes, concurrency: CONCURRENCY, timeout: PROCES
 stream.on('test:fail', (data: { todo?: string | boolean }) => {
   if (data.todo === undefined || data.todo === false) process.exitCode = 1
 })
+// Each file is a top-level suite named by it (test-group.ts); the names of those that reported an end.
+const ended = new Set<string>()
+const fileEnded = (data: { name: string; nesting: number }) => {
+  if (data.nesting === 0) ended.add(data.name)
+}
+stream.on('test:pass', fileEnded)
+stream.on('test:fail', fileEnded)
 stream.on('end', () => {
-  // A process that ended early (a crash) leaves files nobody took: name them rather than pass without them.
   const taken = new Set(readdirSync(queue.claims))
+  rmSync(dir, { recursive: true, force: true })
+  // A process that ended early (a crash) leaves files nobody took: name them rather than pass without them.
   const missed = queue.files.filter((_, i) => !taken.has(String(i)))
-  if (missed.length === 0) return
-  console.error(`\nnot run (their process ended first): ${missed.map((file) => file.name).join(', ')}`)
-  process.exitCode = 1
+  if (missed.length > 0) console.error(`\nnot run (their process ended first): ${missed.map((file) => file.name).join(', ')}`)
+  // A file that ends its process midway (`process.exit(0)` in a test, a library's exit on a signal) ends
+  // with code 0 and no report of the tests it had left: taken, it never reported its own end.
+  const cut = queue.files.filter((file, i) => taken.has(String(i)) && !ended.has(file.name))
+  if (cut.length > 0) console.error(`\nended before their tests did (their process exited in them): ${cut.map((file) => file.name).join(', ')}`)
+  if (missed.length > 0 || cut.length > 0) process.exitCode = 1
 })
 stream.compose(new spec()).pipe(process.stdout)
 stream.compose(slowestFiles).pipe(process.stdout)

@@ -10,7 +10,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { runningEmbeddedPostgres, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/processor/db/embedded-postgres.js'
+import { runningEmbeddedPostgres, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/processor/db/index.js'
 import { findFreePort } from '../../src/platform/net/index.js'
 import { syntheticRecipient } from '../../src/devnet/testing/index.js'
 import { BENCH_CHAIN_ID, BENCH_DIR } from '../data/bench-store.js'

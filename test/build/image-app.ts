@@ -192,8 +192,13 @@ export function freePort(): Promise<number> {
 export function watchOutput(child: ChildProcess): { lines: string[]; waitFor(pattern: RegExp): Promise<string> } {
   const lines: string[] = []
   const waiting = new Set<{ pattern: RegExp; resolve(line: string): void }>()
-  const take = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+  // A chunk may end inside a line: its tail waits for the rest, per stream.
+  const partial = new Map<unknown, string>()
+  const take = (stream: unknown) => (chunk: Buffer) => {
+    const text = (partial.get(stream) ?? '') + chunk.toString()
+    const end = text.lastIndexOf('\n') + 1
+    partial.set(stream, text.slice(end))
+    for (const line of text.slice(0, end).split('\n').filter(Boolean)) {
       lines.push(line)
       for (const waiter of waiting) {
         if (waiter.pattern.test(line)) {
@@ -203,8 +208,8 @@ export function watchOutput(child: ChildProcess): { lines: string[]; waitFor(pat
       }
     }
   }
-  child.stdout?.on('data', take)
-  child.stderr?.on('data', take)
+  child.stdout?.on('data', take(child.stdout))
+  child.stderr?.on('data', take(child.stderr))
   return {
     lines,
     waitFor: (pattern) => {

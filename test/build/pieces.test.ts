@@ -7,6 +7,8 @@
  * confirmations; the widget serves that charge's payment page; a standby submitter starts; each one
  * stops with exit code 0 on SIGTERM. Then the explorer again on two server threads, whose second thread
  * is a file of its own in the runtime tree.
+ * Every piece listens on port 0 and the test reads the port it got from its `… listening` log line: a
+ * port picked free up front could be taken by another test file's server before the piece bound it.
  */
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
@@ -20,7 +22,7 @@ import { CaClient, generateMerchantCredentials, readLocalAdminToken } from '../.
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/processor/db/embedded-postgres.js'
 import { testDatabaseDir } from '../../src/devnet/test-database/index.js'
 import { freshGet, waitFor, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
-import { exited, freePort, prepareImageApp, root, watchOutput, type ImageApp } from './image-app.js'
+import { exited, prepareImageApp, root, watchOutput, type ImageApp } from './image-app.js'
 
 let chain: LocalChain
 let postgres: EmbeddedDatabase
@@ -51,6 +53,22 @@ function start(piece: string, env: Record<string, string>) {
   return { child, output: watchOutput(child) }
 }
 
+/**
+ * Where to reach a piece started on port 0: the port of the URL in its log line `msg` (`url`, or `field`),
+ * on 127.0.0.1 (the image has the pieces listen on 0.0.0.0) with http or https as it says.
+ */
+async function listeningUrl(piece: string, { child, output }: ReturnType<typeof start>, msg: string, field = 'url'): Promise<string> {
+  const said = (line: string) => line.startsWith('{') && line.includes(`"msg":${JSON.stringify(msg)}`)
+  const line = await waitFor(`${piece} to log "${msg}"`, () => {
+    if (child.exitCode !== null) throw new Error(`${piece} ended before it listened`)
+    return output.lines.find(said)
+  }, PATIENCE_MS).catch((error: Error) => {
+    throw new Error(`${error.message} (exit code ${child.exitCode}); its output:\n${output.lines.join('\n')}`)
+  })
+  const bound = new URL((JSON.parse(line) as Record<string, string>)[field]!)
+  return `${bound.protocol === 'https:' ? 'https' : 'http'}://127.0.0.1:${bound.port}`
+}
+
 async function stop({ child, output }: ReturnType<typeof start>, piece: string) {
   child.kill('SIGTERM')
   assert.deepEqual(await exited(child), { code: 0, signal: null }, `${piece}:\n${output.lines.join('\n')}`)
@@ -60,7 +78,6 @@ async function stop({ child, output }: ReturnType<typeof start>, piece: string) 
 }
 
 test('ca, explorer, data service, gateway, submitter, checkout and widget run from dist/ and stop on SIGTERM', async () => {
-  const ports = { ca: await freePort(), explorer: await freePort(), data: await freePort(), gateway: await freePort(), checkout: await freePort(), widget: await freePort() }
   const chainEnv = {
     CHAIN_ID: '31337',
     RPC_URL: chain.rpcUrl,
@@ -84,8 +101,9 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
   }
 
   const caDir = join(dataDir, 'ca')
-  const ca = start('ca', { ...chainEnv, CA_PORT: String(ports.ca), CA_DATA_DIR: caDir })
-  await healthy('ca', `http://127.0.0.1:${ports.ca}/health`, ca)
+  const ca = start('ca', { ...chainEnv, CA_PORT: '0', CA_DATA_DIR: caDir })
+  const caUrl = await listeningUrl('ca', ca, 'certificate authority listening')
+  await healthy('ca', `${caUrl}/health`, ca)
   const { Client } = await import('pg')
   const db = new Client({ connectionString: postgres.url })
   await db.connect()
@@ -93,33 +111,33 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
   await db.end()
   assert.deepEqual(applied, readdirSync(join(root, 'src/processor/db/migrations')).map((file) => file.replace(/\.sql$/, '')).sort())
 
-  const explorerUrl = `http://127.0.0.1:${ports.explorer}`
-  const explorer = start('explorer', { ...chainEnv, DATA_DIR: join(dataDir, 'explorer'), EXPLORER_PORT: String(ports.explorer) })
+  const explorer = start('explorer', { ...chainEnv, DATA_DIR: join(dataDir, 'explorer'), EXPLORER_PORT: '0' })
+  const explorerUrl = await listeningUrl('explorer', explorer, 'explorer listening')
   await healthy('explorer', `${explorerUrl}/health`, explorer)
-  const dataService = start('data-service', { ...chainEnv, DATA_SERVICE_PORT: String(ports.data), EXPLORER_URL: explorerUrl })
-  await healthy('data-service', `http://127.0.0.1:${ports.data}/health`, dataService)
-  const gateway = start('gateway', { ...chainEnv, GATEWAY_PORT: String(ports.gateway), EXPLORER_URL: explorerUrl, RELAYER_PRIVATE_KEY: chain.deployment.relayerKey! })
-  await healthy('gateway', `http://127.0.0.1:${ports.gateway}/health`, gateway)
+  const dataService = start('data-service', { ...chainEnv, DATA_SERVICE_PORT: '0', EXPLORER_URL: explorerUrl })
+  await healthy('data-service', `${await listeningUrl('data-service', dataService, 'data service listening')}/health`, dataService)
+  const gateway = start('gateway', { ...chainEnv, GATEWAY_PORT: '0', EXPLORER_URL: explorerUrl, RELAYER_PRIVATE_KEY: chain.deployment.relayerKey! })
+  const gatewayUrl = await listeningUrl('gateway', gateway, 'wallet gateway listening', 'wsUrl')
+  await healthy('gateway', `${gatewayUrl}/health`, gateway)
   await gateway.output.waitFor(/active: holding the relayer lock/)
   const submitter = start('submitter', { ...chainEnv, RELAYER_PRIVATE_KEY: chain.deployment.relayerKey! })
   await submitter.output.waitFor(/submitter started/)
 
   const checkout = start('checkout', {
     ...chainEnv,
-    CHECKOUT_PORT: String(ports.checkout),
+    CHECKOUT_PORT: '0',
     CA_DATA_DIR: caDir,
     EXPLORER_URL: explorerUrl,
     WEBHOOK_DATA_DIR: join(dataDir, 'webhooks'),
   })
-  await checkout.output.waitFor(/checkout engine listening/)
-  const widgetUrl = `http://127.0.0.1:${ports.widget}`
-  const widget = start('widget', { ...chainEnv, WIDGET_PORT: String(ports.widget) })
+  const checkoutUrl = await listeningUrl('checkout', checkout, 'checkout engine listening (mutual TLS)')
+  const widget = start('widget', { ...chainEnv, WIDGET_PORT: '0' })
+  const widgetUrl = await listeningUrl('widget', widget, 'checkout widget listening')
   await healthy('widget', `${widgetUrl}/health`, widget)
-  const caClient = new CaClient({ url: `http://127.0.0.1:${ports.ca}`, token: readLocalAdminToken(caDir)! })
+  const caClient = new CaClient({ url: caUrl, token: readLocalAdminToken(caDir)! })
   const merchant = await caClient.createMerchant({ name: 'Image test store', webhookUrl: 'http://127.0.0.1:9/hooks' })
   const credentials = await generateMerchantCredentials(caClient, merchant.id)
   const agent = new Agent({ connect: { ca: credentials.caCertificate, cert: credentials.certificate, key: credentials.privateKeyPem, servername: 'localhost' } })
-  const checkoutUrl = `https://127.0.0.1:${ports.checkout}`
   try {
     const health = await fetch(`${checkoutUrl}/health`, { dispatcher: agent })
     assert.equal(health.status, 200)
@@ -160,17 +178,16 @@ test('ca, explorer, data service, gateway, submitter, checkout and widget run fr
 })
 
 test('the compiled explorer serves from two server threads (dist/server-thread.js) and stops on SIGTERM', async () => {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
   const explorer = start('explorer', {
     CHAIN_ID: '31337',
     RPC_URL: chain.rpcUrl,
     SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
     START_BLOCK: String(chain.deployment.startBlock),
     DATA_DIR: join(dataDir, 'explorer-threads'),
-    EXPLORER_PORT: String(port),
+    EXPLORER_PORT: '0',
     SERVER_THREADS: '2',
   })
+  const url = await listeningUrl('explorer on two server threads', explorer, 'explorer listening')
   // The main thread answers from its start, the second once it listens: ask until the metrics say it answered.
   await waitFor('the second server thread to answer', async () => {
     try {

@@ -13,7 +13,7 @@ import { after, test } from 'node:test'
 import { promisify } from 'node:util'
 import { loadWebAssets } from '../../src/explorer/api/index.js'
 import { waitFor } from '../../src/devnet/testing/index.js'
-import { freePort, root } from './image-app.js'
+import { root, watchOutput } from './image-app.js'
 
 // Inside the repository, so that the bundle finds node_modules above it.
 mkdirSync(join(root, '.data'), { recursive: true })
@@ -35,13 +35,15 @@ async function rawGet(url: string, acceptEncoding: string): Promise<{ encoding: 
 test('the built explorer serves the very assets tsx compiles', async () => {
   // `npm run build` as a user runs it, on the repository's sources.
   await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outdir', outdir], { cwd: root })
-  const port = await freePort()
+  // On any free port: the explorer's `explorer listening` line names the one it got.
   const child = spawn(process.execPath, [join(outdir, 'explorer.js')], {
-    env: { ...process.env, RPC_URL: 'http://127.0.0.1:1', SETTLEMENT_CONTRACT: '0x5e771e0000000000000000000000000000000004', EXPLORER_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
-    stdio: 'ignore',
+    env: { ...process.env, RPC_URL: 'http://127.0.0.1:1', SETTLEMENT_CONTRACT: '0x5e771e0000000000000000000000000000000004', EXPLORER_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
   })
   try {
-    const url = `http://127.0.0.1:${port}`
+    const output = watchOutput(child)
+    const listening = await waitFor('the built explorer to listen', () => output.lines.find((line) => line.includes('"msg":"explorer listening"')), 30_000)
+    const url = (JSON.parse(listening) as { url: string }).url
     const page = await waitFor('the built explorer', () => fetch(url, { headers: { accept: 'text/html' } }).catch(() => undefined), 30_000)
     assert.match(page.headers.get('content-type')!, /^text\/html/)
     const html = await page.text()

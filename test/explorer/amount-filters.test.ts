@@ -4,9 +4,19 @@
  * all compared with settlements computed from the chain's own logs; the same bounds on SSE, on the
  * WebSocket through the SDK's `onSettlement`, and through the SDK's `getEvents`; and every bad value
  * refused with a 400 problem (an ERROR message on the WebSocket) naming its parameter.
+ *
+ * The planner (src/explorer/query/amount-query.ts) answers a range by walking in chain order, merging the
+ * amount classes it touches, or listing the amount index, each with or without block bounds, and other
+ * field filters by intersecting: each way counts the total its own way. At 60 spread settlements it never
+ * merged nor listed within bounds, so a broken count there passed; a crowd of settlements in one amount
+ * class makes merging the cheapest, and a test checks that the cases below take every path.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { parseEventsQuery } from '../../src/explorer/api/rest/parse-query.js'
+import { amountPlan, usesAmountIndex } from '../../src/explorer/query/amount-query.js'
+import { keyRange } from '../../src/explorer/query/block-range.js'
+import { fieldFilters } from '../../src/explorer/query/field-index.js'
 import { ExplorerApiError, ExplorerClient, type Settlement } from '../../src/sdk/index.js'
 import { key, pageThrough, settlementsOnChain, startTestExplorer, waitFor, waitForHead, type TestExplorer, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 import { connectWs, openSse, subscribe } from '../live/live-client.js'
@@ -17,16 +27,31 @@ let onChain: Settlement[]
 /** Amounts on chain, ascending, for thresholds at chosen quantiles. */
 let amounts: bigint[]
 
+/** The crowd's amounts, lowest and highest. */
+let crowd: { min: string; max: string }
+
 /** Distinct principals from 1 to 50 token units (6 decimals), in a scrambled order. */
 const principal = (i: number) => 1_000_000n * BigInt(1 + ((i * 37) % 50)) + BigInt(i)
+const SPREAD = 60
+/**
+ * 40 more, all within one amount class (1/64 of a power of two: [2^24, 2^24 + 2^18)), half of each
+ * token: few classes holding many of a token's settlements is where merging them beats walking the token.
+ */
+const CROWD = 40
+const crowdPrincipal = (i: number) => 2n ** 24n + 1_000n * BigInt(i)
 
 before(async () => {
   chain = await startLocalChain()
-  await sendSettlements(chain, 60, { principal })
+  await sendSettlements(chain, SPREAD, { principal })
+  await sendSettlements(chain, CROWD, { principal: crowdPrincipal })
   explorer = await startTestExplorer(chain)
   await waitForHead(chain, explorer.url)
   onChain = await settlementsOnChain(chain)
   amounts = onChain.map((e) => BigInt(e.amount)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const crowded = new Set(Array.from({ length: CROWD }, (_, i) => crowdPrincipal(i).toString()))
+  const inCrowd = onChain.filter((e) => crowded.has(e.amount)).map((e) => BigInt(e.amount))
+  assert.equal(inCrowd.length, CROWD)
+  crowd = { min: String(inCrowd.reduce((a, b) => (a < b ? a : b))), max: String(inCrowd.reduce((a, b) => (a > b ? a : b))) }
 })
 
 after(async () => {
@@ -74,6 +99,11 @@ describe('GET /events with amount bounds', () => {
     ['timestamp range + token + minAmount', () => ({ fromTimestamp: String(onChain[5]!.timestamp), toTimestamp: String(onChain[50]!.timestamp), token: chain.deployment.tokens[0]!.address, minAmount: quantile(0.5) })],
     ['token + recipient + range', () => ({ token: chain.deployment.tokens[0]!.address, recipient: chain.deployment.recipients[1]!, minAmount: quantile(0.1), maxAmount: quantile(0.9) })],
     ['leading zeros', () => ({ minAmount: `000${quantile(0.6)}` })],
+    ['token + the crowded class', () => ({ token: chain.deployment.tokens[0]!.address, minAmount: crowd.min, maxAmount: crowd.max })],
+    ['token + part of the crowded class', () => ({ token: chain.deployment.tokens[1]!.address, minAmount: crowd.min, maxAmount: String(BigInt(crowd.max) - 5_000n) })],
+    ['block range + token + the crowded class', () => ({ fromBlock: String(onChain[2]!.blockNumber), toBlock: String(onChain.at(-3)!.blockNumber), token: chain.deployment.tokens[0]!.address, minAmount: crowd.min, maxAmount: crowd.max })],
+    ['block range + one exact amount', () => ({ fromBlock: String(onChain[1]!.blockNumber), minAmount: onChain[20]!.amount, maxAmount: onChain[20]!.amount })],
+    ['timestamp range + token + a narrow range', () => ({ toTimestamp: String(onChain.at(-2)!.timestamp), token: chain.deployment.tokens[1]!.address, minAmount: quantile(0.4), maxAmount: quantile(0.45) })],
   ]
   for (const [name, query] of queries) {
     for (const order of ['desc', 'asc']) {
@@ -87,6 +117,18 @@ describe('GET /events with amount bounds', () => {
       })
     }
   }
+
+  test('the cases above take every path of the planner: walk, merge and list, each with and without block bounds, and the intersection', () => {
+    const taken = new Set<string>()
+    for (const [, query] of queries) {
+      const q = parseEventsQuery(new URLSearchParams({ ...query(), limit: '7' }).toString())
+      const range = keyRange(explorer.store, q)
+      if (!range) continue
+      const filters = fieldFilters(q)
+      taken.add(usesAmountIndex(filters) ? `${amountPlan(explorer.store, q, range, filters[0]).how}${range.bounded ? ' within bounds' : ''}` : 'intersection')
+    }
+    assert.deepEqual([...taken].sort(), ['intersection', 'list', 'list within bounds', 'merge', 'merge within bounds', 'walk', 'walk within bounds'])
+  })
 })
 
 const BAD_AMOUNTS: [string, string][] = [
@@ -166,12 +208,18 @@ describe('live feeds and the SDK with amount bounds', () => {
       await waitFor('SSE frames', () => sse.settlements().length >= live.length)
       const sinceFirst = all.slice(1).filter(inRange)
       await waitFor('SDK deliveries', () => fromSdk.length >= sinceFirst.length && fromSdkToken.length >= sinceFirst.filter((e) => e.token === token).length)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      assert.deepEqual(sse.settlements().map(key), live.map(key))
-      assert.deepEqual(fromSdk.map(key), sinceFirst.map(key))
-      assert.deepEqual(fromSdkToken, sinceFirst.filter((e) => e.token === token))
+      // No duplicate or stray delivery came before a last settlement in range (of `token`): feeds deliver in
+      // chain order, so once it is in, anything sent before it is too.
+      await sendSettlements(chain, 1, { principal: () => 20_000_000n })
+      const last = (await settlementsOnChain(chain)).at(-1)!
+      assert.ok(inRange(last) && last.token === token)
+      const has = (events: Settlement[]) => events.some((e) => key(e) === key(last))
+      await waitFor('the last settlement on every feed', () => has(sse.settlements()) && has(fromSdk) && has(fromSdkToken))
+      assert.deepEqual(sse.settlements().map(key), [...live, last].map(key))
+      assert.deepEqual(fromSdk.map(key), [...sinceFirst, last].map(key))
+      assert.deepEqual(fromSdkToken, [...sinceFirst, last].filter((e) => e.token === token))
       const page = await client.getEvents({ ...bounds, token, order: 'asc', limit: 100 })
-      assert.deepEqual(page.events, all.filter((e) => inRange(e) && e.token === token))
+      assert.deepEqual(page.events, [...all, last].filter((e) => inRange(e) && e.token === token))
       assert.equal(page.total, page.events.length)
     } finally {
       sse.close()

@@ -6,8 +6,7 @@ import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
-import { findFreePort } from '../../src/platform/net/find-free-port.js'
-import { explorerEnv, getJson, key, pageThrough, settlementsOnChain, spawnExplorer, tempDataDir, waitFor, waitForHead, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
+import { explorerEnv, getJson, key, pageThrough, settlementsOnChain, startExplorerProcessOnAnyPort, tempDataDir, waitForHead, sendSettlements, startLocalChain, type LocalChain } from '../../src/devnet/testing/index.js'
 
 let chain: LocalChain
 let child: ChildProcess | undefined
@@ -24,12 +23,11 @@ after(async () => {
 })
 
 test('kill -9 during indexing loses and duplicates nothing', async () => {
-  const port = await findFreePort()
-  const url = `http://127.0.0.1:${port}`
-  const env = explorerEnv(chain, { DATA_DIR: dataDir, EXPLORER_PORT: String(port), POLL_INTERVAL_MS: '10' })
+  const env = explorerEnv(chain, { DATA_DIR: dataDir, POLL_INTERVAL_MS: '10' })
+  // Each start on any free port, the port it got read from its log: none picked up front.
+  let url = ''
   const start = async () => {
-    child = spawnExplorer(env)
-    await waitFor('the explorer to serve', () => getJson(url, '/health').then((r) => r.status === 200, () => false))
+    ;({ child, url } = await startExplorerProcessOnAnyPort(env))
   }
 
   for (let round = 0; round < 4; round++) {

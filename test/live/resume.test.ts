@@ -22,6 +22,20 @@ async function onChainAfter(cursorEvent: { blockNumber: number; logIndex: number
   return (await settlementsOnChain(live.chain)).filter((e) => e.blockNumber > cursorEvent.blockNumber || (e.blockNumber === cursorEvent.blockNumber && e.logIndex > cursorEvent.logIndex))
 }
 
+/**
+ * One more payment, in every stream's filter below (the first token, recipient 1), and its settlement.
+ * Feeds deliver in chain order: once a stream has it, whatever was sent before it, a repeat included, has
+ * arrived too — a positive signal instead of a pause that proves nothing on a slow machine.
+ */
+async function lastPayment(): Promise<Settlement> {
+  await sendSettlements(live.chain, 1, { recipient: () => live.chain.deployment.recipients[1]! })
+  const last = (await settlementsOnChain(live.chain)).at(-1)!
+  assert.equal(last.token, live.chain.deployment.tokens[0]!.address.toLowerCase())
+  return last
+}
+
+const includes = (events: { blockNumber: number; logIndex: number }[], event: Settlement) => events.some((e) => key(e) === key(event))
+
 function assertUniqueInOrder(events: Settlement[]): void {
   const keys = events.map(key)
   assert.equal(new Set(keys).size, keys.length, 'no settlement twice')
@@ -51,12 +65,12 @@ describe('resume from a cursor', () => {
     else await subscribe(second, { id: 'mine', filter: { recipient }, since: seenAll[0]!.cursor })
     await sending
     await traffic(1, 4)
-    await waitForHead(live.chain, live.explorer.url)
+    const last = await lastPayment()
+    await waitFor('the last payment on both subscriptions', () => [second.settlements('all'), second.settlements('mine')].every((got) => includes(got.map((m) => m.data as Settlement), last)))
 
     const expectedAll = await onChainAfter(lastAll.data)
-    const gotAll = (await second.waitForSettlements(expectedAll.length, 'all')).map((m) => m.data as Settlement)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    assert.deepEqual(second.settlements('all').map((m) => m.data), expectedAll)
+    const gotAll = second.settlements('all').map((m) => m.data as Settlement)
+    assert.deepEqual(gotAll, expectedAll)
     assertUniqueInOrder(gotAll)
     const firstSeen = seenAll[0]!.data as Settlement
     const fromFirst = [firstSeen, ...(await onChainAfter(firstSeen))]
@@ -65,8 +79,6 @@ describe('resume from a cursor', () => {
     const mineSince = lastMine?.data ?? seenAll[0]!.data
     const expectedMine = (await onChainAfter(mineSince)).filter((e) => e.recipient === recipient)
     assert.ok(expectedMine.length > 0)
-    await second.waitForSettlements(expectedMine.length, 'mine')
-    await new Promise((resolve) => setTimeout(resolve, 200))
     assert.deepEqual(second.settlements('mine').map((m) => m.data), expectedMine)
   })
 
@@ -87,12 +99,11 @@ describe('resume from a cursor', () => {
       await new Promise((resolve) => setTimeout(resolve, 60))
     }
     await sent
-    await waitForHead(live.chain, live.explorer.url)
+    const last = await lastPayment()
     const expected = (await onChainAfter(start)).map(key)
     assert.ok(expected.length > 300, `replay of ${expected.length}`)
     for (const c of replaying) {
-      await c.waitForSettlements(expected.length, 'replay')
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await waitFor('the last payment after the replay', () => includes(c.settlements('replay').map((m) => m.data as Settlement), last))
       assert.deepEqual(c.settlements('replay').map((m) => key(m.data)), expected)
     }
   })
@@ -115,12 +126,11 @@ describe('resume from a cursor', () => {
     // An explorer behind the chain (a loaded CI machine) may have delivered every payment of the first
     // traffic before the close: more after it, so that there is something to resume.
     await traffic(2, 6)
-    await waitForHead(live.chain, live.explorer.url)
+    const last = await lastPayment()
     const expected = (await onChainAfter(seen.at(-1)!)).filter((e) => e.token === token)
     assert.ok(expected.length > 0)
     for (const stream of [resumed, bySince]) {
-      await waitFor('the resumed SSE stream', () => stream.settlements().length >= expected.length)
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await waitFor('the last payment on the resumed SSE stream', () => includes(stream.settlements() as Settlement[], last))
       assert.deepEqual(stream.settlements(), expected)
       const ids = stream.frames.filter((f) => f.event === 'settlement').map((f) => f.id)
       assert.equal(new Set(ids).size, ids.length)

@@ -9,7 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { decodeCursor } from '../../src/explorer/store/cursor.js'
 import { encodePk, type Position } from '../../src/explorer/store/keys.js'
 import type { Hex, Settlement } from '../../src/wire/settlement.js'
-import { key, settlementsOnChain, waitForHead, sendSettlements } from '../../src/devnet/testing/index.js'
+import { key, settlementsOnChain, sendSettlements } from '../../src/devnet/testing/index.js'
 import { subscribe, useLiveExplorer, type WsClient } from './live-client.js'
 
 const live = useLiveExplorer({ settlements: 4, env: { WS_MAX_SUBSCRIPTIONS: '12' } })
@@ -121,20 +121,24 @@ describe('WebSocket /stream live delivery', () => {
     let block = await headBlock()
     await sendSettlements(live.chain, 3)
     await c.waitForSettlements(3, 'keep')
-    await waitForHead(live.chain, live.explorer.url)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // A round trip after them: the answer to a SUBSCRIBE follows whatever the server sent before it.
+    assert.equal((await subscribe(c, { id: 'probe-1' })).type, 'SUBSCRIBED')
     assert.equal(c.settlements('drop').length, 0)
     assert.equal(c.settlements('keep').length, 3)
 
     from = c.messages.length
     c.send({ type: 'UNSUBSCRIBE' })
     const all = await c.next((m) => m.type === 'UNSUBSCRIBED', from)
-    assert.deepEqual(new Set(all.ids as unknown[]), new Set(['keep', null]))
+    assert.deepEqual(new Set(all.ids as unknown[]), new Set(['keep', 'probe-1', null]))
     const before = c.settlements().length
+    // Another client subscribed to everything: once it has the next payments, they were published, and a
+    // round trip on the first shows whether any reached it.
+    const witness = await client()
+    await subscribe(witness, { id: 'all' })
     block = await headBlock()
     await sendSettlements(live.chain, 2)
-    await waitForHead(live.chain, live.explorer.url)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await witness.waitForSettlements(2, 'all')
+    assert.equal((await subscribe(c, { id: 'probe-2' })).type, 'SUBSCRIBED')
     assert.equal(c.settlements().length, before, `nothing after unsubscribing all (from block ${block})`)
     assert.equal(c.closed, undefined)
   })

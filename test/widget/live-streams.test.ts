@@ -19,7 +19,6 @@ import { insertRefund, transitionRefund } from '../../src/processor/db/refunds.j
 import { issueEphemeralToken } from '../../src/processor/checkout/index.js'
 import { randomBytes16 } from '../../src/wire/order-reference.js'
 import type { Database } from '../../src/processor/db/open-database.js'
-import { findFreePort } from '../../src/platform/net/index.js'
 import { waitFor, startChainAndDatabase, scriptArgs } from '../../src/devnet/testing/index.js'
 import type { LocalChain } from '../../src/devnet/testing/index.js'
 import { checkPrometheusText } from '../helpers/prometheus.js'
@@ -51,7 +50,6 @@ interface Stream {
 
 before(async () => {
   ;({ chain, db } = await startChainAndDatabase())
-  const port = await findFreePort()
   widget = spawn(process.execPath, scriptArgs('scripts/widget.ts'), {
     env: {
       ...process.env,
@@ -59,7 +57,8 @@ before(async () => {
       RPC_URL: chain.rpcUrl,
       SETTLEMENT_CONTRACT: chain.deployment.settlementContract,
       START_BLOCK: String(chain.deployment.startBlock),
-      WIDGET_PORT: String(port),
+      // Any free port: the widget names the one it got (with no CHECKOUT_WIDGET_URL, its bound address).
+      WIDGET_PORT: '0',
       WIDGET_MAX_STREAMS: String(MAX_STREAMS),
       WIDGET_MAX_STREAMS_PER_ADDRESS: String(PER_ADDRESS),
       TRUSTED_PROXIES: PROXY,
@@ -67,10 +66,9 @@ before(async () => {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  url = `http://127.0.0.1:${port}`
   let out = ''
   widget.stdout!.on('data', (chunk: Buffer) => (out += chunk))
-  await waitFor('the widget to listen', () => out.includes('widget: '), 60_000)
+  url = await waitFor('the widget to listen', () => /^widget: (http:\/\/\S+)\/s\/<charge id>$/m.exec(out)?.[1], 60_000)
   chargeId = `ch_${'c3'.repeat(12)}`
   charge = await storeCharge(db, chain, { id: chargeId, orderId: 'stream-1', merchantName: 'Stream Store' })
 })

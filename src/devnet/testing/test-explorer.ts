@@ -167,4 +167,25 @@ export async function startExplorerProcess(env: Record<string, string>, baseUrl:
   return child
 }
 
+/**
+ * `startExplorerProcess` on any free port (EXPLORER_PORT=0), and the port it got, read from its
+ * `explorer listening` line: no port picked up front that another test's server could take first.
+ * Not for a restart that clients must find on the same URL: this uWS build sets SO_REUSEADDR only on a
+ * given port, so the connections a port-0 listener accepted, in TIME_WAIT after it ends, keep the port
+ * from being bound again for a minute (such tests keep a port picked up front).
+ */
+export async function startExplorerProcessOnAnyPort(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; url: string }> {
+  const child = spawnExplorer({ ...env, EXPLORER_PORT: '0', LOG_LEVEL: 'info' })
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const listening = () => {
+    if (child.exitCode !== null) throw new Error(`the explorer exited (${child.exitCode}) before listening: ${stderr}`)
+    return /"msg":"explorer listening".*?"url":"http:\/\/[^"/]*:(\d+)[/"]/.exec(stderr)?.[1]
+  }
+  const port = Number(await waitFor('the explorer process to listen', listening))
+  const url = `http://127.0.0.1:${port}`
+  await waitFor('the explorer process to serve', async () => (await getJson(url, '/health').catch(() => undefined))?.status === 200)
+  return { child, port, url }
+}
+
 export const key = (e: { blockNumber: number; logIndex: number }) => `${e.blockNumber}:${e.logIndex}`

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { ScriptedChain, type ScriptedSettlement, syntheticPayer, syntheticRecipient, syntheticToken } from '../../devnet/testing/index.js'
+import { ScriptedChain, type ScriptedSettlement, syntheticPayer, syntheticRecipient, syntheticToken, waitFor } from '../../devnet/testing/index.js'
 import { createLogger } from '../../platform/observability/logger.js'
 import { Metrics } from '../../platform/observability/metrics.js'
 import { commitBatch } from '../store/commit-batch.js'
@@ -107,7 +107,7 @@ test('a failure that no retry can mend stops indexing at once, with the error in
       },
     })
     indexer.start()
-    while (indexer.status().lastError?.includes('another chain') !== true) await sleep(5)
+    await waitFor('the permanent failure to stop indexing', () => indexer.status().lastError?.includes('another chain'), 10_000)
     const asked = attempts.permanent
     await sleep(600) // past the first retry's backoff (250 ms)
     assert.equal(attempts.transient, 3, 'the transient failure was retried until it passed')
@@ -152,8 +152,8 @@ test('backfill with ranges in flight, arriving out of order, refused as too larg
       listener: { committed: (s) => committed.push(...s), removed: () => assert.fail('nothing was removed') },
     })
     indexer.start()
-    while (readHead(store)?.blockNumber !== chain.head.blockNumber) await sleep(10)
-    await indexer.stop()
+    // Stopped also when the wait fails, so that the store closes under no running indexer.
+    await waitFor(`the backfill to reach block ${chain.head.blockNumber}`, () => readHead(store)?.blockNumber === chain.head.blockNumber, 60_000).finally(() => indexer.stop())
     assert.ok(calls > 10, `many ranges (${calls})`)
     assert.equal(settlementsHash(store), await referenceHash(chain))
   })

@@ -7,7 +7,7 @@ import { watchDirectory } from '../../chain/index.js'
 import type { Directory } from '../../chain/index.js'
 import { checkChainId, createChainClient, endpointsOf } from '../../chain/index.js'
 import type { DataServiceOptions } from '../../config/index.js'
-import { ConfigError } from '../../config/index.js'
+import { listenUws } from '../../platform/http/index.js'
 import { createLogger, serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
 import { registerRoutes } from './register-routes.js'
 import { renderDirectory, type RenderedDirectory } from './render-directory.js'
@@ -79,11 +79,7 @@ export async function startDataService(options: DataServiceOptions, services: Da
   })
   let listenSocket: uWS.us_listen_socket
   try {
-    listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-      app.listen(options.host, options.port, (socket) =>
-        socket ? resolve(socket) : reject(new ConfigError(`DATA_SERVICE_PORT ${options.port} on ${options.host} is not available`)),
-      )
-    })
+    listenSocket = await listenUws(app, { host: options.host, port: options.port, portSetting: 'DATA_SERVICE_PORT' })
   } catch (error) {
     watch.stop()
     throw error

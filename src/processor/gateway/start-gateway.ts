@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto'
 import uWS from 'uWebSockets.js'
 import type { GatewayOptions } from '../../config/index.js'
-import { ConfigError } from '../../config/index.js'
 import type { ProcessorServices } from '../db/index.js'
+import { listenUws } from '../../platform/http/index.js'
 import { serviceMetrics } from '../../platform/observability/index.js'
 import { ExplorerClient } from '../../sdk/index.js'
 import { openGatewayChain } from './chain/gateway-chain.js'
@@ -60,11 +60,7 @@ export async function startGateway(options: GatewayOptions, { db, log, metrics =
     registerHealth(app, { relayer, connections: () => registry.all.size, db, metrics, log })
     const gauges = operatorGauges({ relayer, db, metrics, log })
     stops.push(() => gauges.stop())
-    const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-      app.listen(options.host, options.port, (socket) =>
-        socket ? resolve(socket) : reject(new ConfigError(`GATEWAY_PORT ${options.port} on ${options.host} is not available`)),
-      )
-    })
+    const listenSocket = await listenUws(app, { host: options.host, port: options.port, portSetting: 'GATEWAY_PORT' })
     stops.push(() => {
       uWS.us_listen_socket_close(listenSocket)
       registry.closeAll(closeCodes.shutdown, 'gateway shutting down')

@@ -5,6 +5,11 @@
  * the merchant, so it names the kind of failure, never an address or a message from inside the network.
  * Redirects are not followed (a 3xx is a failed attempt: the merchant should register the final URL), and
  * the response body is not read.
+ *
+ * The timeout is a timer aborting a controller of ours, not `AbortSignal.timeout` inside `AbortSignal.any`:
+ * on Node 20 such a timeout signal is held only weakly (nodejs/node#57736), and a garbage collection while
+ * the request waited made it never fire — an endpoint that never answered then held its attempt, and its
+ * slot, until the worker stopped (seen as a timed-out attempt never recorded, send-webhook.test.ts).
  */
 import { fetch, type Dispatcher } from 'undici'
 import type { AttemptOutcome } from '../db/index.js'
@@ -27,6 +32,8 @@ const USER_AGENT = 'settlement-processor-webhooks/1'
 export async function sendWebhook(request: WebhookRequest): Promise<AttemptOutcome> {
   const started = performance.now()
   const elapsed = () => performance.now() - started
+  const timeout = new AbortController()
+  const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${request.timeoutMs} ms`, 'TimeoutError')), request.timeoutMs)
   try {
     if (request.refuseInternal) refuseInternalLiteral(request.url)
     const response = await fetch(request.url, {
@@ -35,13 +42,15 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptOutco
       headers: { ...request.headers, 'user-agent': USER_AGENT },
       body: request.body,
       redirect: 'manual',
-      signal: AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMs)]),
+      signal: AbortSignal.any([request.signal, timeout.signal]),
     })
     const durationMs = elapsed()
     await response.body?.cancel().catch(() => {})
     return { statusCode: response.status, durationMs }
   } catch (error) {
     return { error: describeFailure(error, request), durationMs: elapsed() }
+  } finally {
+    clearTimeout(timer)
   }
 }
 
