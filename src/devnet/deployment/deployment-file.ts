@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Deployment } from '../../wire/index.js'
 import { DEFAULT_DEPLOYMENT_PATH } from '../flags/index.js'
+import { ConfigError } from '../../config/index.js'
 
 export async function writeDeployment(path: string, deployment: Deployment): Promise<void> {
   await mkdir(dirname(path), { recursive: true })
@@ -14,13 +15,13 @@ export async function readDeployment(path: string = DEFAULT_DEPLOYMENT_PATH): Pr
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new Error(`deployment file ${path} not found: run \`npm run devnet\` or \`npm run deploy\` first`, { cause: error })
+    throw new ConfigError(`deployment file ${path} not found: run \`npm run devnet\` or \`npm run deploy\` first`, { cause: error })
   }
   let parsed: Partial<Deployment>
   try {
     parsed = JSON.parse(text) as Partial<Deployment>
   } catch (error) {
-    throw new Error(`deployment file ${path} is not valid JSON`, { cause: error })
+    throw new ConfigError(`deployment file ${path} is not valid JSON`, { cause: error })
   }
   const hex = /^0x[0-9a-f]+$/
   const problem =
@@ -30,6 +31,6 @@ export async function readDeployment(path: string = DEFAULT_DEPLOYMENT_PATH): Pr
     (!Number.isInteger(parsed.startBlock) && 'startBlock') ||
     (!hex.test(parsed.feeRecipient ?? '') && 'feeRecipient') ||
     (!Array.isArray(parsed.tokens) && 'tokens')
-  if (problem) throw new Error(`deployment file ${path}: field ${problem} is missing or malformed`)
+  if (problem) throw new ConfigError(`deployment file ${path}: field ${problem} is missing or malformed`)
   return { payerKeys: [], recipients: [], acquirers: [], ...parsed } as Deployment
 }

@@ -4,15 +4,16 @@
  * port 0 with threads (`shared`), a port is found first, then listened on again.
  */
 import uWS from 'uWebSockets.js'
+import { ConfigError } from '../../config/index.js'
 
 export async function listenApp(app: uWS.TemplatedApp, host: string, port: number, shared: boolean): Promise<uWS.us_listen_socket> {
   const on = (at: number) => new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(host, at, resolve))
   const socket = await on(port)
-  if (!socket) throw new Error(`EXPLORER_PORT ${port} on ${host} is not available`)
+  if (!socket) throw new ConfigError(`EXPLORER_PORT ${port} on ${host} is not available`)
   if (port !== 0 || !shared) return socket
   const found = uWS.us_socket_local_port(socket)
   uWS.us_listen_socket_close(socket)
   const again = await on(found)
-  if (!again) throw new Error(`port ${found} on ${host}, free a moment ago, is not available`)
+  if (!again) throw new ConfigError(`port ${found} on ${host}, free a moment ago, is not available`, { retryable: true })
   return again
 }

@@ -158,7 +158,7 @@ export class LiveConnection {
       if (!this.#wanted || this.#socket) return
       socket = new WebSocket(replica.wsUrl)
     } catch (error) {
-      return this.#failed(error instanceof Error ? error : new Error(String(error)))
+      return this.#failed(error instanceof Error ? error : new ExplorerError(String(error)))
     }
     this.#socket = socket
     let opened = false
@@ -298,7 +298,7 @@ export class LiveConnection {
     try {
       fn()
     } catch (error) {
-      this.options.onError(error instanceof Error ? error : new Error(String(error)))
+      this.options.onError(error instanceof Error ? error : new ExplorerError(String(error)))
     }
   }
 }

@@ -3,6 +3,7 @@
  * (Node 20). The undici import is dynamic and its specifier is not a literal, so a browser bundle neither
  * contains nor tries to resolve it.
  */
+import { ExplorerError } from '../errors.js'
 
 /** The part of the WHATWG WebSocket the SDK uses; both the browser's and undici's fit it. */
 export interface WebSocketLike {
@@ -34,6 +35,6 @@ async function loadWebSocket(): Promise<WebSocketConstructor> {
   if (global) return global
   const specifier = 'undici'
   const undici = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as { WebSocket?: WebSocketConstructor }
-  if (!undici.WebSocket) throw new Error('no WebSocket implementation: this runtime has no global WebSocket and undici has none')
+  if (!undici.WebSocket) throw new ExplorerError('no WebSocket implementation: this runtime has no global WebSocket and undici has none')
   return undici.WebSocket
 }
