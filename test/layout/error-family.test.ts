@@ -1,8 +1,10 @@
 /**
  * Keeps every error the project throws in its one family (wire/base-error.ts): a plain `new Error(` in
  * `src/` carries no `retryable`, no details and no class to catch it by, and is not retried by
- * `isRetryable`. The files still allowed some, and how many, are named below with the reason; the
- * check is shown failing on a made-up file so that it cannot rot into one that passes everything.
+ * `isRetryable`. The files still allowed some, and how many, are named below with the reason. And an
+ * error is logged whole (the logger writes its class, details, stack and causes, URLs redacted), never
+ * as its message or string alone. Each check is shown failing on a made-up file so that it cannot rot
+ * into one that passes everything.
  */
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
@@ -33,6 +35,19 @@ export function findPlainErrors(files: Record<string, string>): string[] {
   })
 }
 
+/** A log field made of an error's message, stack or string: the class, details and causes are lost. */
+const ERROR_AS_TEXT = /\berror: (?:\(error as Error\)\.message|error\.message|error\.stack|String\(error\)|error instanceof Error \? error\.)/
+
+/** A line that logs (a logger's call, or the fields made for one). */
+const LOG_LINE = /\.(?:debug|info|warn|error)\(|\breport\(|\bfields = /
+
+/** One line per file that logs an error as text. */
+export function findErrorsLoggedAsText(files: Record<string, string>): string[] {
+  return Object.entries(files).flatMap(([file, text]) =>
+    text.split('\n').flatMap((line, i) => (LOG_LINE.test(line) && ERROR_AS_TEXT.test(line) ? [`${file}:${i + 1}: log the error itself ({ error })`] : [])),
+  )
+}
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
@@ -46,6 +61,14 @@ describe('error family', () => {
     const files = Object.fromEntries(sourceFiles(join(root, 'src')).map((path) => [relative(root, path), readFileSync(path, 'utf8')]))
     assert.ok(Object.keys(files).length > 300, `only ${Object.keys(files).length} files read: the reader is broken`)
     assert.deepEqual(findPlainErrors(files), [])
+  })
+
+  test('no file of src/ logs an error as its message or string', () => {
+    const files = Object.fromEntries(sourceFiles(join(root, 'src')).map((path) => [relative(root, path), readFileSync(path, 'utf8')]))
+    assert.deepEqual(findErrorsLoggedAsText(files), [])
+    assert.deepEqual(findErrorsLoggedAsText({ 'src/made-up.ts': "log.warn('x', { id })\nlog.warn('failed', { error: (error as Error).message })\nreturn { error: error.message }" }), [
+      'src/made-up.ts:2: log the error itself ({ error })',
+    ])
   })
 
   test('every allowed file exists and still needs its allowance', () => {

@@ -41,7 +41,7 @@ export function demoRefunds(params: { api: MerchantClient; book: OrderBook; rpcU
     setState(orderId, 'paying', 'asking the merchant API for a refund')
     queue = queue.then(() =>
       refund(orderId).catch((error: Error) => {
-        log.warn('demo refund failed', { orderId, error: error.message })
+        log.warn('demo refund failed', { orderId, error })
         setState(orderId, 'failed', error.message.split('\n')[0]!)
       }),
     )

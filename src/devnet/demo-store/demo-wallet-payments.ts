@@ -47,7 +47,7 @@ export function demoWalletPayments(params: { api: MerchantClient; book: OrderBoo
       setState(orderId, 'paying', 'getting a payment link')
       queue = queue.then(() =>
         pay(orderId).catch((error: Error) => {
-          log.warn('demo wallet payment failed', { orderId, error: error.message })
+          log.warn('demo wallet payment failed', { orderId, error })
           setState(orderId, 'failed', error.message.split('\n')[0]!)
         }),
       )

@@ -118,7 +118,7 @@ export class ServerThreads {
       thread.on('message', (message: FromThread) => {
         if (message.type === 'listening') {
           thread.off('error', early)
-          thread.on('error', (error) => this.#o.logger.error('server thread failed', { thread: data.thread, error: error.stack }))
+          thread.on('error', (error) => this.#o.logger.error('server thread failed', { thread: data.thread, error }))
           thread.once('exit', (code) => this.#threads.includes(thread) && this.#o.logger.error('server thread ended; the others go on', { thread: data.thread, code }))
           resolve(thread)
         } else if (message.type === 'metrics') {

@@ -96,7 +96,7 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
     let timer: NodeJS.Timeout | undefined
     const attempt = deliver(event)
       // The claim stays until its lease ends, so the event is tried again then.
-      .catch((error: unknown) => log.error('webhook delivery failed inside the worker', { id: event.id, error: (error as Error).message }))
+      .catch((error: unknown) => log.error('webhook delivery failed inside the worker', { id: event.id, error }))
       .finally(() => {
         clearTimeout(timer)
         lane.delete(attempt)
@@ -147,13 +147,13 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
       return
     }
     pumping = pump()
-      .catch((error: unknown) => log.warn('cannot claim webhooks', { error: (error as Error).message }))
+      .catch((error: unknown) => log.warn('cannot claim webhooks', { error }))
       .finally(() => {
         pumping = undefined
       })
   }
 
-  const reloadSecrets = () => secrets.reload().catch((error: unknown) => log.warn('cannot reload webhook secrets', { error: (error as Error).message }))
+  const reloadSecrets = () => secrets.reload().catch((error: unknown) => log.warn('cannot reload webhook secrets', { error }))
   const listener = await db.listen(
     [webhookChannel, webhookSecretsChannel],
     (channel) => (channel === webhookSecretsChannel ? void reloadSecrets() : wake()),
