@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Deployment } from '../wire/index.js'
+import { ConfigError } from './parse-env.js'
 
 /** Where `npm run devnet` and `npm run deploy` write the deployment file and every piece looks for it. */
 export const DEFAULT_DEPLOYMENT_PATH = '.data/deployment.json'
@@ -19,13 +20,13 @@ export async function readDeployment(path: string = DEFAULT_DEPLOYMENT_PATH): Pr
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new Error(`deployment file ${path} not found: run \`npm run devnet\` or \`npm run deploy\` first`, { cause: error })
+    throw new ConfigError(`deployment file ${path} not found: run \`npm run devnet\` or \`npm run deploy\` first`, { cause: error })
   }
   let parsed: Partial<Deployment>
   try {
     parsed = JSON.parse(text) as Partial<Deployment>
   } catch (error) {
-    throw new Error(`deployment file ${path} is not valid JSON`, { cause: error })
+    throw new ConfigError(`deployment file ${path} is not valid JSON`, { cause: error })
   }
   const hex = /^0x[0-9a-f]+$/
   const problem =
@@ -35,6 +36,6 @@ export async function readDeployment(path: string = DEFAULT_DEPLOYMENT_PATH): Pr
     (!Number.isInteger(parsed.startBlock) && 'startBlock') ||
     (!hex.test(parsed.feeRecipient ?? '') && 'feeRecipient') ||
     (!Array.isArray(parsed.tokens) && 'tokens')
-  if (problem) throw new Error(`deployment file ${path}: field ${problem} is missing or malformed`)
+  if (problem) throw new ConfigError(`deployment file ${path}: field ${problem} is missing or malformed`)
   return { payerKeys: [], recipients: [], acquirers: [], ...parsed } as Deployment
 }

@@ -4,6 +4,7 @@
  * `assertKeyAllowed` is the one gate every piece that takes a key passes through.
  */
 import { keccak256, toHex, type Hex } from 'viem'
+import { ConfigError } from './parse-env.js'
 
 export const LOCAL_CHAIN_ID = 31337
 
@@ -35,6 +36,6 @@ export function deriveLocalKey(role: string, index: number): Hex {
 export function assertKeyAllowed(chainId: number, privateKey: Hex): void {
   if (chainId === LOCAL_CHAIN_ID) return
   if (anvilKeys.includes(privateKey.toLowerCase() as Hex)) {
-    throw new Error(`refusing a well-known anvil test key on chain ${chainId}: set a real key (only chain ${LOCAL_CHAIN_ID} may use them)`)
+    throw new ConfigError(`refusing a well-known anvil test key on chain ${chainId}: set a real key (only chain ${LOCAL_CHAIN_ID} may use them)`)
   }
 }

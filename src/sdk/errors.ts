@@ -1,10 +1,12 @@
 /**
  * The SDK's errors. Every one is an `ExplorerError`, so a caller can catch the SDK's failures apart from
- * its own; the subclass says what went wrong, and `cause` keeps the underlying error.
+ * its own, and a `BaseError` of the project's one family (wire/base-error.ts): the subclass says what
+ * went wrong, `cause` keeps the underlying error, and `retryable` says whether asking again can help.
  */
+import { BaseError } from '../wire/index.js'
 import type { ProblemDetails } from './types.js'
 
-export class ExplorerError extends Error {
+export class ExplorerError extends BaseError {
   override name = 'ExplorerError'
 }
 
@@ -16,7 +18,8 @@ export class ExplorerApiError extends ExplorerError {
   readonly url: string
 
   constructor(problem: ProblemDetails, url: string) {
-    super(`${problem.status} ${problem.title}: ${problem.detail}`)
+    // The explorer's 5xx (a query pool busy, a lagging replica) and 429 pass; a 4xx is the request's fault.
+    super(`${problem.status} ${problem.title}: ${problem.detail}`, { details: { url }, retryable: problem.status >= 500 || problem.status === 429 })
     this.status = problem.status
     this.problem = problem
     this.url = url
@@ -36,7 +39,7 @@ export class ExplorerTimeoutError extends ExplorerError {
     readonly timeout: number,
     readonly url: string,
   ) {
-    super(`no answer from ${url} within ${timeout} ms; the request was aborted`)
+    super(`no answer from ${url} within ${timeout} ms; the request was aborted`, { details: { url, timeout }, retryable: true })
   }
 }
 
@@ -49,7 +52,7 @@ export class ExplorerNetworkError extends ExplorerError {
     readonly url: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options)
+    super(message, { ...options, details: { url }, retryable: true })
   }
 }
 
@@ -63,6 +66,6 @@ export class ExplorerLiveError extends ExplorerError {
     /** The subscription concerned, when the server named one. */
     readonly subscription?: string,
   ) {
-    super(`${code}: ${message}`)
+    super(`${code}: ${message}`, { details: { code, ...(subscription !== undefined && { subscription }) } })
   }
 }

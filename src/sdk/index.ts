@@ -4,6 +4,8 @@
  */
 export { ExplorerClient } from './explorer-client.js'
 export { ExplorerApiError, ExplorerError, ExplorerLiveError, ExplorerNetworkError, ExplorerTimeoutError } from './errors.js'
+// The root of every error the SDK throws, and whether asking again can help (for errors of any origin).
+export { BaseError, isRetryable } from '../wire/index.js'
 export type {
   AmountsBySymbol,
   EventPage,

@@ -7,6 +7,7 @@
  */
 import { keccak256, parseSignature, stringToHex, type Hex, type LocalAccount } from 'viem'
 import { domainSeparator, typedDataHasher } from './typed-data-hasher.js'
+import { BaseError } from './base-error.js'
 
 export interface EnvelopeSignature {
   hash: Hex
@@ -86,5 +87,5 @@ type TypedDataToSign = Parameters<NonNullable<LocalAccount['signTypedData']>>[0]
 async function signDigest(account: LocalAccount, hash: Hex, typedData: () => TypedDataToSign): Promise<Hex> {
   if (account.sign) return account.sign({ hash })
   if (account.signTypedData) return account.signTypedData(typedData())
-  throw new Error('the account cannot sign typed data')
+  throw new BaseError('the account cannot sign typed data')
 }

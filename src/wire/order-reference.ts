@@ -3,6 +3,7 @@
  * Browser-safe (the SDK's wallet client signs with it): randomness from Web Crypto.
  */
 import type { Hex } from 'viem'
+import { BaseError } from './base-error.js'
 
 export const ZERO_BYTES16: Hex = `0x${'0'.repeat(32)}`
 
@@ -16,7 +17,7 @@ export function randomBytes16(): Hex {
 
 export function packRef(orderReference: Hex, acquirerId: Hex = ZERO_BYTES16): Hex {
   for (const [name, value] of [['orderReference', orderReference], ['acquirerId', acquirerId]] as const) {
-    if (!bytes16Pattern.test(value)) throw new Error(`${name} must be 0x + 32 hex digits, got ${value}`)
+    if (!bytes16Pattern.test(value)) throw new BaseError(`${name} must be 0x + 32 hex digits, got ${value}`)
   }
   return `0x${orderReference.slice(2)}${acquirerId.slice(2)}`.toLowerCase() as Hex
 }

@@ -4,6 +4,7 @@
  */
 import { parseSignature, type Hex, type LocalAccount, type TypedData } from 'viem'
 import { permitTypes, settlementDomain, type PermitMessage, type TokenDomain } from './typed-data.js'
+import { BaseError } from './base-error.js'
 
 export interface PermitPair {
   v1: number
@@ -31,7 +32,7 @@ export async function signPermitPair<types extends TypedData, primaryType extend
   params: SignPermitPairParams<types, primaryType>,
 ): Promise<PermitPair> {
   const { payer, tokenDomain, permit, settlementContract, binding } = params
-  if (!payer.signTypedData) throw new Error('payer account cannot sign typed data')
+  if (!payer.signTypedData) throw new BaseError('payer account cannot sign typed data')
   const [permitSignature, bindingSignature] = await Promise.all([
     payer.signTypedData({ domain: tokenDomain, types: permitTypes, primaryType: 'Permit', message: permit }),
     payer.signTypedData({

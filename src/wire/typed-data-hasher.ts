@@ -9,6 +9,7 @@
  * callers pass validated, lower-case input). Browser-safe.
  */
 import { getTypesForEIP712Domain, hashDomain, keccak256, stringToHex, type Hex, type TypedDataDomain } from 'viem'
+import { BaseError } from './base-error.js'
 
 export interface TypedField {
   name: string
@@ -56,7 +57,7 @@ export function typedDataHasher(types: TypedFields, primaryType: string): TypedD
       const n = BigInt(value)
       if (n >= 0n && n <= MAX_UINT256) return `0x${n.toString(16).padStart(64, '0')}`
     }
-    throw new Error(`typed data field ${name} (${type}) has an invalid value: ${String(value)}`)
+    throw new BaseError(`typed data field ${name} (${type}) has an invalid value: ${String(value)}`)
   }
 
   return (separator, message) => keccak256(`0x1901${separator.slice(2)}${structHash(primaryType, message).slice(2)}`)

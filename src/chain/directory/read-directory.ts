@@ -7,6 +7,7 @@
 import { domainSeparator, erc20Abi, parseAbiItem, type Hex, type PublicClient, type TypedDataDomain } from 'viem'
 import { settlementAbi } from '../abi/settlement-abi.js'
 import { stablecoinAbi } from '../abi/stablecoin-abi.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface DirectoryToken {
   address: Hex
@@ -101,7 +102,7 @@ async function readToken(publicClient: PublicClient, address: Hex): Promise<Dire
   }
   const computed = domainSeparator({ domain })
   if (computed.toLowerCase() !== declared.toLowerCase()) {
-    throw new Error(`token ${address}: DOMAIN_SEPARATOR() ${declared} differs from its eip712Domain() (${computed})`)
+    throw new BaseError(`token ${address}: DOMAIN_SEPARATOR() ${declared} differs from its eip712Domain() (${computed})`)
   }
   return { address, symbol, name, decimals, version, domainSeparator: computed.toLowerCase() as Hex }
 }

@@ -65,7 +65,7 @@ export interface FailoverValue {
 
 export type FailoverTransport = Transport<'failover', FailoverValue>
 
-/** A node answered with an HTTP error and no JSON-RPC body. */
+/** A node answered with an HTTP error and no JSON-RPC body; a 5xx, 429 or 408 may pass on a retry. */
 export class NodeHttpError extends BaseError {
   override name = 'NodeHttpError'
 }
@@ -189,7 +189,10 @@ export function failoverTransport(params: FailoverTransportParams): FailoverTran
         try {
           const response = await rpcFetch(urls[i]!, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(timeout) })
           const bytes = Buffer.from(await response.arrayBuffer())
-          if (!response.ok && bytes[0] !== 0x7b) throw new NodeHttpError(`${method}: HTTP ${response.status} ${bytes.toString('utf8', 0, 200)}`, { details: { node: hosts[i] } })
+          if (!response.ok && bytes[0] !== 0x7b) throw new NodeHttpError(`${method}: HTTP ${response.status} ${bytes.toString('utf8', 0, 200)}`, {
+              details: { node: hosts[i], status: response.status },
+              retryable: response.status >= 500 || response.status === 429 || response.status === 408,
+            })
           answered(i)
           return bytes
         } catch (error) {

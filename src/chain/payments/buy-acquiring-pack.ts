@@ -9,6 +9,7 @@ import type { TxSender } from '../tx/create-tx-sender.js'
 import { createPermitTracker, type PermitTracker } from './permit-tracker.js'
 import { signPermitPair } from '../../wire/index.js'
 import { buyAcquiringPackTypes } from '../../wire/index.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface BuyAcquiringPackParams {
   publicClient: PublicClient
@@ -69,7 +70,7 @@ export async function buyAcquiringPack(params: BuyAcquiringPackParams): Promise<
   const txHash = await sender.send({ to: settlementContract, data })
   const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash })
   const [created] = parseEventLogs({ abi: settlementAbi, eventName: 'AcquirerCreated', logs: receipt.logs })
-  if (receipt.status !== 'success' || !created) throw new Error(`buyAcquiringPack failed in ${txHash}`)
+  if (receipt.status !== 'success' || !created) throw new BaseError(`buyAcquiringPack failed in ${txHash}`, { details: { txHash } })
   return {
     txHash,
     acquirerId: created.args.acquirerId.toLowerCase() as Hex,

@@ -7,6 +7,7 @@
 import type { Hex, PublicClient } from 'viem'
 import { stablecoinAbi } from '../abi/stablecoin-abi.js'
 import type { TokenDomain } from '../../wire/index.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface PermitTracker {
   tokenDomain(token: Hex): Promise<TokenDomain>
@@ -53,7 +54,7 @@ export function createPermitTracker(publicClient: PublicClient): PermitTracker {
     take(token, owner) {
       const id = key(token, owner)
       const nonce = nonces.get(id)
-      if (nonce === undefined) throw new Error(`permit nonce of ${owner} on ${token} not loaded`)
+      if (nonce === undefined) throw new BaseError(`permit nonce of ${owner} on ${token} not loaded`)
       nonces.set(id, nonce + 1n)
       return nonce
     },

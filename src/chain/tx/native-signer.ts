@@ -7,6 +7,7 @@
 import secp256k1 from 'secp256k1'
 import { bytesToHex, getAddress, hashMessage, hashTypedData, keccak256, serializeSignature, serializeTransaction, type Hex, type LocalAccount, type TransactionSerializableEIP1559 } from 'viem'
 import { toAccount } from 'viem/accounts'
+import { ConfigError } from '../../config/index.js'
 
 export type TransactionSigner = (tx: TransactionSerializableEIP1559) => Hex
 
@@ -46,6 +47,6 @@ function hashSigner(privateKey: Hex): (hash: Hex) => { r: Hex; s: Hex; yParity: 
 
 function keyBytes(privateKey: Hex): Buffer {
   const key = Buffer.from(privateKey.slice(2), 'hex')
-  if (!secp256k1.privateKeyVerify(key)) throw new Error('the key is not a valid secp256k1 private key')
+  if (!secp256k1.privateKeyVerify(key)) throw new ConfigError('the key is not a valid secp256k1 private key')
   return key
 }

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ConfigError } from '../../config/index.js'
 
 const require = createRequire(import.meta.url)
 const archNames: Record<string, string> = { x64: 'amd64', arm64: 'arm64' }
@@ -21,5 +22,5 @@ export function anvilBinaryPath(): string {
   const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
   const wrapper = join(repoRoot, 'node_modules', '.bin', 'anvil')
   if (existsSync(wrapper)) return wrapper
-  throw new Error(`anvil not found: install dependencies (npm install) so that ${platformPackage} is present`)
+  throw new ConfigError(`anvil not found: install dependencies (npm install) so that ${platformPackage} is present`)
 }

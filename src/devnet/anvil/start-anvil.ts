@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { anvilBinaryPath } from './anvil-binary.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface StartAnvilOptions {
   port?: number
@@ -72,22 +73,22 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
     const giveUp = new AbortController()
     const port = await Promise.race([
       listening,
-      exited.then(() => Promise.reject(new Error(`exited with code ${child.exitCode}`))),
-      sleep(READY_TIMEOUT_MS, undefined, { signal: giveUp.signal }).then(() => Promise.reject(new Error('no "Listening on" line'))),
+      exited.then(() => Promise.reject(new BaseError(`exited with code ${child.exitCode}`))),
+      sleep(READY_TIMEOUT_MS, undefined, { signal: giveUp.signal }).then(() => Promise.reject(new BaseError('no "Listening on" line'))),
     ]).finally(() => giveUp.abort())
     rpcUrl = `http://${host}:${port}`
     await waitForRpc(rpcUrl, child)
     return { rpcUrl, port, process: child, stop }
   } catch (error) {
     await stop()
-    throw new Error(`anvil did not start on ${rpcUrl}: ${(error as Error).message}\n${output.trim()}`, { cause: error })
+    throw new BaseError(`anvil did not start on ${rpcUrl}: ${(error as Error).message}\n${output.trim()}`, { cause: error })
   }
 }
 
 async function waitForRpc(rpcUrl: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`)
+    if (child.exitCode !== null) throw new BaseError(`exited with code ${child.exitCode}`)
     try {
       const response = await fetch(rpcUrl, {
         method: 'POST',
@@ -100,5 +101,5 @@ async function waitForRpc(rpcUrl: string, child: ChildProcess): Promise<void> {
     }
     await sleep(50)
   }
-  throw new Error(`no answer within ${READY_TIMEOUT_MS} ms`)
+  throw new BaseError(`no answer within ${READY_TIMEOUT_MS} ms`)
 }

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Abi, Hex } from 'viem'
+import { BaseError } from '../../errors/index.js'
 
 const require = createRequire(import.meta.url)
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -66,12 +67,12 @@ export function compileContracts<name extends string = ContractName>(
     solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: { ...settings, viaIR } }), { import: findImport }),
   ) as SolcOutput
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
-  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
+  if (errors.length > 0) throw new BaseError(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
 
   const compiled = {} as Record<name, CompiledContract>
   for (const [name, path] of Object.entries<string>(files) as [name, string][]) {
     const contract = output.contracts[path]?.[name]
-    if (!contract) throw new Error(`solc produced no output for ${name}`)
+    if (!contract) throw new BaseError(`solc produced no output for ${name}`)
     compiled[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` }
   }
   return compiled

@@ -10,6 +10,7 @@ import { demoMerchantAccount, payAsDemoPayer } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import type { MerchantClient } from '../../processor/merchant-client/index.js'
 import type { OrderBook } from './order-book.js'
+import { BaseError } from '../../errors/index.js'
 
 /** Devnet recipient 0: the store's beneficiary on the devnet (config/demo-store-options.ts). */
 const STORE_MERCHANT_WALLET = 0
@@ -22,7 +23,7 @@ export function demoRefunds(params: { api: MerchantClient; book: OrderBook; rpcU
   const refund = async (orderId: string) => {
     const order = book.get(orderId)!
     const created = await api.createRefund(order.chargeId, { amount: order.amount, reason: 'refunded from the demo store' }, { idempotencyKey: `demo-store-refund-${orderId}` })
-    if (!created.ephemeralToken) throw new Error(`the refund is ${created.status}`)
+    if (!created.ephemeralToken) throw new BaseError(`the refund is ${created.status}`)
     const { final } = await payAsDemoPayer(`${created.widgetUrl}?t=${created.ephemeralToken}`, {
       index: STORE_MERCHANT_WALLET,
       account: demoMerchantAccount(STORE_MERCHANT_WALLET),
@@ -40,7 +41,7 @@ export function demoRefunds(params: { api: MerchantClient; book: OrderBook; rpcU
     setState(orderId, 'paying', 'asking the merchant API for a refund')
     queue = queue.then(() =>
       refund(orderId).catch((error: Error) => {
-        log.warn('demo refund failed', { orderId, error: error.message })
+        log.warn('demo refund failed', { orderId, error })
         setState(orderId, 'failed', error.message.split('\n')[0]!)
       }),
     )

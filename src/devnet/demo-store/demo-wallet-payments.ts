@@ -9,6 +9,7 @@ import type { Logger } from '../../platform/observability/index.js'
 import type { MerchantClient } from '../../processor/merchant-client/index.js'
 import { demoRefunds } from './demo-refunds.js'
 import type { OrderBook } from './order-book.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface DemoWalletPayments {
   /** Starts paying the order unless it is paid or being paid; the order's `demoWallet` follows it. */
@@ -27,7 +28,7 @@ export function demoWalletPayments(params: { api: MerchantClient; book: OrderBoo
   const pay = async (orderId: string) => {
     const order = book.get(orderId)!
     const charge = await api.createCharge(order.chargeRequest, { idempotencyKey: order.idempotencyKey })
-    if (!charge.ephemeralToken) throw new Error(`the charge is ${charge.status}`)
+    if (!charge.ephemeralToken) throw new BaseError(`the charge is ${charge.status}`)
     const { final } = await payAsDemoPayer(`${charge.widgetUrl}?t=${charge.ephemeralToken}`, {
       index: STORE_DEMO_PAYER,
       rpcUrl: params.rpcUrl,
@@ -46,7 +47,7 @@ export function demoWalletPayments(params: { api: MerchantClient; book: OrderBoo
       setState(orderId, 'paying', 'getting a payment link')
       queue = queue.then(() =>
         pay(orderId).catch((error: Error) => {
-          log.warn('demo wallet payment failed', { orderId, error: error.message })
+          log.warn('demo wallet payment failed', { orderId, error })
           setState(orderId, 'failed', error.message.split('\n')[0]!)
         }),
       )

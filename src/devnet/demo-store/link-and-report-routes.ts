@@ -46,7 +46,7 @@ export function linkAndReportRoutes({ api, token, beneficiary, log }: LinkAndRep
         try {
           redirect(res, await linkOf(productId!))
         } catch (error) {
-          log.warn('payment link creation failed', { productId, error: (error as Error).message })
+          log.warn('payment link creation failed', { productId, error })
           sendHtmlPage(res, 502, unavailable(error))
         }
       },
@@ -61,7 +61,7 @@ export function linkAndReportRoutes({ api, token, beneficiary, log }: LinkAndRep
         try {
           first = await report.next()
         } catch (error) {
-          log.warn('the charges report failed', { error: (error as Error).message })
+          log.warn('the charges report failed', { error })
           return sendHtmlPage(res, 502, unavailable(error))
         }
         res.writeHead(200, {
@@ -75,7 +75,7 @@ export function linkAndReportRoutes({ api, token, beneficiary, log }: LinkAndRep
           yield* report
         }
         await pipeline(Readable.from(chunks()), res).catch((error: Error) => {
-          log.warn('the charges report was cut short', { error: error.message })
+          log.warn('the charges report was cut short', { error })
           res.destroy()
         })
       },

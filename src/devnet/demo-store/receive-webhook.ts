@@ -47,7 +47,7 @@ export function receiveWebhook(book: OrderBook, secrets: string[], headers: Webh
   try {
     event = verifyWebhook(secrets, headers, body) as ChargeEvent
   } catch (error) {
-    log.warn('webhook refused: its signature does not verify', { error: (error as Error).message })
+    log.warn('webhook refused: its signature does not verify', { error })
     return { status: 401, detail: 'the signature does not verify' }
   }
   const id = String(headers['webhook-id'])

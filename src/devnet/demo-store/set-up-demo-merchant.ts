@@ -11,6 +11,7 @@ import { CaApiError, generateMerchantCredentials, writeMerchantCredentials, type
 import { merchantWebhookSecrets, type SecretSealer } from '../../processor/webhooks/index.js'
 import type { Database } from '../../processor/db/index.js'
 import { readMerchantRecord, writeMerchantRecord, writeWebhookSecrets } from './merchant-files.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface SetUpDemoMerchantParams {
   db: Database
@@ -49,7 +50,7 @@ export async function setUpDemoMerchant({ db, sealer, ca, dir, webhookUrl, name 
     certificateSerial = credentials.serial
   }
   const secrets = await merchantWebhookSecrets(db.pool, sealer, merchant.id)
-  if (secrets.length === 0) throw new Error('no webhook secret in the database yet: start the checkout webhook delivery (it seeds WEBHOOK_SECRET_KEY) before setting up the demo merchant')
+  if (secrets.length === 0) throw new BaseError('no webhook secret in the database yet: start the checkout webhook delivery (it seeds WEBHOOK_SECRET_KEY) before setting up the demo merchant')
   await writeWebhookSecrets(dir, secrets.map((s) => s.secret))
   await writeMerchantRecord(dir, { merchantId: merchant.id, webhookUrl, certificateSerial })
   return { merchantId: merchant.id, created, certificateIssued: !usable }

@@ -108,7 +108,7 @@ async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<v
   try {
     charge = await context.api.createCharge(chargeRequest, { idempotencyKey })
   } catch (error) {
-    context.log.warn('charge creation failed', { orderId: id, error: (error as Error).message })
+    context.log.warn('charge creation failed', { orderId: id, error })
     return sendHtmlPage(res, 502, storeMessagePage('The checkout is not available', (error as Error).message.split('\n')[0]!))
   }
   context.book.add({

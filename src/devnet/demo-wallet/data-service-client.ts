@@ -4,6 +4,7 @@
  */
 import type { Hex } from 'viem'
 import type { DirectoryToken } from '../../chain/index.js'
+import { BaseError } from '../../errors/index.js'
 
 /** A token as `/tokens` and `/config` list it: the directory's fields. */
 export type ListedToken = DirectoryToken
@@ -26,8 +27,8 @@ export const fetchConfig = (dataServiceUrl: string) => getJson<ProcessorConfig>(
 async function getJson<T>(dataServiceUrl: string, path: string): Promise<T> {
   const url = `${dataServiceUrl.replace(/\/+$/, '')}${path}`
   const response = await fetch(url).catch((error: Error) => {
-    throw new Error(`the data service at ${url} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error })
+    throw new BaseError(`the data service at ${url} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error, retryable: true })
   })
-  if (!response.ok) throw new Error(`the data service answered ${response.status} to ${url}`)
+  if (!response.ok) throw new BaseError(`the data service answered ${response.status} to ${url}`, { details: { status: response.status }, retryable: response.status >= 500 })
   return (await response.json()) as T
 }

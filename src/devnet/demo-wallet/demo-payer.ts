@@ -9,7 +9,8 @@ import { encodeFunctionData, erc20Abi, type Hex, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../../chain/index.js'
 import { createTxSender } from '../../chain/index.js'
-import { deriveLocalKey, LOCAL_CHAIN_ID } from '../../config/index.js'
+import { ConfigError, deriveLocalKey, LOCAL_CHAIN_ID } from '../../config/index.js'
+import { BaseError } from '../../errors/index.js'
 
 /** Payments a top-up covers. */
 const TOP_UP_PAYMENTS = 100n
@@ -24,7 +25,7 @@ export const demoMerchantAccount = (index: number): LocalAccount => privateKeyTo
 
 /** Refuses any chain but the devnet: a demo payer's key is derived from a public string. */
 export function assertDemoChain(chainId: number): void {
-  if (chainId !== LOCAL_CHAIN_ID) throw new Error(`the demo wallet pays with a well-known local key: chain ${LOCAL_CHAIN_ID} only, this session is on chain ${chainId}`)
+  if (chainId !== LOCAL_CHAIN_ID) throw new ConfigError(`the demo wallet pays with a well-known local key: chain ${LOCAL_CHAIN_ID} only, this session is on chain ${chainId}`)
 }
 
 export interface TopUpParams {
@@ -51,6 +52,6 @@ export async function topUpDemoPayer({ rpcUrl, index, token, balance, needed, to
     gas: 100_000n,
   })
   const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash })
-  if (receipt.status !== 'success') throw new Error(`topping up demo payer ${index} failed in ${txHash} (is devnet payer ${index} funded?)`)
+  if (receipt.status !== 'success') throw new BaseError(`topping up demo payer ${index} failed in ${txHash} (is devnet payer ${index} funded?)`)
   return txHash
 }

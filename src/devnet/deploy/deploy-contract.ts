@@ -1,6 +1,7 @@
 /** Deploys one contract from its committed bytecode and waits for the address. */
 import { encodeDeployData, type Abi, type ContractConstructorArgs, type Hex, type PublicClient } from 'viem'
 import type { TxSender } from '../../chain/index.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface DeployContractParams<abi extends Abi> {
   publicClient: PublicClient
@@ -17,6 +18,6 @@ export async function deployContract<const abi extends Abi>(
   const data = encodeDeployData({ abi, bytecode, args } as Parameters<typeof encodeDeployData>[0])
   const hash = await sender.send({ data })
   const receipt = await publicClient.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deployment failed in ${hash}`)
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new BaseError(`deployment failed in ${hash}`, { details: { txHash: hash } })
   return { address: receipt.contractAddress.toLowerCase() as Hex, blockNumber: Number(receipt.blockNumber) }
 }

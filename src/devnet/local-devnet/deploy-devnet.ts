@@ -13,6 +13,7 @@ import { buyAcquiringPack } from '../../chain/index.js'
 import { createTxSender, type TxSender } from '../../chain/index.js'
 import { deriveLocalKey, localDeployerKey, localRelayerKey } from '../../config/index.js'
 import type { DeployedAcquirer, Deployment } from '../../wire/index.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface DeployDevnetParams {
   rpcUrl: string
@@ -106,7 +107,7 @@ async function fund(params: { publicClient: PublicClient; rpcUrl: string; deploy
   )
   const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })))
   const failed = receipts.find((receipt) => receipt.status !== 'success')
-  if (failed) throw new Error(`funding failed in ${failed.transactionHash}`)
+  if (failed) throw new BaseError(`funding failed in ${failed.transactionHash}`, { details: { txHash: failed.transactionHash } })
 }
 
 function range(n: number): number[] {

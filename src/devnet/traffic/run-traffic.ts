@@ -11,6 +11,7 @@ import { randomBytes16 } from '../../wire/index.js'
 import { createPermitTracker } from '../../chain/index.js'
 import { sendPayment } from '../../chain/index.js'
 import { createTxSender } from '../../chain/index.js'
+import { ConfigError } from '../../config/index.js'
 
 export interface TrafficOptions {
   publicClient: PublicClient
@@ -48,7 +49,7 @@ const TICK_MS = 20
 
 export async function runTraffic(opts: TrafficOptions): Promise<TrafficProgress> {
   const { publicClient, deployment } = opts
-  if (deployment.payerKeys.length === 0) throw new Error('the deployment has no payerKeys: traffic needs a devnet deployment')
+  if (deployment.payerKeys.length === 0) throw new ConfigError('the deployment has no payerKeys: traffic needs a devnet deployment')
   const payers: LocalAccount[] = deployment.payerKeys.map((key) => (opts.accountOf ?? privateKeyToAccount)(key))
   const relayer = await createTxSender({ publicClient, privateKey: opts.relayerKey, chainId: deployment.chainId })
   const permits = createPermitTracker(publicClient)

@@ -11,6 +11,7 @@ import type { Deployment } from '../../wire/index.js'
 import { randomBytes16, ZERO_BYTES16 } from '../../wire/index.js'
 import { WalletClient } from '../../sdk/index.js'
 import type { TrafficProgress } from './run-traffic.js'
+import { ConfigError } from '../../config/index.js'
 
 export interface WalletTrafficOptions {
   deployment: Deployment
@@ -32,7 +33,7 @@ const TICK_MS = 20
 
 export async function runWalletTraffic(opts: WalletTrafficOptions): Promise<TrafficProgress> {
   const { deployment, directory } = opts
-  if (deployment.payerKeys.length === 0) throw new Error('the deployment has no payerKeys: traffic needs a devnet deployment')
+  if (deployment.payerKeys.length === 0) throw new ConfigError('the deployment has no payerKeys: traffic needs a devnet deployment')
   const progress: TrafficProgress = { sent: 0, settled: 0, failed: 0, elapsedSeconds: 0, rate: 0 }
   const wallets = deployment.payerKeys.map((key) => walletFor((opts.accountOf ?? privateKeyToAccount)(key)))
   await Promise.all(wallets.map((w) => w.connect()))

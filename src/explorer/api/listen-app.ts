@@ -6,15 +6,16 @@
  */
 import uWS from 'uWebSockets.js'
 import { bindUws } from '../../platform/http/index.js'
+import { ConfigError } from '../../config/index.js'
 
 export async function listenApp(app: uWS.TemplatedApp, host: string, port: number, shared: boolean): Promise<uWS.us_listen_socket> {
   const on = (at: number) => bindUws(app, host, at, { exclusive: !shared })
   const socket = await on(port)
-  if (!socket) throw new Error(`EXPLORER_PORT ${port} on ${host} is not available (another server listens on it)`)
+  if (!socket) throw new ConfigError(`EXPLORER_PORT ${port} on ${host} is not available (another server listens on it)`)
   if (port !== 0 || !shared) return socket
   const found = uWS.us_socket_local_port(socket)
   uWS.us_listen_socket_close(socket)
   const again = await on(found)
-  if (!again) throw new Error(`port ${found} on ${host}, free a moment ago, is not available`)
+  if (!again) throw new ConfigError(`port ${found} on ${host}, free a moment ago, is not available`, { retryable: true })
   return again
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../../platform/observability/index.js'
 import type { TokenInfo } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
 import { PERMITTED_TRANSFER_TOPIC, type RawLog } from './decode-settlement-log.js'
+import { classifyNodeError } from './node-errors.js'
 
 export interface BlockHeader {
   blockNumber: number
@@ -84,4 +85,20 @@ export function describeError(error: unknown): string {
   if (error instanceof BaseError) return [error.shortMessage, error.details].filter(Boolean).join(': ')
   if (error instanceof ProjectError && error.cause !== undefined) return `${error.message}: ${describeError(error.cause)}`
   return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error)
+}
+
+/** `source` with every failed read classified: the node's failures become retryable `NodeReadError`s. */
+export function classifiedReads(source: ChainSource): ChainSource {
+  const classified =
+    <A extends unknown[], R>(read: (...args: A) => Promise<R>, range: (...args: A) => { from: number; to: number } | undefined) =>
+    (...args: A): Promise<R> =>
+      read(...args).catch((error: unknown) => Promise.reject(classifyNodeError(error, range(...args))))
+  const noRange = () => undefined
+  return {
+    headBlockNumber: classified(() => source.headBlockNumber(), noRange),
+    header: classified((b: number) => source.header(b), (b) => ({ from: b, to: b })),
+    settlementLogs: classified((from: number, to: number) => source.settlementLogs(from, to), (from, to) => ({ from, to })),
+    ...(source.settlementLogsBody && { settlementLogsBody: classified((from: number, to: number) => source.settlementLogsBody!(from, to), (from, to) => ({ from, to })) }),
+    tokenInfo: classified((address: Parameters<ChainSource['tokenInfo']>[0]) => source.tokenInfo(address), noRange),
+  }
 }

@@ -5,6 +5,7 @@
 import { toEventSelector } from 'viem'
 import type { SettlementRecord } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
+import { MalformedLogError } from './node-errors.js'
 
 export const PERMITTED_TRANSFER =
   'event PermittedTransfer(bytes32 indexed domainSeparator, address indexed token, address indexed payer, address recipient, uint256 value, uint256 fee, bytes32 orderReference)'
@@ -33,7 +34,7 @@ const address = (word32: string) => `0x${word32.slice(24)}` as Hex
 export function decodeSettlementLog(log: RawLog): DecodedSettlementLog {
   const [topic0, domainSeparator, token, payer] = log.topics
   if (topic0?.toLowerCase() !== PERMITTED_TRANSFER_TOPIC || !domainSeparator || !token || !payer || log.data.length !== 2 + 4 * 64) {
-    throw new Error(`log ${log.transactionHash}:${log.logIndex} is not a PermittedTransfer`)
+    throw new MalformedLogError(`log ${log.transactionHash}:${log.logIndex} is not a PermittedTransfer`, { details: { blockNumber: log.blockNumber } })
   }
   const data = log.data.toLowerCase()
   return {

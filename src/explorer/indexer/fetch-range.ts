@@ -11,11 +11,12 @@ import type { BlockHeader, ChainSource } from './chain-source.js'
 import { decodeSettlementLog, type DecodedSettlementLog } from './decode-settlement-log.js'
 import { ScannedLogs } from './scan-logs.js'
 import type { Hex } from '../../wire/index.js'
+import { NodeReadError } from './node-errors.js'
 
 export async function fetchRange(source: ChainSource, from: number, to: number): Promise<EncodedBatch> {
   if (source.settlementLogsBody) return fetchScannedRange(source, source.settlementLogsBody(from, to), from, to)
   const [logs, tip] = await Promise.all([source.settlementLogs(from, to), source.header(to)])
-  if (!tip) throw new Error(`block ${to} is missing from the node`)
+  if (!tip) throw new NodeReadError(`block ${to} is missing from the node`, { details: { block: to }, retryable: true })
   const decoded = logs.filter((log) => !log.removed).map(decodeSettlementLog)
   return toBatch(decoded, await eventHeaders(source, decoded), { blockNumber: to, blockHash: tip.blockHash })
 }
@@ -23,7 +24,7 @@ export async function fetchRange(source: ChainSource, from: number, to: number):
 /** The same from the response's bytes (scan-logs.ts): no log becomes an object. */
 async function fetchScannedRange(source: ChainSource, body: Promise<Buffer>, from: number, to: number): Promise<EncodedBatch> {
   const [bytes, tip] = await Promise.all([body, source.header(to)])
-  if (!tip) throw new Error(`block ${to} is missing from the node`)
+  if (!tip) throw new NodeReadError(`block ${to} is missing from the node`, { details: { block: to }, retryable: true })
   const logs = new ScannedLogs(bytes)
   const unstamped = new Set<number>()
   for (let i = 0; i < logs.count; i++) if (logs.stampedTimestamp(i) === undefined) unstamped.add(logs.blockNumber(i))
@@ -61,7 +62,7 @@ async function eventHeaders(source: ChainSource, decoded: DecodedSettlementLog[]
 /** Reads the headers of blocks whose logs carry no timestamp into `headers`, 16 at a time. */
 async function readHeaders(source: ChainSource, blockNumbers: Set<number>, headers: Map<number, BlockHeader>): Promise<void> {
   for (const header of await mapLimit([...blockNumbers], 16, (b) => source.header(b))) {
-    if (!header) throw new Error('a block with settlements is missing from the node')
+    if (!header) throw new NodeReadError('a block with settlements is missing from the node', { retryable: true })
     headers.set(header.blockNumber, header)
   }
 }

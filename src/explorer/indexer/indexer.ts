@@ -13,8 +13,8 @@ import type { Store } from '../store/index.js'
 import type { StoredSettlement, TokenInfo } from '../store/index.js'
 import { decodeHexKey, indexKeyFromString, rollbackAbove, storedBlocksDownFrom } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
-import { describeError, type BlockHeader, type ChainSource } from './chain-source.js'
-import { classifyNodeError, RangeTooLargeError } from './node-errors.js'
+import { classifiedReads, describeError, type BlockHeader, type ChainSource } from './chain-source.js'
+import { classifyNodeError, NodeReadError, RangeTooLargeError } from './node-errors.js'
 import { causeChain, isRetryable } from '../../errors/index.js'
 import { decodeSettlementLog, type DecodedSettlementLog } from './decode-settlement-log.js'
 import { fetchRange, toBatch } from './fetch-range.js'
@@ -86,6 +86,8 @@ export class Indexer {
   #progress: Progress | undefined
   #inFlight: InFlightRange[] = []
   #fetchRange: (from: number, to: number) => Promise<EncodedBatch>
+  /** `options.source` with its failures classified: a read the node failed is retried, anything else stops indexing. */
+  #source: ChainSource
   #verifiedOnce = false
   #count
   #reorgs
@@ -93,6 +95,7 @@ export class Indexer {
 
   constructor(options: IndexerOptions) {
     this.#o = options
+    this.#source = classifiedReads(options.source)
     this.#range = options.initialRange ?? 1000
     this.#fetchRange = options.fetchRange ?? ((from, to) => fetchRange(options.source, from, to))
     this.#knownTokens = new Set(readTokens(options.store).keys())
@@ -142,10 +145,10 @@ export class Indexer {
         this.#lastError = describeError(error)
         if (!isRetryable(error)) {
           // Retrying would fail the same way forever; stop where the fault shows (/ready, the log).
-          this.#o.logger.error('indexing stopped: the failure does not pass with a retry', { error: this.#lastError, causes: causeChain(error) })
+          this.#o.logger.error('indexing stopped: the failure does not pass with a retry', { error, causes: causeChain(error) })
           return
         }
-        this.#o.logger.warn('indexing step failed; retrying', { error: this.#lastError, retryInMs: backoff })
+        this.#o.logger.warn('indexing step failed; retrying', { error, causes: causeChain(error), retryInMs: backoff })
         await this.#sleep(backoff)
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)
       }
@@ -164,7 +167,8 @@ export class Indexer {
 
   /** One step; resolves `true` when it made progress and the next step should follow at once. */
   async #tick(): Promise<boolean> {
-    const { source, startBlock, confirmations } = this.#o
+    const { startBlock, confirmations } = this.#o
+    const source = this.#source
     this.#chainHead = await source.headBlockNumber()
     const target = this.#chainHead - confirmations
     const stored = readHead(this.#o.store)
@@ -254,7 +258,7 @@ export class Indexer {
 
   /** Near the head: block by block, each one's parent hash checked against the block before it. */
   async #followHead(head: IndexedHead | undefined, from: number, target: number): Promise<boolean> {
-    const { source } = this.#o
+    const source = this.#source
     const decoded: DecodedSettlementLog[] = []
     const headers = new Map<number, BlockHeader>()
     let parent = head
@@ -268,7 +272,7 @@ export class Indexer {
       const logs = await source.settlementLogs(b, b)
       for (const log of logs) {
         const settlement = decodeSettlementLog(log)
-        if (settlement.blockHash !== header.blockHash) throw new Error(`block ${b} changed while it was read`)
+        if (settlement.blockHash !== header.blockHash) throw new NodeReadError(`block ${b} changed while it was read`, { details: { block: b }, retryable: true })
         decoded.push(settlement)
       }
       headers.set(b, header)
@@ -291,12 +295,13 @@ export class Indexer {
     const keys = batches.flatMap((batch) => batch.counted.find((c) => c.field === 'token')?.keys ?? [])
     const seen = keys.map((key) => decodeHexKey(indexKeyFromString(key)))
     const fresh = [...new Set(seen)].filter((t) => !this.#knownTokens.has(t))
-    return Promise.all(fresh.map((address) => this.#o.source.tokenInfo(address)))
+    return Promise.all(fresh.map((address) => this.#source.tokenInfo(address)))
   }
 
   /** The indexed tip is no longer on the chain: find the newest stored block that still is, roll back to it. */
   async #reorg(head: IndexedHead): Promise<boolean> {
-    const { source, store, startBlock, logger } = this.#o
+    const { store, startBlock, logger } = this.#o
+    const source = this.#source
     let ancestor: IndexedHead | undefined
     for (const stored of storedBlocksDownFrom(store, head.blockNumber)) {
       const onChain = await source.header(stored.blockNumber)

@@ -6,6 +6,7 @@
  */
 import { createChainSource, describeError, type ChainSource } from './chain-source.js'
 import { fetchRange } from './fetch-range.js'
+import { crossThreads } from './node-errors.js'
 import { markLoaded } from '../../platform/workers/index.js'
 import type { EncodedBatch } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
@@ -28,8 +29,9 @@ export default async function indexRange({ endpoints, chainId, contract, from, t
   try {
     return await fetchRange(source, from, to)
   } catch (error) {
-    // Only the message survives the way back to the indexer: keep the node's reason in it.
-    throw new Error(describeError(error))
+    // Only the message and cause survive the way back to the indexer: keep the node's reason in the
+    // message, and whether a retry can help in the cause.
+    throw crossThreads(error, describeError(error))
   }
 }
 

@@ -4,10 +4,11 @@
  * are then decoded from the hex text into a batch's bytes (encoded-batch.ts). JSON.parse of a 5,000-log
  * response, the strings it makes and the garbage they leave were most of the indexing pool's time.
  */
+import { BaseError } from '../../errors/index.js'
 import { FIXED_BYTES } from '../store/index.js'
 import type { SettlementSource } from '../store/index.js'
 import { PERMITTED_TRANSFER_TOPIC } from './decode-settlement-log.js'
-import { RpcResponseError } from './node-errors.js'
+import { MalformedLogError, NodeReadError, RpcResponseError } from './node-errors.js'
 
 /** Per log, where each field's text starts and ends (inside the quotes, 0x included). */
 const TOPIC0 = 0
@@ -71,7 +72,7 @@ export class ScannedLogs {
       logIndex: this.logIndex,
       timestamp: (i) => {
         const t = this.stampedTimestamp(i)
-        if (t === undefined) throw new Error(`block ${this.blockNumber(i)} has no timestamp`)
+        if (t === undefined) throw new NodeReadError(`block ${this.blockNumber(i)} has no timestamp`, { retryable: true })
         return t
       },
       amount: (i) => this.#word(i, 1),
@@ -99,7 +100,7 @@ export class ScannedLogs {
     const words = [1, 2, 3].every((t) => this.#has(i, TOPIC0 + t) && this.#length(i, TOPIC0 + t) === 66)
     const fields = [BLOCK_NUMBER, BLOCK_HASH, TX_HASH, LOG_INDEX].every((slot) => this.#has(i, slot))
     if (topic0 !== PERMITTED_TRANSFER_TOPIC || !words || !fields || this.#length(i, DATA) !== 2 + 4 * 64 || this.#length(i, TX_HASH) !== 66) {
-      throw new Error(`log ${this.#has(i, TX_HASH) ? this.#text(i, TX_HASH) : '?'}:${this.#has(i, LOG_INDEX) ? this.#text(i, LOG_INDEX) : '?'} is not a PermittedTransfer`)
+      throw new MalformedLogError(`log ${this.#has(i, TX_HASH) ? this.#text(i, TX_HASH) : '?'}:${this.#has(i, LOG_INDEX) ? this.#text(i, LOG_INDEX) : '?'} is not a PermittedTransfer`)
     }
   }
 
@@ -107,11 +108,11 @@ export class ScannedLogs {
   #quantity(i: number, slot: number): number {
     const start = this.#start(i, slot) + 2
     const end = start + this.#length(i, slot) - 2
-    if (end <= start || end - start > 13) throw new Error(`log field ${this.#text(i, slot)} is not a quantity`)
+    if (end <= start || end - start > 13) throw new MalformedLogError(`log field ${this.#text(i, slot)} is not a quantity`)
     let n = 0
     for (let p = start; p < end; p++) {
       const v = NIBBLE[this.#body[p]!]!
-      if (v < 0) throw new Error(`log field ${this.#text(i, slot)} is not a quantity`)
+      if (v < 0) throw new MalformedLogError(`log field ${this.#text(i, slot)} is not a quantity`)
       n = n * 16 + v
     }
     return n
@@ -131,7 +132,7 @@ export class ScannedLogs {
     let n = 0
     for (let p = from; p < to; p++) {
       const v = NIBBLE[this.#body[p]!]!
-      if (v < 0) throw new Error('a log data word is not hex')
+      if (v < 0) throw new MalformedLogError('a log data word is not hex')
       n = n * 16 + v
     }
     return n
@@ -142,7 +143,7 @@ export class ScannedLogs {
     for (let k = 0; k < bytes; k++) {
       const hi = NIBBLE[body[from + 2 * k]!]!
       const lo = NIBBLE[body[from + 2 * k + 1]!]!
-      if ((hi | lo) < 0) throw new Error('a log field is not hex')
+      if ((hi | lo) < 0) throw new MalformedLogError('a log field is not hex')
       out[p++] = (hi << 4) | lo
     }
     return p
@@ -150,7 +151,7 @@ export class ScannedLogs {
 }
 
 /** The fixed run's size is what writeFixed fills: 32 + 20 + 20 + 20 + 32 + 32. */
-if (32 + 20 * 3 + 32 * 2 !== FIXED_BYTES) throw new Error('scan-logs.ts writes another fixed layout than record.ts')
+if (32 + 20 * 3 + 32 * 2 !== FIXED_BYTES) throw new BaseError('scan-logs.ts writes another fixed layout than record.ts')
 
 /**
  * A minimal JSON walker over bytes: the response object, its `result` array of log objects (each
@@ -258,7 +259,7 @@ class JsonWalker {
     const start = this.#p
     let end = this.b.indexOf(0x22, start)
     while (end > 0 && this.#escaped(end)) end = this.b.indexOf(0x22, end + 1)
-    if (end < 0) throw new Error('eth_getLogs answer ends inside a string')
+    if (end < 0) throw new NodeReadError('eth_getLogs answer ends inside a string', { retryable: true })
     this.#p = end + 1
     return [start, end]
   }
@@ -279,7 +280,7 @@ class JsonWalker {
     // A number or a literal: up to the next delimiter.
     const start = this.#p
     while (this.#p < this.b.length && !DELIMITER[this.b[this.#p]!]) this.#p++
-    if (this.#p === start) throw new Error(`eth_getLogs answer is not JSON at byte ${start}`)
+    if (this.#p === start) throw new NodeReadError(`eth_getLogs answer is not JSON at byte ${start}`, { retryable: true })
   }
 
   #ws(): void {
@@ -287,7 +288,7 @@ class JsonWalker {
   }
 
   #expect(c: number): void {
-    if (this.b[this.#p] !== c) throw new Error(`eth_getLogs answer is not JSON at byte ${this.#p}`)
+    if (this.b[this.#p] !== c) throw new NodeReadError(`eth_getLogs answer is not JSON at byte ${this.#p}`, { retryable: true })
     this.#p++
   }
 }

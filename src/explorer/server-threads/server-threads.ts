@@ -18,6 +18,7 @@ import { shareWriteCounts, type Store, type StoredSettlement } from '../store/in
 import { SharedConnections, sharedConnectionsMemory } from '../../platform/limits/index.js'
 import { exportCounts } from '../api/index.js'
 import type { FromThread, ServerThreadData, ToThread } from './thread-messages.js'
+import { BaseError } from '../../errors/index.js'
 
 /** How often threads and the main thread exchange metrics and the main thread checks the indexer's status. */
 const EXCHANGE_MS = 250
@@ -110,14 +111,14 @@ export class ServerThreads {
   #spawn(data: ServerThreadData): Promise<Worker> {
     const thread = startWorker(data)
     return new Promise((resolve, reject) => {
-      const early = (error: Error) => reject(new Error(`server thread ${data.thread} did not start`, { cause: error }))
+      const early = (error: Error) => reject(new BaseError(`server thread ${data.thread} did not start`, { cause: error }))
       thread.once('error', early)
       // Ended without an error before listening: never left waiting (once listening, a rejection is void).
-      thread.once('exit', (code) => reject(new Error(`server thread ${data.thread} ended before listening (exit code ${code})`)))
+      thread.once('exit', (code) => reject(new BaseError(`server thread ${data.thread} ended before listening (exit code ${code})`, { details: { exitCode: code } })))
       thread.on('message', (message: FromThread) => {
         if (message.type === 'listening') {
           thread.off('error', early)
-          thread.on('error', (error) => this.#o.logger.error('server thread failed', { thread: data.thread, error: error.stack }))
+          thread.on('error', (error) => this.#o.logger.error('server thread failed', { thread: data.thread, error }))
           thread.once('exit', (code) => this.#threads.includes(thread) && this.#o.logger.error('server thread ended; the others go on', { thread: data.thread, code }))
           resolve(thread)
         } else if (message.type === 'metrics') {

@@ -4,6 +4,7 @@
  * store layout, and the file's size and SHA-256 that a replica checks before it serves from it.
  */
 import type { Hex } from '../../wire/index.js'
+import { SnapshotError } from './snapshot-error.js'
 
 export const SNAPSHOT_FORMAT = 1
 export const MANIFEST_FILE = 'snapshot.json'
@@ -27,7 +28,7 @@ export function parseManifest(text: string, where: string): SnapshotManifest {
   try {
     value = JSON.parse(text) as Partial<SnapshotManifest>
   } catch (error) {
-    throw new Error(`${where} is not a snapshot manifest (not JSON)`, { cause: error })
+    throw new SnapshotError(`${where} is not a snapshot manifest (not JSON)`, { cause: error })
   }
   const ok =
     value.format === SNAPSHOT_FORMAT &&
@@ -36,6 +37,6 @@ export function parseManifest(text: string, where: string): SnapshotManifest {
     Number.isSafeInteger(value.bytes) &&
     typeof value.sha256 === 'string' &&
     /^[0-9a-f]{64}$/.test(value.sha256)
-  if (!ok) throw new Error(`${where} is not a snapshot manifest of format ${SNAPSHOT_FORMAT}`)
+  if (!ok) throw new SnapshotError(`${where} is not a snapshot manifest of format ${SNAPSHOT_FORMAT}`)
   return value as SnapshotManifest
 }

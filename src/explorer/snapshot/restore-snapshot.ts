@@ -21,6 +21,7 @@ import { ConfigError } from '../../config/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import type { Hex } from '../../wire/index.js'
 import { DATA_FILE, MANIFEST_FILE, parseManifest, type SnapshotManifest } from './manifest.js'
+import { SnapshotError } from './snapshot-error.js'
 
 const PROGRESS_EVERY_MS = 5_000
 
@@ -60,14 +61,14 @@ export async function restoreSnapshot({ source, dataDir, identity, log }: Restor
     await pipeline(await from.stream(DATA_FILE), tally, createWriteStream(partial))
   } catch (error) {
     rmSync(partial, { force: true })
-    throw new Error(`SNAPSHOT_FROM: copying ${from.name}/${DATA_FILE} failed: ${(error as Error).message}`, { cause: error })
+    throw new SnapshotError(`SNAPSHOT_FROM: copying ${from.name}/${DATA_FILE} failed`, { cause: error, retryable: true })
   } finally {
     clearInterval(progress)
   }
   const sha256 = hash.digest('hex')
   if (copied !== manifest.bytes || sha256 !== manifest.sha256) {
     rmSync(partial, { force: true })
-    throw new Error(`SNAPSHOT_FROM: ${DATA_FILE} is not the file the manifest names (${copied} bytes, sha256 ${sha256}; expected ${manifest.bytes}, ${manifest.sha256})`)
+    throw new SnapshotError(`SNAPSHOT_FROM: ${DATA_FILE} is not the file the manifest names (${copied} bytes, sha256 ${sha256}; expected ${manifest.bytes}, ${manifest.sha256})`)
   }
   renameSync(partial, join(dataDir, DATA_FILE))
   log.info('snapshot restored', { head: manifest.head?.blockNumber, settlements: manifest.settlements, mb: mb(copied), seconds: Math.round((performance.now() - startedAt) / 1000) })
@@ -87,9 +88,9 @@ function openSource({ from, token }: SnapshotSource): SnapshotReader {
   const base = from.replace(/\/+$/, '')
   const get = async (file: string) => {
     const response = await fetch(`${base}/${file}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch((error: Error) => {
-      throw new Error(`SNAPSHOT_FROM ${new URL(base).host} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error })
+      throw new SnapshotError(`SNAPSHOT_FROM ${new URL(base).host} does not answer (${(error.cause as Error | undefined)?.message ?? error.message})`, { cause: error, retryable: true })
     })
-    if (!response.ok || !response.body) throw new Error(`SNAPSHOT_FROM answered ${response.status} for ${file}`)
+    if (!response.ok || !response.body) throw new SnapshotError(`SNAPSHOT_FROM answered ${response.status} for ${file}`, { details: { status: response.status }, retryable: response.status >= 500 })
     return response
   }
   return {

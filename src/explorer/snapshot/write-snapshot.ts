@@ -11,12 +11,13 @@ import { join } from 'node:path'
 import type { Logger } from '../../platform/observability/index.js'
 import { openStore, readCount, readHead, readIdentity, readLayout } from '../store/index.js'
 import { DATA_FILE, MANIFEST_FILE, SNAPSHOT_FORMAT, type SnapshotManifest } from './manifest.js'
+import { SnapshotError } from './snapshot-error.js'
 
 const PROGRESS_EVERY_MS = 5_000
 
 export async function writeSnapshot({ dataDir, outDir, log }: { dataDir: string; outDir: string; log: Logger }): Promise<SnapshotManifest> {
-  if (!existsSync(join(dataDir, DATA_FILE))) throw new Error(`${dataDir} holds no explorer store (no ${DATA_FILE})`)
-  if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new Error(`${outDir} is not empty: a snapshot goes into a new directory`)
+  if (!existsSync(join(dataDir, DATA_FILE))) throw new SnapshotError(`${dataDir} holds no explorer store (no ${DATA_FILE})`)
+  if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new SnapshotError(`${outDir} is not empty: a snapshot goes into a new directory`)
   mkdirSync(outDir, { recursive: true })
   const target = join(outDir, DATA_FILE)
   const sourceBytes = statSync(join(dataDir, DATA_FILE)).size
@@ -42,7 +43,7 @@ export async function writeSnapshot({ dataDir, outDir, log }: { dataDir: string;
   await copy.close()
   // Opening the copy made a lock file; a replica makes its own.
   rmSync(join(outDir, 'lock.mdb'), { force: true })
-  if (!identity) throw new Error(`${dataDir} has no identity yet (the explorer has not started on it)`)
+  if (!identity) throw new SnapshotError(`${dataDir} has no identity yet (the explorer has not started on it)`)
   const manifest: SnapshotManifest = {
     format: SNAPSHOT_FORMAT,
     chainId: identity.chainId,

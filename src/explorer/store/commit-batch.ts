@@ -15,6 +15,7 @@ import { countedWrite } from './settlement-writes.js'
 import { mergeStatsChanges, writeStatsChange } from './stats.js'
 import { putAmountEntries, writeAmountCounts } from './amounts.js'
 import { appendToRuns, type RunAppend } from './covering-runs.js'
+import { StoreError } from './store-error.js'
 
 export type { BlockHeader } from './encoded-batch.js'
 
@@ -71,7 +72,7 @@ export function commitBatch(store: Store, step: IndexingStep): Promise<StoredSet
  */
 export async function commitEncoded(store: Store, batches: EncodedBatch[], tokens: TokenInfo[] = []): Promise<StoredSettlement[]> {
   const last = batches.at(-1)
-  if (!last) throw new Error('nothing to commit')
+  if (!last) throw new StoreError('nothing to commit')
   return countedWrite(store, () =>
     store.env.transaction(() => {
       for (const token of tokens) store.tokens.putSync(encodeHexKey(token.address), token)

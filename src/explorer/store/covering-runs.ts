@@ -14,6 +14,7 @@ import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntry
 import type { Store } from './open-store.js'
 import { findId } from './dictionary.js'
 import { expandRecord } from './compact-record.js'
+import { StoreError } from './store-error.js'
 
 /** One settlement for the runs: its recipient's id, ordinal in it, primary key and stored record. */
 export interface RunAppend {
@@ -38,7 +39,7 @@ export function appendToRuns(store: Store, settlements: RunAppend[]): void {
       const begun = starts ? undefined : store.runs.getBinary(key)
       if (!starts && !begun) {
         // Entries are found by their position in a run: appending to a lost one would misplace every later settlement.
-        throw new Error(`run ${run} of recipient id ${recipientId} is missing before ordinal ${ordinal}`)
+        throw new StoreError(`run ${run} of recipient id ${recipientId} is missing before ordinal ${ordinal}`)
       }
       runs.set(id, (pending = { key, parts: begun ? [begun] : [] }))
     }
@@ -76,9 +77,8 @@ export function readRecord(store: Store, pk: Buffer, transaction?: Transaction):
   if (!pointer) return undefined
   const { recipientId, ordinal } = decodePointer(pointer)
   const run = (store.runs.getBinaryFast as GetBinaryFast).call(store.runs, encodeRunKey(recipientId, runOf(ordinal)), options)
-  if (!run) throw new Error(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
-  const at = runEntryStarts(run)[(ordinal - 1) % RUN_LENGTH]
-  if (at === undefined) throw new Error(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
+  const at = run && runEntryStarts(run)[(ordinal - 1) % RUN_LENGTH]
+  if (!run || at === undefined) throw new StoreError(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
   return expandRecord(store, runEntryAt(run, at).record)
 }
 

@@ -10,6 +10,7 @@
  */
 import { DICTIONARY_KINDS, encodeDictionaryKey, encodeDictionaryIdKey, type DictionaryKind } from './keys.js'
 import type { Store } from './open-store.js'
+import { StoreError } from './store-error.js'
 
 interface Entries {
   /** By the value's bytes as a latin1 string (`indexKeyString`). */
@@ -88,7 +89,7 @@ export function valueOf(store: Store, kind: DictionaryKind, id: number): Buffer 
   const known = entries.values[id]
   if (known) return known
   const stored = store.ids.getBinary(encodeDictionaryIdKey(kind, id))
-  if (!stored) throw new Error(`the store has no ${kind} with id ${id}`)
+  if (!stored) throw new StoreError(`the store has no ${kind} with id ${id}`)
   const bytes = Buffer.from(stored)
   entries.values[id] = bytes
   entries.ids.set(bytes.toString('latin1'), id)

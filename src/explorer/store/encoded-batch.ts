@@ -13,6 +13,7 @@ import { addToStatsChange, emptyStatsChange, type StatsChange } from './stats.js
 import { addToBuckets } from './buckets.js'
 import { amountChange, type AmountChange } from './amounts.js'
 import type { Hex } from '../../wire/index.js'
+import { StoreError } from './store-error.js'
 
 export interface BlockHeader {
   blockNumber: number
@@ -166,6 +167,6 @@ function writeFixedHex(out: Buffer, p: number, r: SettlementRecord): void {
   const end = p + FIXED_BYTES
   for (const hex of [r.txHash, r.token, r.payer, r.recipient, r.reference, r.domainSeparator]) p += out.write(hex.slice(2), p, 'hex')
   if (p !== end || r.txHash.length !== 66 || r.token.length !== 42 || r.payer.length !== 42 || r.recipient.length !== 42 || r.reference.length !== 66) {
-    throw new Error(`settlement ${r.txHash}:${r.logIndex} has a malformed field`)
+    throw new StoreError(`settlement ${r.txHash}:${r.logIndex} has a malformed field`)
   }
 }

@@ -5,6 +5,7 @@
 import type { Hex } from '../../wire/index.js'
 import type { Store } from './open-store.js'
 import type { TokenInfo } from './record.js'
+import { ConfigError } from '../../config/index.js'
 
 export interface IndexedHead {
   blockNumber: number
@@ -30,7 +31,7 @@ export async function claimIdentity(store: Store, identity: StoreIdentity): Prom
     return
   }
   if (existing.chainId !== identity.chainId || existing.contract !== identity.contract) {
-    throw new Error(
+    throw new ConfigError(
       `data directory holds chain ${existing.chainId} contract ${existing.contract}, not chain ${identity.chainId} contract ${identity.contract}; use another DATA_DIR`,
     )
   }
@@ -66,7 +67,7 @@ export function claimLayout(store: Store, dataDir: string): void {
       .filter(([version]) => Number(version) > layout && Number(version) <= STORE_LAYOUT)
       .map(([, what]) => what)
     const why = missing.length > 0 ? `it adds ${missing.join('; and ')}` : 'it reads the store differently'
-    throw new Error(
+    throw new ConfigError(
       `data directory ${dataDir} holds store layout ${layout}, this explorer needs layout ${STORE_LAYOUT} (${why}); delete it or set another DATA_DIR to index again`,
     )
   }

@@ -7,6 +7,7 @@
 import { Packr } from 'msgpackr'
 import type { Hex } from '../../wire/index.js'
 import { decodePk } from './keys.js'
+import { StoreError } from './store-error.js'
 
 /** A settlement as the indexer hands it to the store: lowercase hex, amounts as bigints. */
 export interface SettlementRecord {
@@ -88,7 +89,7 @@ const packr = new Packr({ useRecords: false, moreTypes: false })
 
 export function toStored(record: SettlementRecord, ordinal: number): StoredSettlement {
   const hex = [record.txHash, record.token, record.payer, record.recipient, record.reference, record.domainSeparator].map((h) => h.slice(2)).join('')
-  if (hex.length !== FIXED_BYTES * 2) throw new Error(`settlement ${record.txHash}:${record.logIndex} has a malformed field`)
+  if (hex.length !== FIXED_BYTES * 2) throw new StoreError(`settlement ${record.txHash}:${record.logIndex} has a malformed field`)
   return { blockNumber: record.blockNumber, logIndex: record.logIndex, timestamp: record.timestamp, amount: record.amount.toString(), fee: record.fee.toString(), hex, ordinal }
 }
 

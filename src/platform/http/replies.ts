@@ -65,7 +65,7 @@ export function problemReply(status: number, detail: string, param?: string, hea
 /** Turns a thrown error into a reply: a ProblemError is the client's mistake, anything else is ours. */
 export function errorReply(error: unknown, logger: Logger): Reply {
   if (error instanceof ProblemError) return problemReply(error.status, error.message, error.param, problemHeaders(error.status))
-  logger.error('request failed', { error: error instanceof Error ? error.stack : String(error) })
+  logger.error('request failed', { error })
   return problemReply(500, 'the request could not be answered; it has been logged')
 }
 

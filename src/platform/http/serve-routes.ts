@@ -72,7 +72,7 @@ export function serveRoutes(params: ServeRoutesParams): Promise<ListeningServer>
     Promise.resolve()
       .then(() => route.handle(request))
       .catch((error: unknown) => {
-        log.error('request failed', { method: req.method, path, error: error instanceof Error ? error.stack : String(error) })
+        log.error('request failed', { method: req.method, path, error })
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('something went wrong; it has been logged\n')
         else res.end()
       })

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { BaseError } from '../../errors/index.js'
 
 const LOWEST = 10_000
 const RANDOM_TRIES = 20
@@ -36,7 +37,7 @@ function bindAndRelease(port: number, host: string): Promise<number> {
     server.listen(port, host, () => {
       const address = server.address()
       const bound = typeof address === 'object' && address ? address.port : 0
-      server.close(() => (bound > 0 ? resolve(bound) : reject(new Error('could not pick a free port'))))
+      server.close(() => (bound > 0 ? resolve(bound) : reject(new BaseError('could not pick a free port', { retryable: true }))))
     })
   })
 }

@@ -12,6 +12,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { gunzip } from 'node:zlib'
 import { promisify } from 'node:util'
+import { BaseError } from '../../errors/index.js'
 
 const gunzipAsync = promisify(gunzip)
 
@@ -53,7 +54,7 @@ export function rpcFetch(input: string | URL | Request, init: RequestInit = {}):
         }, reject)
       })
     })
-    const abort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted', { cause: signal?.reason }))
+    const abort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new BaseError('aborted', { cause: signal?.reason }))
     const fail = (error: Error) => {
       signal?.removeEventListener('abort', abort)
       reject(error)

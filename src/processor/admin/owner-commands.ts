@@ -12,6 +12,7 @@ import type { Deployment } from '../../wire/index.js'
 import { ownerOperation, type OwnerCommand, type OwnerOperation } from './owner-operations.js'
 import { buildProposal, describeProposal, proposalJson, writeProposalBatch } from './proposal.js'
 import { checkSignatures, executeThroughSafe, readSafe } from './safe-account.js'
+import { BaseError } from '../../errors/index.js'
 
 export const ownerCommandOptions = {
   propose: { type: 'boolean' },
@@ -108,7 +109,7 @@ export async function runOwnerCommand(command: OwnerCommand, args: string[], val
   const sender = await createTxSender({ publicClient, privateKey: adminKey(), chainId })
   const hash = await sender.send({ to: op.to, data: op.data })
   const receipt = await publicClient.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`)
+  if (receipt.status !== 'success') throw new BaseError(`transaction ${hash} reverted`, { details: { txHash: hash } })
   console.log(`admin: done in ${hash} (block ${receipt.blockNumber})`)
   printChanges(op)
 }

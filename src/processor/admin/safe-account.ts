@@ -7,6 +7,7 @@ import { encodeFunctionData, zeroAddress, type Hex, type PublicClient } from 'vi
 import { packSafeSignatures, recoverSafeSigner, safeAbi, safeExecutionSuccessTopic, type SafeCall } from '../../chain/index.js'
 import { createTxSender } from '../../chain/index.js'
 import { FlagError } from '../../platform/cli/index.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface SafeAccount {
   address: Hex
@@ -67,6 +68,6 @@ export async function executeThroughSafe(params: {
   const txHash = await sender.send({ to: safe.address, data })
   const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash })
   const executed = receipt.logs.some((log) => log.address.toLowerCase() === safe.address && log.topics[0] === safeExecutionSuccessTopic)
-  if (receipt.status !== 'success' || !executed) throw new Error(`the Safe did not execute the call (transaction ${txHash})`)
+  if (receipt.status !== 'success' || !executed) throw new BaseError(`the Safe did not execute the call (transaction ${txHash})`, { details: { txHash } })
   return { txHash, blockNumber: receipt.blockNumber }
 }

@@ -10,6 +10,7 @@ import { decodeFunctionData, type Hex, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { safeTxHash, safeTxTypedData, settlementAbi } from '../../chain/index.js'
 import { localDeployerKey, privateKeySetting, type Env } from '../../config/index.js'
+import { BaseError } from '../../errors/index.js'
 import { FlagError, formatTable } from '../../platform/cli/index.js'
 import type { Deployment } from '../../wire/index.js'
 import { ownerOperation, type OwnerCommand } from './owner-operations.js'
@@ -55,7 +56,7 @@ export async function signSafeTx(file: string | undefined, nonceFlag: string | u
   const settlement = deployment.settlementContract
   let decoded
   try {
-    if (call.to !== settlement) throw new Error(`it calls ${call.to}`)
+    if (call.to !== settlement) throw new BaseError(`it calls ${call.to}`)
     decoded = decodeFunctionData({ abi: settlementAbi, data: call.data })
   } catch (error) {
     throw new FlagError(`the proposal's call is not an owner operation of the settlement contract ${settlement} (${(error as Error).message.split('\n')[0]}): it is not signed here`)

@@ -35,7 +35,7 @@ export async function startCa(options: CaOptions, { db, log, metrics = serviceMe
   const renewal = setInterval(() => {
     crl.renewIfDue().then(
       (renewed) => renewed && log.info('CRL renewed', { crlNumber: renewed.number, nextUpdate: renewed.nextUpdate }),
-      (error: unknown) => log.warn('CRL renewal failed; retrying', { error: (error as Error).message }),
+      (error: unknown) => log.warn('CRL renewal failed; retrying', { error }),
     )
   }, Math.min(validityMs / 8, MAX_RENEW_CHECK_MS))
   renewal.unref()

@@ -12,6 +12,7 @@ import { transitionCharge, type ChargeRow, type ChargeStatus, type ChargeTransit
 import type { Sql } from '../db/index.js'
 import { enqueueWebhook, type WebhookType } from '../db/index.js'
 import { renderCharge, renderPayment } from './render-charge.js'
+import { BaseError } from '../../errors/index.js'
 
 const rules: Record<ChargeTransition['to'], { from: ChargeStatus[]; webhook: WebhookType }> = {
   confirming: { from: ['awaiting-payment'], webhook: 'charge.confirming' },
@@ -27,7 +28,7 @@ export const canTransition = (status: ChargeStatus, to: ChargeTransition['to']) 
 /** Moves a charge locked by this transaction and enqueues its webhook; returns the charge as changed. */
 export async function changeCharge(sql: Sql, charge: ChargeRow, transition: ChargeTransition, widgetBaseUrl: string): Promise<ChargeRow> {
   const rule = rules[transition.to]
-  if (!rule.from.includes(charge.status)) throw new Error(`charge ${charge.id}: no transition from ${charge.status} to ${transition.to}`)
+  if (!rule.from.includes(charge.status)) throw new BaseError(`charge ${charge.id}: no transition from ${charge.status} to ${transition.to}`, { details: { id: charge.id, from: charge.status, to: transition.to } })
   const changed = await transitionCharge(sql, charge.id, transition)
   await enqueueWebhook(sql, { merchantId: charge.merchantId, chargeId: charge.id, type: rule.webhook, data: renderCharge(changed, widgetBaseUrl) })
   return changed

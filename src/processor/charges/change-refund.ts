@@ -14,6 +14,7 @@ import { lockCharge, recountChargeRefunds, transitionRefund, type RefundRow, typ
 import type { Sql } from '../db/index.js'
 import { enqueueWebhook, type WebhookType } from '../db/index.js'
 import { renderRefund } from './render-refund.js'
+import { BaseError } from '../../errors/index.js'
 
 const rules: Record<RefundTransition['to'], { from: RefundStatus[]; webhook: WebhookType }> = {
   confirming: { from: ['awaiting-signature'], webhook: 'refund.confirming' },
@@ -28,7 +29,7 @@ export const canTransitionRefund = (status: RefundStatus, to: RefundTransition['
 /** Moves a refund locked by this transaction, recounts its charge when settled refunds changed, and enqueues its webhook. */
 export async function changeRefund(sql: Sql, refund: RefundRow, transition: RefundTransition, widgetBaseUrl: string): Promise<RefundRow> {
   const rule = rules[transition.to]
-  if (!rule.from.includes(refund.status)) throw new Error(`refund ${refund.id}: no transition from ${refund.status} to ${transition.to}`)
+  if (!rule.from.includes(refund.status)) throw new BaseError(`refund ${refund.id}: no transition from ${refund.status} to ${transition.to}`, { details: { id: refund.id, from: refund.status, to: transition.to } })
   // Creation locks the charge to check what is left to refund: locking it here too, the two never race.
   if (transition.to === 'settled' || refund.status === 'settled') await lockCharge(sql, refund.chargeId)
   const changed = await transitionRefund(sql, refund.id, transition)

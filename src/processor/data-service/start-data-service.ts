@@ -45,7 +45,7 @@ export async function startDataService(options: DataServiceOptions, services: Da
       logger.info('directory changed', summary(directory))
     },
     onError(error) {
-      const fields = { error: error.message.split('\n')[0] }
+      const fields = { error }
       if (failing) return logger.debug('directory refresh failed again', fields)
       failing = true
       logger.warn('directory refresh failed; serving the last one read until it succeeds', fields)

@@ -13,6 +13,7 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { findFreePort } from '../../platform/net/index.js'
 import { embeddedServerRunningError, runningEmbeddedServer } from './running-embedded-server.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface EmbeddedDatabase {
   url: string
@@ -66,7 +67,7 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
     }
   }
   if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true })
-  throw new Error(`embedded PostgreSQL did not start in ${opts.dataDir}: ${String(lastError)}`, { cause: lastError })
+  throw new BaseError(`embedded PostgreSQL did not start in ${opts.dataDir}: ${String(lastError)}`, { cause: lastError })
 }
 
 /**
@@ -120,7 +121,7 @@ async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => voi
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onTimeout()
-      reject(new Error(`no "ready to accept connections" within ${ms} ms`))
+      reject(new BaseError(`no "ready to accept connections" within ${ms} ms`, { retryable: true }))
     }, ms)
   })
   try {

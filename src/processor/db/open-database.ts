@@ -44,7 +44,7 @@ export async function openDatabase(opts: DatabaseOptions, log: Logger): Promise<
   let closing = false
   // pool.end() resolves before the server has seen every socket close, so stopping the embedded server
   // right after terminates some of them: expected then, and not worth a warning.
-  pool.on('error', (error) => closing || log.warn('database connection lost', { error: error.message }))
+  pool.on('error', (error) => closing || log.warn('database connection lost', { error }))
   const listeners = new Set<Listener>()
   const databaseUrl = url
 

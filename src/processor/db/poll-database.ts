@@ -26,7 +26,7 @@ export function pollDatabase<T>({ sql, everyMs, read, onRead, metrics, log }: Po
     try {
       onRead(await read(sql))
     } catch (error) {
-      log.warn('operator statistics unreadable', { error: (error as Error).message })
+      log.warn('operator statistics unreadable', { error })
     }
   }
   // A round still running (a slow database) is not joined by another.

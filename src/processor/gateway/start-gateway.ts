@@ -37,7 +37,7 @@ export async function startGateway(options: GatewayOptions, { db, log, metrics =
   const { limits } = options
   const chain = await openGatewayChain({ ...options, log })
   const registry = new ConnectionRegistry(randomBytes(8).toString('hex'), limits)
-  const explorer = new ExplorerClient({ baseUrl: options.explorerUrl, onError: (error) => log.warn('explorer live feed', { error: error.message }) })
+  const explorer = new ExplorerClient({ baseUrl: options.explorerUrl, onError: (error) => log.warn('explorer live feed', { error }) })
   const stops: (() => Promise<void> | void)[] = [() => chain.stop()]
   const stopAll = async () => {
     while (stops.length > 0) await stops.pop()!()

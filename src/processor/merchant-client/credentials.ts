@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { credentialFiles } from '../ca/index.js'
+import { ConfigError } from '../../config/index.js'
 
 export interface ClientCredentials {
   /** PEM private key of the client certificate. */
@@ -20,7 +21,7 @@ export interface ClientCredentials {
 export async function readCredentialFiles(dir: string): Promise<ClientCredentials> {
   const read = (file: string) =>
     readFile(join(dir, file), 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`cannot read ${join(dir, file)} (${error.code ?? error.message})`, { cause: error })
+      throw new ConfigError(`cannot read ${join(dir, file)} (${error.code ?? error.message})`, { cause: error })
     })
   const [key, cert, ca] = await Promise.all([read(credentialFiles.key), read(credentialFiles.certificate), read(credentialFiles.caCertificate)])
   return { key, cert, ca }

@@ -99,7 +99,7 @@ async function followFeed({ client, settings, state, log, signal }: RunReconcili
       }
     } catch (error) {
       if (signal.aborted) break
-      log.error('reconciliation stopped on an error; resuming from the stored cursor', { error: (error as Error).message })
+      log.error('reconciliation stopped on an error; resuming from the stored cursor', { error })
       await sleep(Math.min(250 * 2 ** failures++, MAX_RETRY_MS), undefined, { signal }).catch(() => {})
     } finally {
       state.feed = undefined
@@ -132,7 +132,7 @@ async function pollHead({ client, publicClient, settings, state, log, signal }: 
       if (failing) log.info('confirmations: the node answers again')
       failing = false
     } catch (error) {
-      if (!failing && !signal.aborted) log.warn('confirmations: polling failed; retrying', { error: (error as Error).message.split('\n')[0] })
+      if (!failing && !signal.aborted) log.warn('confirmations: polling failed; retrying', { error })
       failing = true
     }
     await sleep(settings.pollIntervalMs, undefined, { signal }).catch(() => {})
@@ -160,7 +160,7 @@ async function sweepExpired({ client, publicClient, settings, state, log, signal
       if (failing) log.info('expiry sweep: running again')
       failing = false
     } catch (error) {
-      if (!failing && !signal.aborted) log.warn('expiry sweep failed; no charge expires until it runs again', { error: (error as Error).message.split('\n')[0] })
+      if (!failing && !signal.aborted) log.warn('expiry sweep failed; no charge expires until it runs again', { error })
       failing = true
     }
     await sleep(settings.expirySweepMs, undefined, { signal }).catch(() => {})

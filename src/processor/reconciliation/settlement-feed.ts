@@ -39,7 +39,7 @@ export interface SettlementFeedParams {
 const MAX_RETRY_MS = 10_000
 
 export function openSettlementFeed({ explorerUrl, since, maxQueued, log }: SettlementFeedParams): SettlementFeed {
-  const explorer = new ExplorerClient({ baseUrl: explorerUrl, onError: (error) => log.warn('explorer live feed', { error: error.message }) })
+  const explorer = new ExplorerClient({ baseUrl: explorerUrl, onError: (error) => log.warn('explorer live feed', { error }) })
   const queue: FeedItem[] = []
   let overflowed = false
   let wake: (() => void) | undefined
@@ -67,7 +67,7 @@ export function openSettlementFeed({ explorerUrl, since, maxQueued, log }: Settl
           break
         } catch (error) {
           const report = attempt === 0 ? log.warn : log.debug
-          report('explorer unavailable; reconciliation retries', { url: explorer.wsUrl, error: (error as Error).message })
+          report('explorer unavailable; reconciliation retries', { url: explorer.wsUrl, error })
           await sleep(delay, undefined, { signal }).catch(() => {})
         }
       }

@@ -36,7 +36,7 @@ export function startReconciler(settings: ReconcilerSettings & { standbyPollMs: 
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       const client = await db.pool.connect().catch((error: Error) => {
-        log.warn('reconciler: no database connection; retrying', { error: error.message })
+        log.warn('reconciler: no database connection; retrying', { error })
         return undefined
       })
       const lost = new AbortController()
@@ -58,7 +58,7 @@ export function startReconciler(settings: ReconcilerSettings & { standbyPollMs: 
       try {
         await runReconciliation({ client, publicClient, settings, state, log, signal: lost.signal })
       } catch (error) {
-        log.error('active reconciler failed; releasing the lock', { error: (error as Error).message })
+        log.error('active reconciler failed; releasing the lock', { error })
       } finally {
         role = 'standby'
         state.head = undefined

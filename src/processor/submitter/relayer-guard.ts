@@ -60,7 +60,7 @@ export function createRelayerGuard(params: CreateRelayerGuardParams): RelayerGua
         ])
         price = { gasPerPayment: gas.gasPerPayment, gasPrice, at: Date.now() }
       } catch (error) {
-        log.debug('relayer runway not measured; keeping the last figure', { error: (error as Error).message })
+        log.debug('relayer runway not measured; keeping the last figure', { error })
         if (!price) return undefined
       }
     }

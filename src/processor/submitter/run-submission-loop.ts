@@ -51,7 +51,7 @@ export async function runSubmissionLoop(ctx: SubmissionLoopContext): Promise<voi
       await settleInFlight(parts, available)
       if (available) busy = await takeWork(parts)
     } catch (error) {
-      log.warn('submitter step failed', { error: (error as Error).message })
+      log.warn('submitter step failed', { error })
       await sleep(settings.pollIntervalMs * 5, undefined, { signal }).catch(() => {})
     }
     if (!signal.aborted && !busy) await doorbell.wait(parts.inFlight.size > 0 ? settings.pollIntervalMs : settings.idlePollMs)

@@ -31,7 +31,7 @@ export function createSendQueue(broadcaster: Broadcaster, onAnswered: () => void
   const sendOne = ({ payloadId, tx }: Outgoing) =>
     broadcaster.send(tx.raw).then(
       () => void acceptedTx.set(payloadId, tx.txHash),
-      (error) => log.warn('send failed; will send it again', { payloadId, txHash: tx.txHash, error: String(error) }),
+      (error) => log.warn('send failed; will send it again', { payloadId, txHash: tx.txHash, error }),
     )
   return {
     queue(batch) {

@@ -36,7 +36,7 @@ export async function startSubmitter(settings: SubmitterSettings, services: Subm
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       const lock = await tryLock(db.url, relayer).catch((error: Error) => {
-        log.warn('advisory lock attempt failed', { error: error.message })
+        log.warn('advisory lock attempt failed', { error })
         return undefined
       })
       if (!lock) {
@@ -59,7 +59,7 @@ export async function startSubmitter(settings: SubmitterSettings, services: Subm
       try {
         await runSubmissionLoop({ settings, publicClient, relayer, db, log, signal: lost.signal, doorbell })
       } catch (error) {
-        log.error('active submitter failed; releasing the lock', { error: (error as Error).message })
+        log.error('active submitter failed; releasing the lock', { error })
         await sleep(settings.standbyPollMs)
       } finally {
         role = 'standby'

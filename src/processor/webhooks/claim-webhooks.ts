@@ -68,7 +68,7 @@ export function createWebhookClaimer({ options, db, log, lanes, slow, launch, st
         return
       }
       pumping = pump()
-        .catch((error: unknown) => log.warn('cannot claim webhooks', { error: (error as Error).message }))
+        .catch((error: unknown) => log.warn('cannot claim webhooks', { error }))
         .finally(() => {
           pumping = undefined
         })

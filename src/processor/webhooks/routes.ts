@@ -20,6 +20,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { Database } from '../db/index.js'
 import { findWebhookDelivery, listWebhookDeliveries, requeueWebhook, type WebhookDelivery, type WebhookStatus } from '../db/index.js'
 import { problem } from '../../wire/index.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface WebhookRoutesOptions {
   db: Database
@@ -67,7 +68,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
     global: false,
     keyGenerator: getMerchantId,
     errorResponseBuilder: (_request, { after }) =>
-      Object.assign(new Error(`more than ${retriesPerMinute} manual retries a minute; retry in ${after}`), { statusCode: 429 }),
+      Object.assign(new BaseError(`more than ${retriesPerMinute} manual retries a minute; retry in ${after}`), { statusCode: 429 }),
   })
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {

@@ -4,6 +4,7 @@
  */
 import { createHmac } from 'node:crypto'
 import { merchantKey } from './merchant-secret.js'
+import { BaseError } from '../../errors/index.js'
 
 export interface SignedWebhook {
   id: string
@@ -15,7 +16,7 @@ export interface SignedWebhook {
 }
 
 export function webhookHeaders({ id, merchantId, body, secrets, timestamp = new Date() }: SignedWebhook): Record<string, string> {
-  if (secrets.length === 0) throw new Error('no live webhook secret to sign with')
+  if (secrets.length === 0) throw new BaseError('no live webhook secret to sign with')
   const seconds = Math.floor(timestamp.getTime() / 1000)
   const signatures = secrets.map((secret) => `v1,${createHmac('sha256', merchantKey(secret, merchantId)).update(`${id}.${seconds}.${body}`).digest('base64')}`)
   return {

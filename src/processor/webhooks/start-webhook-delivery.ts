@@ -59,12 +59,12 @@ export async function startWebhookDelivery(options: WebhookOptions, { db, log, m
     launch: (event) =>
       lanes.launch(
         // The claim stays until its lease ends, so the event is tried again then.
-        attemptWebhook(attempt, event).catch((error: unknown) => log.error('webhook delivery failed inside the worker', { id: event.id, error: (error as Error).message })),
+        attemptWebhook(attempt, event).catch((error: unknown) => log.error('webhook delivery failed inside the worker', { id: event.id, error })),
         event.slow,
       ),
   })
 
-  const reloadSecrets = () => secrets.reload().catch((error: unknown) => log.warn('cannot reload webhook secrets', { error: (error as Error).message }))
+  const reloadSecrets = () => secrets.reload().catch((error: unknown) => log.warn('cannot reload webhook secrets', { error }))
   const listener = await db.listen(
     [webhookChannel, webhookSecretsChannel],
     (channel) => (channel === webhookSecretsChannel ? void reloadSecrets() : claimer.wake()),

@@ -48,7 +48,7 @@ export function sharedStatus(watch: ChargeWatch, log: Logger, metrics: Metrics):
         entry.failed = false
       } catch (error) {
         entry.failed = true
-        log.warn('live status read failed', { id, error: (error as Error).message })
+        log.warn('live status read failed', { id, error })
       }
     }
     entry.reading = undefined

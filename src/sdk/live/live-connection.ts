@@ -156,7 +156,7 @@ export class LiveConnection {
       if (!this.#wanted || this.#socket) return
       socket = new WebSocket(replica.wsUrl)
     } catch (error) {
-      return this.#failed(error instanceof Error ? error : new Error(String(error)))
+      return this.#failed(error instanceof Error ? error : new ExplorerError(String(error)))
     }
     this.#socket = socket
     let opened = false
@@ -297,7 +297,7 @@ export class LiveConnection {
     try {
       fn()
     } catch (error) {
-      this.options.onError(error instanceof Error ? error : new Error(String(error)))
+      this.options.onError(error instanceof Error ? error : new ExplorerError(String(error)))
     }
   }
 }

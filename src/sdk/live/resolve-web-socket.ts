@@ -3,6 +3,7 @@
  * (Node 20). The undici import is dynamic and its specifier is not a literal, so a browser bundle neither
  * contains nor tries to resolve it.
  */
+import { ExplorerError } from '../errors.js'
 
 /** The part of the WHATWG WebSocket the SDK uses; both the browser's and undici's fit it. */
 export interface WebSocketLike {
@@ -35,6 +36,6 @@ async function loadWebSocket(): Promise<WebSocketConstructor> {
   const specifier = 'undici'
   // layering: dynamic import — undici only where there is no global WebSocket (Node 20), hidden from browser bundlers
   const undici = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as { WebSocket?: WebSocketConstructor }
-  if (!undici.WebSocket) throw new Error('no WebSocket implementation: this runtime has no global WebSocket and undici has none')
+  if (!undici.WebSocket) throw new ExplorerError('no WebSocket implementation: this runtime has no global WebSocket and undici has none')
   return undici.WebSocket
 }

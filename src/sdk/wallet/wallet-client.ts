@@ -17,6 +17,7 @@ import { WS_OPEN, resolveWebSocket, type WebSocketLike } from '../live/resolve-w
 import type { ReconnectOptions } from '../types.js'
 import { GatewayError } from './gateway-error.js'
 import type { PaymentSession, SessionToken } from './payment-session.js'
+import { BaseError } from '../../wire/index.js'
 
 export interface WalletClientOptions {
   /** `ws://…/ws` of the gateway. */
@@ -129,7 +130,7 @@ export class WalletClient {
    * without `watchedUntilBlock`, which is final.
    */
   async pay(session: PaymentSession, token: SessionToken, opts: { payloadId?: string; onStatus?(push: SubmissionStatusPush): void } = {}): Promise<FinalStatus> {
-    if (session.chainId !== this.options.chainId) throw new Error(`the session is for chain ${session.chainId}, this wallet for ${this.options.chainId}`)
+    if (session.chainId !== this.options.chainId) throw new BaseError(`the session is for chain ${session.chainId}, this wallet for ${this.options.chainId}`)
     const principal = BigInt(session.principal)
     const [{ fees }, nonce] = await Promise.all([
       this.getFees(token.domainSeparator, principal, session.acquirerId, 'PRINCIPAL'),
@@ -220,7 +221,7 @@ export class WalletClient {
     try {
       message = JSON.parse(text) as ServerMessage
     } catch {
-      this.options.onError?.(new Error(`unreadable frame from the gateway: ${text.slice(0, 100)}`))
+      this.options.onError?.(new GatewayError('INVALID_FORMAT', 'STRUCTURAL_ERROR', `unreadable frame from the gateway: ${text.slice(0, 100)}`))
       return
     }
     const requestId = 'requestId' in message ? message.requestId : undefined

@@ -121,7 +121,7 @@ export function registerExport(app: TemplatedApp, { store, tokens, limits, trust
         chunk = walk.next(CHUNK_BYTES)
       } catch (error) {
         // The store failed (or closed under a stopping explorer): this file cannot be finished, the rest goes on.
-        logger.error('export failed', { error: error instanceof Error ? error.stack : String(error) })
+        logger.error('export failed', { error })
         cut('failed')
         return false
       }

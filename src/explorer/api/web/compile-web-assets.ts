@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { makeAsset, type WebAssets } from './web-assets.js'
+import { BaseError } from '../../../errors/index.js'
 
 const CLIENT = fileURLToPath(new URL('./client/', import.meta.url))
 
@@ -26,7 +27,7 @@ export async function compileWebAssets(): Promise<WebAssets> {
   })
   const output = (name: string) => {
     const file = result.outputFiles.find((f) => f.path === `/${name}`)
-    if (!file) throw new Error(`esbuild wrote no ${name}`)
+    if (!file) throw new BaseError(`esbuild wrote no ${name}`)
     return file.contents
   }
   const script = makeAsset('explorer.js', output('explorer.js'))

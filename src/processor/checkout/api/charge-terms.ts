@@ -36,7 +36,7 @@ export async function openChargeTerms(chain: ChainSettings & { pollIntervalMs: n
       tokens = byAddress(directory.tokens)
       log.info('supported tokens changed', { tokens: directory.tokens.map((t) => t.symbol) })
     },
-    onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
+    onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error }),
   })
   tokens = byAddress(watch.current().tokens)
   return {

@@ -34,7 +34,7 @@ export function problemOf(error: FastifyError, log: Logger): Problem {
       return problem(415, 'the body must be application/json')
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return problem(error.statusCode, error.message)
-  log.error('checkout API failure', { error: error.message, stack: error.stack })
+  log.error('checkout API failure', { error })
   return problem(500, 'the request failed on the server; it can be retried')
 }
 

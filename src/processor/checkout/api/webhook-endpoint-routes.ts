@@ -12,6 +12,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { changeWebhookEndpointSchema, rotateWebhookSecretSchema } from './schemas.js'
 import { strictValidatorCompiler } from './strict-validator.js'
 import type { ChangeWebhookEndpointRequest, RotateWebhookSecretRequest, WebhookEndpointService } from './webhook-endpoint-service.js'
+import { BaseError } from '../../../errors/index.js'
 
 export interface WebhookEndpointRoutesOptions {
   endpoint: WebhookEndpointService
@@ -24,7 +25,7 @@ export const webhookEndpointRoutes: FastifyPluginAsync<WebhookEndpointRoutesOpti
     global: false,
     keyGenerator: (request) => request.merchant.id,
     errorResponseBuilder: (_request, { after }) =>
-      Object.assign(new Error(`more than ${rotationsPerHour} webhook secret rotations an hour; retry in ${after}`), { statusCode: 429 }),
+      Object.assign(new BaseError(`more than ${rotationsPerHour} webhook secret rotations an hour; retry in ${after}`), { statusCode: 429 }),
   })
 
   api.get('/webhook-endpoint', (request) => endpoint.get(request.merchant))

@@ -35,7 +35,7 @@ export async function watchRevocations({ db, apply, log }: WatchRevocationsParam
         loaded = crl.number
         log.info('CRL loaded into the TLS context', { crlNumber: crl.number, nextUpdate: crl.nextUpdate })
       } catch (error) {
-        log.error('CRL reload failed; the previous one stays in force', { error: (error as Error).message })
+        log.error('CRL reload failed; the previous one stays in force', { error })
       }
     })
     return queue

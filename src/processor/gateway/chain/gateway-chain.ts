@@ -63,7 +63,7 @@ export async function openGatewayChain(params: OpenGatewayChainParams): Promise<
       index = indexTokens(directory)
       log.info('directory changed', { tokens: directory.tokens.map((t) => t.symbol) })
     },
-    onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error: error.message.split('\n')[0] }),
+    onError: (error) => log.warn('directory refresh failed; keeping the last one read', { error }),
   })
   index = indexTokens(watch.current())
   const cache = new HeadCache()

@@ -39,7 +39,7 @@ export function watchBalances(chain: GatewayChain, registry: ConnectionRegistry,
       }
       last = head
     } catch (error) {
-      log.warn('balance watch failed; retrying on the next block', { error: (error as Error).message.split('\n')[0] })
+      log.warn('balance watch failed; retrying on the next block', { error })
     }
     if (!stopped) timer = setTimeout(tick, pollIntervalMs)
   }

@@ -48,7 +48,7 @@ export function registerSocket(app: TemplatedApp, ctx: GatewayContext, settings:
     message(ws, frame, isBinary) {
       const conn = ws.getUserData().conn!
       serveMessage(ctx, reader, conn, frame, isBinary).catch((error: unknown) =>
-        ctx.log.error('message handling failed', { error: error instanceof Error ? error.stack : String(error) }),
+        ctx.log.error('message handling failed', { error }),
       )
     },
     close(ws) {

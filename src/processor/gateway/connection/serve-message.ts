@@ -34,7 +34,7 @@ async function answer(ctx: GatewayContext, conn: GatewayConnection, message: Ver
   if (!conn.address) {
     ctx.registry.bind(conn, message.callerAddress, now)
     announceClaim(ctx.db.pool, { address: message.callerAddress, at: now, instance: ctx.registry.instance }).catch((error: unknown) =>
-      ctx.log.warn('could not announce a connection to the other gateways', { error: String(error) }),
+      ctx.log.warn('could not announce a connection to the other gateways', { error }),
     )
   } else if (conn.address !== message.callerAddress) {
     return conn.send(errorMessage('ADDRESS_MISMATCH', `this connection belongs to ${conn.address}; connect again to act as ${message.callerAddress}`, requestId))
@@ -43,7 +43,7 @@ async function answer(ctx: GatewayContext, conn: GatewayConnection, message: Ver
     conn.send(await handle(ctx, conn as BoundConnection, message))
   } catch (error) {
     if (error instanceof GatewayRefusal) return conn.send(errorMessage(error.code, error.message, requestId))
-    ctx.log.error('message failed', { type: message.type, error: error instanceof Error ? error.stack : String(error) })
+    ctx.log.error('message failed', { type: message.type, error })
     conn.send(errorMessage('INTERNAL_ERROR', 'the gateway could not answer this message; it has been logged', requestId))
   }
 }

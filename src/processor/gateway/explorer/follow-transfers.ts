@@ -33,7 +33,7 @@ export function followTransfers(explorer: ExplorerClient, registry: ConnectionRe
         if (stopping.signal.aborted) return
         // One warning per outage; the retries after it are debug lines.
         const report = failures === 0 ? log.warn : log.debug
-        report('explorer live feed unavailable; retrying', { url: explorer.wsUrl, error: (error as Error).message })
+        report('explorer live feed unavailable; retrying', { url: explorer.wsUrl, error })
         await sleep(delay, undefined, { signal: stopping.signal }).catch(() => {})
       }
     }

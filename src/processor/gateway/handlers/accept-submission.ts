@@ -67,7 +67,7 @@ async function accept(ctx: GatewayContext, conn: BoundConnection, intent: Paymen
       // an error; the next future submission evicts what passes the budget then.
       if (future && queued.futureTotal >= maxFuture) {
         await evictOldestFuture(ctx.db, maxFuture).catch((error: unknown) =>
-          ctx.log.warn('could not evict the oldest future submissions; the next future submission will', { error: String(error) }),
+          ctx.log.warn('could not evict the oldest future submissions; the next future submission will', { error }),
         )
       }
       return intent.payloadId

@@ -42,7 +42,7 @@ async function eventsPage(ctx: GatewayContext, query: Parameters<GatewayContext[
   } catch (error) {
     if (error instanceof ExplorerApiError && error.param === 'cursor') throw new GatewayRefusal('INVALID_FORMAT', 'payload.cursor is not a cursor this history gave out')
     if (!(error instanceof ExplorerError)) throw error
-    ctx.log.warn('history unavailable', { error: error.message })
+    ctx.log.warn('history unavailable', { error })
     throw new GatewayRefusal('INTERNAL_ERROR', 'the transfer history is unavailable right now; retry later', { cause: error })
   }
 }

@@ -23,7 +23,7 @@ export function listenNotifications(db: Database, registry: ConnectionRegistry, 
         registry.boundElsewhere(claim.address, claim.at, claim.instance)
       }
     } catch (error) {
-      log.warn('unreadable notification', { channel, error: (error as Error).message })
+      log.warn('unreadable notification', { channel, error })
     }
   }
   return db.listen([channels.status, channels.relayer, claimChannel], onNotify, () => void relayer.refresh())

@@ -42,7 +42,7 @@ export async function monitorRelayer({ sql, refreshMs, staleMs, log }: MonitorRe
     try {
       read = await readNow()
     } catch (error) {
-      log.warn('relayer status unreadable; keeping the last one', { error: (error as Error).message })
+      log.warn('relayer status unreadable; keeping the last one', { error })
     }
   }
   const current = (): ObservedRelayer | undefined => {
