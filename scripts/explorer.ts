@@ -2,6 +2,7 @@
  * `npm run explorer`: runs the explorer alone against RPC_URL / SETTLEMENT_CONTRACT (or the local
  * devnet's deployment file). Settings are read from the environment; see docs/.
  * `npm run explorer -- snapshot <dir>`: writes a snapshot of DATA_DIR's store to <dir>, beside a running explorer.
+ * `npm run explorer -- migrate <dir>`: converts DATA_DIR's layout-6 store into a current one in <dir>, beside a running explorer.
  */
 import { setPriority } from 'node:os'
 import { localDeploymentFromEnv } from '../src/config/index.js'
@@ -9,6 +10,7 @@ import { explorerOptionsFromEnv } from '../src/config/index.js'
 import { ConfigError } from '../src/config/index.js'
 import { startExplorer } from '../src/explorer/index.js'
 import { writeSnapshot } from '../src/explorer/snapshot/index.js'
+import { migrateStore } from '../src/explorer/migrate/index.js'
 import { createLogger } from '../src/platform/observability/index.js'
 import { onShutdown } from '../src/platform/shutdown/index.js'
 
@@ -25,7 +27,11 @@ SETTLEMENT_CONTRACT the devnet's .data/deployment.json (DEPLOYMENT_FILE) is used
 directory or its URL) and SNAPSHOT_TOKEN: a new replica's store when DATA_DIR holds none.
 
 npm run explorer -- snapshot <dir>: writes a compacted, consistent copy of DATA_DIR's store and its manifest
-to <dir> (new or empty), beside the explorer serving from it.`)
+to <dir> (new or empty), beside the explorer serving from it.
+
+npm run explorer -- migrate <dir>: converts DATA_DIR's store of layout 6 into the current layout in <dir>
+(new, or a conversion stopped midway, which goes on), beside the older explorer serving from DATA_DIR;
+then start this explorer with DATA_DIR=<dir>. DATA_DIR is left as it was.`)
   process.exit(0)
 }
 
@@ -38,6 +44,12 @@ try {
     // inherit it), so the explorer serving beside it keeps the cores it needs.
     setPriority(19)
     await writeSnapshot({ dataDir: options.dataDir, outDir, log: createLogger(options.logLevel, { service: 'snapshot' }) })
+    process.exit(0)
+  }
+  if (process.argv[2] === 'migrate') {
+    const to = process.argv[3]
+    if (!to) throw new ConfigError('usage: npm run explorer -- migrate <dir>')
+    await migrateStore({ from: options.dataDir, to, log: createLogger(options.logLevel, { service: 'migrate' }) })
     process.exit(0)
   }
   const explorer = await startExplorer(options)

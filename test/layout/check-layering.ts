@@ -63,6 +63,8 @@ export const EXPLORER_MAY_IMPORT: Record<string, readonly string[]> = {
   'server-threads': ['api', 'query', 'store', 'indexer'],
   // Copies the store file whole (a new replica's, or one taken beside a serving explorer).
   snapshot: ['store'],
+  // Converts an older store into the current layout, through the store's own commits.
+  migrate: ['store'],
 }
 
 /** The api names the store's types (the handle it passes to query, a settlement as reported, a position), never its functions. */

@@ -68,7 +68,10 @@ export function claimLayout(store: Store, dataDir: string): void {
       .map(([, what]) => what)
     const why = missing.length > 0 ? `it adds ${missing.join('; and ')}` : 'it reads the store differently'
     throw new ConfigError(
-      `data directory ${dataDir} holds store layout ${layout}, this explorer needs layout ${STORE_LAYOUT} (${why}); delete it or set another DATA_DIR to index again`,
+      `data directory ${dataDir} holds store layout ${layout}, this explorer needs layout ${STORE_LAYOUT} (${why}); ` +
+        (layout === 6
+          ? `convert it into a new directory beside the explorer serving from it (npm run explorer -- migrate <dir>), or set another DATA_DIR to index again`
+          : 'delete it or set another DATA_DIR to index again'),
     )
   }
   stampLayout(store)
