@@ -21,7 +21,7 @@ import { profileMarkdown } from '../profile/summarize-cpu-profile.js'
 import type { BenchContext, SectionResult } from './context.js'
 import { measureDispatch, type DispatchCost } from './query-dispatch.js'
 import { queryString, sampleQueries, sampleSettlement } from './sample-queries.js'
-import { profiled, rssOf, SERVER_THREADS, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
+import { memoryLine, profiled, rssOf, SERVER_THREADS, startExplorerChild, startRpc, type ExplorerChild } from './services.js'
 
 interface Workload {
   name: string
@@ -204,7 +204,7 @@ export async function httpThroughput(ctx: BenchContext): Promise<SectionResult> 
         dispatches.set(store.count, await measureDispatch(store.path, randomPageQueries(anyPayee, ctx.quick ? 2000 : 20_000)))
         if (i === 0) {
           const memory = await rssOf(explorer)
-          headline['explorer RSS after HTTP load (peak)'] = `${fmt(memory.rss / 1024 ** 2)} MB (${fmt(memory.maxRss / 1024 ** 2)} MB)`
+          headline['explorer RSS after HTTP load'] = memoryLine(memory)
         }
         if (!ctx.quick && i === 0) {
           for (const w of queryWorkloads(ctx, store)) {

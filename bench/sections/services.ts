@@ -67,9 +67,22 @@ export function startExplorerChild(options: {
   })
 }
 
-export async function rssOf(explorer: ExplorerChild): Promise<{ rss: number; maxRss: number }> {
-  const { memory, maxRssBytes } = await explorer.ask<{ memory: NodeJS.MemoryUsage; maxRssBytes: number }>({ type: 'memory' })
-  return { rss: memory.rss, maxRss: maxRssBytes }
+/**
+ * The explorer's resident memory, and its anonymous part (the heap, caches, workers' memory: what the
+ * process owns) apart from the LMDB map's file pages (the kernel's page cache, shared and reclaimable).
+ */
+export async function rssOf(explorer: ExplorerChild): Promise<{ rss: number; maxRss: number; anon: number; memory: NodeJS.MemoryUsage }> {
+  const { memory, maxRssBytes, rssAnonBytes } = await explorer.ask<{ memory: NodeJS.MemoryUsage; maxRssBytes: number; rssAnonBytes: number }>({ type: 'memory' })
+  return { rss: memory.rss, maxRss: maxRssBytes, anon: rssAnonBytes, memory }
+}
+
+/** `rssOf`'s figures as one line of MB. */
+export function memoryLine({ rss, maxRss, anon, memory }: Awaited<ReturnType<typeof rssOf>>): string {
+  const mb = (bytes: number) => Math.round(bytes / 1024 ** 2)
+  return (
+    `${mb(rss)} MB (peak ${mb(maxRss)} MB) = anonymous ${mb(anon)} MB (main thread's JS heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, ` +
+    `buffers ${mb(memory.arrayBuffers)} MB, the rest the workers' heaps and native memory) + file pages ${mb(rss - anon)} MB (the LMDB map, page cache)`
+  )
 }
 
 /** Runs `work` with the explorer's main thread profiled; the profile lands in `dir`. */
