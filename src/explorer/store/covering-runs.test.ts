@@ -30,7 +30,7 @@ test("each recipient's runs hold its settlements in ordinal order, each record w
       for (const value of store.indexes.recipient.getValues(recipient)) {
         const entry = runs.at(indexValueOrdinal(value))!
         assert.deepEqual(entry.pk, indexValuePk(value))
-        assert.deepEqual(Buffer.from(entry.record), Buffer.from(readRecord(store, indexValuePk(value))!))
+        assert.deepEqual(Buffer.from(entry.record()), Buffer.from(readRecord(store, indexValuePk(value))!))
         checked++
       }
       assert.equal(runs.at(store.indexes.recipient.getValuesCount(recipient) + 1), undefined)

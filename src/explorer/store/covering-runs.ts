@@ -114,8 +114,11 @@ export class RunReader {
     this.#recipientId = findId(store, 'recipient', recipient)
   }
 
-  /** The settlement with this ordinal, or undefined past the recipient's last. */
-  at(ordinal: number): { pk: Buffer; record: Buffer } | undefined {
+  /**
+   * The settlement with this ordinal, or undefined past the recipient's last: its primary key, and its
+   * record in the form readers take, made when first asked for (a page whose JSON is cached needs none).
+   */
+  at(ordinal: number): { pk: Buffer; record(): Buffer } | undefined {
     if (ordinal < 1 || this.#recipientId === undefined) return undefined
     const run = runOf(ordinal)
     if (run !== this.#run) {
@@ -126,6 +129,6 @@ export class RunReader {
     const at = this.#starts[(ordinal - 1) % RUN_LENGTH]
     if (at === undefined) return undefined
     const { pk, record } = runEntryAt(this.#bytes!, at)
-    return { pk, record: expandRecord(this.#store, record) }
+    return { pk, record: () => expandRecord(this.#store, record) }
   }
 }
