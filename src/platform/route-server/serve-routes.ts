@@ -59,7 +59,7 @@ export interface ServeRoutesParams {
   /** Whether a GET route also answers HEAD (true unless said otherwise). */
   headAsGet?: boolean
   headersTimeoutMs?: number
-  /** Unset: no limit (node's default). */
+  /** Unset: 300 s, node's own default (fastify's would be none). */
   requestTimeoutMs?: number
   /** Counts every answer as `http_requests_total` by status (the method's too, for the routes' mix). */
   metrics?: Metrics
@@ -81,8 +81,8 @@ export async function serveRoutes(params: ServeRoutesParams): Promise<ListeningS
     logger: false,
     forceCloseConnections: true,
     exposeHeadRoutes: headAsGet,
-    requestTimeout: params.requestTimeoutMs ?? 0,
-    // node's own default, which the servers had before fastify (fastify's is 72 s).
+    requestTimeout: params.requestTimeoutMs ?? 300_000,
+    // node's own default (fastify's is 72 s): an idle kept-alive connection is not held longer than a browser needs.
     keepAliveTimeout: 5_000,
     bodyLimit: DEFAULT_MAX_BODY_BYTES,
     routerOptions: { maxParamLength: 64 * 1024 },

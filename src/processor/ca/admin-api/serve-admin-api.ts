@@ -1,5 +1,5 @@
 /**
- * The admin API's HTTP server, on fastify (platform/http serve-routes) rather than uWebSockets.js (which
+ * The admin API's HTTP server, on fastify (platform/route-server) rather than uWebSockets.js (which
  * the public services use): this is an operator API on a loopback address answering a few requests a
  * day, most of them with a body; fastify reads a body under a size cap, closes the connection when one is
  * refused half-read, and closes every connection on stop. Throughput buys nothing here. Every answer,
