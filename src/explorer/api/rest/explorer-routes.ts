@@ -103,6 +103,35 @@ export const EXPLORER_ROUTES = {
       '503': responseRef('Unavailable'),
     },
   },
+  'WS /stream': {
+    summary: 'Live settlements (WebSocket)',
+    description: [
+      'A WebSocket upgrade. Messages are JSON text frames (see `x-websocket`).',
+      '',
+      'Client → server: `SUBSCRIBE` (channel `settlements`, an optional `filter` whose keys combine with AND, an optional `id` echoed on its messages, an optional `since` cursor to replay from) and `UNSUBSCRIBE` (one subscription by `id`, or all).',
+      '',
+      'Server → client: `SUBSCRIBED` / `UNSUBSCRIBED` acknowledgements; `SETTLEMENT` for each matching confirmed settlement in chain order (replayed ones first), with the cursor to resume after it; `REMOVED` when a reorg took an announced settlement back (its cursor is the position before it); `ERROR` for a refused message — the connection stays open.',
+      '',
+      'Closes: 4008 `slow consumer` (unsent messages passed the per-connection bound, or the server holds more unsent data than its budget and this connection held some longest; resume with `since`), 1001 `server shutting down`. The server pings idle connections.',
+    ].join('\n'),
+    parameters: [
+      { name: 'Upgrade', in: 'header', required: true, schema: { const: 'websocket' } },
+      { name: 'Sec-WebSocket-Key', in: 'header', required: true, schema: { type: 'string' } },
+      { name: 'Sec-WebSocket-Version', in: 'header', required: true, schema: { const: '13' } },
+    ],
+    responses: {
+      '101': { description: 'Switching Protocols: the WebSocket is open.' },
+      '429': responseRef('TooManyFromAddress'),
+      '503': responseRef('Unavailable'),
+    },
+    'x-websocket': {
+      clientMessages: { oneOf: [ref('SubscribeMessage'), ref('UnsubscribeMessage')] },
+      serverMessages: {
+        oneOf: [ref('SubscribedMessage'), ref('UnsubscribedMessage'), ref('SettlementMessage'), ref('RemovedMessage'), ref('ErrorMessage')],
+      },
+      closeCodes: { '1001': 'server shutting down', '4008': 'slow consumer' },
+    },
+  },
   'GET /stats': operation(
     'Statistics',
     [
@@ -147,39 +176,10 @@ export const EXPLORER_ROUTES = {
       properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
     }),
   ),
-  'WS /stream': {
-    summary: 'Live settlements (WebSocket)',
-    description: [
-      'A WebSocket upgrade. Messages are JSON text frames (see `x-websocket`).',
-      '',
-      'Client → server: `SUBSCRIBE` (channel `settlements`, an optional `filter` whose keys combine with AND, an optional `id` echoed on its messages, an optional `since` cursor to replay from) and `UNSUBSCRIBE` (one subscription by `id`, or all).',
-      '',
-      'Server → client: `SUBSCRIBED` / `UNSUBSCRIBED` acknowledgements; `SETTLEMENT` for each matching confirmed settlement in chain order (replayed ones first), with the cursor to resume after it; `REMOVED` when a reorg took an announced settlement back (its cursor is the position before it); `ERROR` for a refused message — the connection stays open.',
-      '',
-      'Closes: 4008 `slow consumer` (unsent messages passed the per-connection bound, or the server holds more unsent data than its budget and this connection held some longest; resume with `since`), 1001 `server shutting down`. The server pings idle connections.',
-    ].join('\n'),
-    parameters: [
-      { name: 'Upgrade', in: 'header', required: true, schema: { const: 'websocket' } },
-      { name: 'Sec-WebSocket-Key', in: 'header', required: true, schema: { type: 'string' } },
-      { name: 'Sec-WebSocket-Version', in: 'header', required: true, schema: { const: '13' } },
-    ],
-    responses: {
-      '101': { description: 'Switching Protocols: the WebSocket is open.' },
-      '429': responseRef('TooManyFromAddress'),
-      '503': responseRef('Unavailable'),
-    },
-    'x-websocket': {
-      clientMessages: { oneOf: [ref('SubscribeMessage'), ref('UnsubscribeMessage')] },
-      serverMessages: {
-        oneOf: [ref('SubscribedMessage'), ref('UnsubscribedMessage'), ref('SettlementMessage'), ref('RemovedMessage'), ref('ErrorMessage')],
-      },
-      closeCodes: { '1001': 'server shutting down', '4008': 'slow consumer' },
-    },
-  },
 }
 
 /** A route of the table, e.g. `GET /events/:txHash`. */
 export type Endpoint = keyof typeof EXPLORER_ROUTES
 
-/** Every route, as `GET /` lists them. */
-export const ENDPOINTS = Object.keys(EXPLORER_ROUTES) as Endpoint[]
+/** Every route, as `GET /` lists them: the WebSocket last. */
+export const ENDPOINTS = (Object.keys(EXPLORER_ROUTES) as Endpoint[]).sort((a, b) => Number(a.startsWith('WS ')) - Number(b.startsWith('WS ')))
