@@ -227,6 +227,13 @@ describe('the HTTP edge', () => {
     assert.equal((await ca.request('POST', '/crl', { token: '' })).headers.get('allow'), 'GET')
     assert.equal((await ca.request('GET', '/health')).status, 200, 'the connection survives the refusals')
   })
+
+  test('the token is checked before a body is read: an oversized body without it is 401; HEAD is not a GET here', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(17 * 1024) })
+    assertProblem(await ca.request('POST', '/merchants', { token: '', body: big }), 401, /Authorization: Bearer/)
+    const head = await fetch(`${ca.url}/health`, { method: 'HEAD' })
+    assert.deepEqual([head.status, head.headers.get('allow')], [405, 'GET'])
+  })
 })
 
 describe('the operator endpoints', () => {

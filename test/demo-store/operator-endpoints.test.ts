@@ -75,3 +75,21 @@ test("the store's forms refuse a POST from another site's page", async () => {
   assert.equal(await post(order, { origin: new URL(store.url).origin }), 404)
   assert.equal(await post('/webhooks', { origin: 'http://evil.example' }), 401)
 })
+
+test("the store's HTTP edge: oversized form and webhook bodies, unknown paths, other methods, HEAD", async () => {
+  const form = (body: string) => fetch(`${store.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
+  // Over the 4 KiB form cap the form reads as empty: the page asks for a product rather than failing.
+  const oversized = await form(`product=${'x'.repeat(5 * 1024)}`)
+  assert.equal(oversized.status, 400)
+  assert.match(await oversized.text(), /Unknown product/)
+  const webhook = await fetch(`${store.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(257 * 1024) })
+  assert.deepEqual([webhook.status, webhook.headers.get('connection')], [413, 'close'])
+  const missing = await fetch(`${store.url}/nothing/here`)
+  assert.equal(missing.status, 404)
+  assert.match(await missing.text(), /There is no such page in the Demo Store/)
+  const wrongMethod = await fetch(`${store.url}/orders`, { method: 'PUT' })
+  assert.deepEqual([wrongMethod.status, wrongMethod.headers.get('allow')], [405, 'POST'])
+  const head = await fetch(`${store.url}/health`, { method: 'HEAD' })
+  assert.deepEqual([head.status, head.headers.get('content-type'), await head.text()], [200, 'application/json; charset=utf-8', ''])
+  assert.equal((await fetch(`${store.url}/products/nothing/buy-again`)).status, 404)
+})

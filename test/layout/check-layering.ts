@@ -39,7 +39,8 @@ export const MAY_LOAD: Record<string, readonly string[]> = {
   errors: [],
   config: ['viem', 'node:os', 'node:net', 'node:fs', 'node:fs/promises', 'node:path'],
   sdk: ['viem'],
-  platform: ['node:*', 'uWebSockets.js', 'piscina'],
+  // fastify only in route-server/ (the widget's, the demo store's and the CA's servers): the explorer's bundle never loads it.
+  platform: ['node:*', 'uWebSockets.js', 'piscina', 'fastify'],
   chain: ['node:*', 'viem', 'secp256k1'],
   explorer: ['node:*', 'viem', 'lmdb', 'msgpackr', 'piscina', 'uWebSockets.js', 'esbuild'],
   processor: [

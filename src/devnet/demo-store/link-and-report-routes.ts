@@ -11,7 +11,8 @@ import { parseUnits } from 'viem'
 import type { ListedToken } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import type { MerchantClient } from '../../processor/merchant-client/index.js'
-import { redirect, sendHtmlPage, type Route } from '../../platform/http/index.js'
+import { redirect, sendHtmlPage } from '../../platform/http/index.js'
+import { type Route } from '../../platform/route-server/index.js'
 import { catalog, findProduct } from './catalog.js'
 import { storeMessagePage } from './store-pages.js'
 
@@ -22,7 +23,7 @@ export interface LinkAndReportContext {
   log: Logger
 }
 
-const PRODUCT = `(${catalog.map((product) => product.id).join('|')})`
+const PRODUCT = `:productId(^(?:${catalog.map((product) => product.id).join('|')})$)`
 
 export function linkAndReportRoutes({ api, token, beneficiary, log }: LinkAndReportContext): Route[] {
   const links = new Map<string, Promise<string>>()
@@ -41,7 +42,7 @@ export function linkAndReportRoutes({ api, token, beneficiary, log }: LinkAndRep
   return [
     {
       method: 'GET',
-      path: new RegExp(`^/products/${PRODUCT}/buy-again$`),
+      url: `/products/${PRODUCT}/buy-again`,
       async handle({ res, params: [productId] }) {
         try {
           redirect(res, await linkOf(productId!))
@@ -53,7 +54,7 @@ export function linkAndReportRoutes({ api, token, beneficiary, log }: LinkAndRep
     },
     {
       method: 'GET',
-      path: /^\/report\.csv$/,
+      url: '/report.csv',
       async handle({ res }) {
         // The first chunk tells whether the engine answered: until then the browser may still get an error page.
         const report = api.downloadChargesReport()

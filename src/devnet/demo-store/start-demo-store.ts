@@ -2,14 +2,14 @@
  * Composes the demo store (PROCESSOR.md §6): the token it sells in and the payment pages' origin from the
  * data service's `/config`, the typed merchant API client (the demo merchant's files are read when used, so the
  * store may start before `setUpDemoMerchant` writes them), the in-memory orders, the demo wallet on the
- * devnet, and the pages on node:http with the operator's `/ready` (the demo merchant's files are there
+ * devnet, and the pages on fastify (platform/route-server) with the operator's `/ready` (the demo merchant's files are there
  * to pay and verify with) and `/metrics`.
  */
 import type { DemoStoreOptions } from '../../config/index.js'
 import { ConfigError } from '../../config/index.js'
 import { fetchConfig } from '../demo-wallet/index.js'
 import { serviceMetrics, type Logger, type Metrics } from '../../platform/observability/index.js'
-import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
+import { operatorRoutes, serveRoutes } from '../../platform/route-server/index.js'
 import { demoWalletPayments } from './demo-wallet-payments.js'
 import { linkAndReportRoutes } from './link-and-report-routes.js'
 import { MerchantClient } from '../../processor/merchant-client/index.js'

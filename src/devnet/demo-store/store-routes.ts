@@ -9,9 +9,9 @@ import type { ListedToken } from '../demo-wallet/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import type { CreateChargeRequest, MerchantClient } from '../../processor/merchant-client/index.js'
 import { openEventStream } from '../../platform/http/index.js'
-import { BodyTooLarge, readBody } from '../../platform/http/index.js'
 import { redirect, sendJson, sendHtmlPage } from '../../platform/http/index.js'
-import type { RouteRequest, Route } from '../../platform/http/index.js'
+import { ignoringBody } from '../../platform/route-server/index.js'
+import type { RouteRequest, Route } from '../../platform/route-server/index.js'
 import { findProduct } from './catalog.js'
 import type { DemoWalletPayments } from './demo-wallet-payments.js'
 import { readWebhookSecrets } from './merchant-files.js'
@@ -36,7 +36,7 @@ export interface StoreContext {
   log: Logger
 }
 
-const ORDER = '(o_[0-9a-f]{10})'
+const ORDER = ':id(^o_[0-9a-f]{10}$)'
 const MAX_FORM_BYTES = 4 * 1024
 const MAX_WEBHOOK_BYTES = 256 * 1024
 
@@ -52,12 +52,13 @@ export function storeRoutes(context: StoreContext): Route[] {
     return handle(request)
   }
   return [
-    { method: 'GET', path: /^\/$/, handle: ({ res }) => sendHtmlPage(res, 200, homePage(book.list().slice(0, 20), context.display, context.widgetOrigin)) },
-    { method: 'POST', path: /^\/orders$/, handle: sameSiteForm((request) => buy(context, request)) },
-    { method: 'GET', path: new RegExp(`^/orders/${ORDER}$`), handle: withOrder(({ res }, id) => sendHtmlPage(res, 200, orderPage(book.get(id)!, context.display, Boolean(context.demoWallet)))) },
+    { method: 'GET', url: '/', handle: ({ res }) => sendHtmlPage(res, 200, homePage(book.list().slice(0, 20), context.display, context.widgetOrigin)) },
+    // An oversized form is read as an empty one: the page says to pick a product.
+    { method: 'POST', url: '/orders', maxBodyBytes: MAX_FORM_BYTES, handle: sameSiteForm((request) => buy(context, request)), tooLarge: sameSiteForm((request) => buy(context, { ...request, body: undefined })) },
+    { method: 'GET', url: `/orders/${ORDER}`, handle: withOrder(({ res }, id) => sendHtmlPage(res, 200, orderPage(book.get(id)!, context.display, Boolean(context.demoWallet)))) },
     {
       method: 'GET',
-      path: new RegExp(`^/orders/${ORDER}/events$`),
+      url: `/orders/${ORDER}/events`,
       handle: withOrder(({ res }, id) => {
         const stream = openEventStream(res)
         const send = () => stream.send('order', orderView(book.get(id)!, context.display))
@@ -65,33 +66,33 @@ export function storeRoutes(context: StoreContext): Route[] {
         send()
       }),
     },
-    {
+    ignoringBody({
       method: 'POST',
-      path: new RegExp(`^/orders/${ORDER}/demo-wallet$`),
+      url: `/orders/${ORDER}/demo-wallet`,
       handle: sameSiteForm(withOrder(({ res }, id) => {
         if (!context.demoWallet) return sendHtmlPage(res, 404, storeMessagePage('No demo wallet', 'The demo wallet only exists on the local chain (31337).'))
         context.demoWallet.start(id)
         redirect(res, `/orders/${id}`)
       })),
-    },
-    {
+    }),
+    ignoringBody({
       method: 'POST',
-      path: new RegExp(`^/orders/${ORDER}/refund$`),
+      url: `/orders/${ORDER}/refund`,
       handle: sameSiteForm(withOrder(({ res }, id) => {
         if (!context.demoWallet) return sendHtmlPage(res, 404, storeMessagePage('No refunds here', 'The merchant’s wallet pays refunds with a local test key: only on the local chain (31337).'))
         context.demoWallet.refund(id)
         redirect(res, `/orders/${id}`)
       })),
-    },
-    { method: 'POST', path: /^\/webhooks$/, handle: (request) => webhook(context, request) },
-    { method: 'GET', path: /^\/health$/, handle: ({ res }) => sendJson(res, 200, { status: 'ok', orders: book.list().length }) },
+    }),
+    { method: 'POST', url: '/webhooks', maxBodyBytes: MAX_WEBHOOK_BYTES, handle: (request) => webhook(context, request) },
+    { method: 'GET', url: '/health', handle: ({ res }) => sendJson(res, 200, { status: 'ok', orders: book.list().length }) },
   ]
 }
 
 export const storeNotFound = ({ res }: RouteRequest) => sendHtmlPage(res, 404, storeMessagePage('Not found', 'There is no such page in the Demo Store.'))
 
-async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<void> {
-  const form = new URLSearchParams((await readBody(req, MAX_FORM_BYTES).catch(() => Buffer.alloc(0))).toString('utf8'))
+async function buy(context: StoreContext, { res, body }: RouteRequest): Promise<void> {
+  const form = new URLSearchParams(body?.toString('utf8') ?? '')
   const product = findProduct(form.get('product') ?? '')
   if (!product) return sendHtmlPage(res, 400, storeMessagePage('Unknown product', 'Pick a product on the store page.'))
   const id = `o_${randomBytes(5).toString('hex')}`
@@ -129,15 +130,7 @@ async function buy(context: StoreContext, { req, res }: RouteRequest): Promise<v
   redirect(res, charge.widgetUrl)
 }
 
-async function webhook(context: StoreContext, { req, res }: RouteRequest): Promise<void> {
-  let body: Buffer
-  try {
-    body = await readBody(req, MAX_WEBHOOK_BYTES)
-  } catch (error) {
-    if (!(error instanceof BodyTooLarge)) throw error
-    res.writeHead(413, { connection: 'close' }).end()
-    return
-  }
-  const answer = receiveWebhook(context.book, await readWebhookSecrets(context.merchantDir), req.headers, body, context.log)
+async function webhook(context: StoreContext, { req, res, body }: RouteRequest): Promise<void> {
+  const answer = receiveWebhook(context.book, await readWebhookSecrets(context.merchantDir), req.headers, body ?? Buffer.alloc(0), context.log)
   res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' }).end(answer.detail)
 }

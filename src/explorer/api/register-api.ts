@@ -14,6 +14,7 @@ import type { Store } from '../store/index.js'
 import { registerLive, type LiveHub } from './live/index.js'
 import { HttpValidators } from './rest/http-cache.js'
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from './rest/page-cache.js'
+import { documentedApp } from './rest/documented-app.js'
 import { registerFallbacks, registerRest } from './rest/register-rest.js'
 import { registerWeb } from './web/register-web.js'
 
@@ -51,12 +52,15 @@ export interface Api {
 export function registerApi(app: TemplatedApp, ctx: ApiContext): Api {
   const { store, metrics, logger } = ctx
   const tokens = new TokenCache(store)
-  const live = registerLive(app, { store, tokens, limits: ctx.options.live, metrics, logger, publishedEnd: ctx.publishedEnd, connections: ctx.connections })
+  // Every operation goes through the route table; the page's files, the bench's additions and the fallbacks do not.
+  const documented = documentedApp(app)
+  const live = registerLive(documented.app, { store, tokens, limits: ctx.options.live, metrics, logger, publishedEnd: ctx.publishedEnd, connections: ctx.connections })
   const pages = new PageCache({ store, maxBytes: DEFAULT_PAGE_CACHE_BYTES, metrics })
   const views = new KeyViews({ store, tokens, maxBytes: DEFAULT_KEY_VIEW_BYTES, metrics })
   const validators = new HttpValidators(store, ctx.options.httpCache)
   const web = registerWeb(app, { logger, metrics })
-  registerRest(app, { options: ctx.options, store, tokens, executor: ctx.executor, pages, views, validators, indexer: ctx.indexer, metrics, logger, version: ctx.version, web, exports: ctx.exports })
+  registerRest(documented.app, { options: ctx.options, store, tokens, executor: ctx.executor, pages, views, validators, indexer: ctx.indexer, metrics, logger, version: ctx.version, web, exports: ctx.exports })
+  documented.assertServed()
   ctx.configureApp?.(app)
   registerFallbacks(app)
   // Cached pages and views go first, so that nobody told of a settlement can still be served a page without it.

@@ -2,12 +2,10 @@
  * What every server answers its operator besides `/health`: `GET /ready` — 200 `{ "status": "ready" }`
  * while the piece can do its work, a 503 problem naming what stops it otherwise — and `GET /metrics` in
  * the Prometheus text format 0.0.4. Both are `Reply` values, so the uWebSockets.js, node:http and
- * fastify servers send the same bytes; `operatorRoutes` adds them to a `serveRoutes` server.
+ * fastify servers send the same bytes; route-server's `operatorRoutes` serves them there.
  */
 import type { Metrics } from '../observability/index.js'
 import { json, problemReply, type Reply } from './replies.js'
-import { sendReply } from './respond.js'
-import type { Route } from './serve-routes.js'
 
 export const METRICS_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
@@ -23,10 +21,3 @@ export async function readyReply(check: ReadinessCheck): Promise<Reply> {
 }
 
 export const metricsReply = (metrics: Metrics): Reply => ({ status: 200, body: metrics.render(), contentType: METRICS_TYPE, headers: NO_STORE })
-
-export function operatorRoutes({ ready, metrics }: { ready: ReadinessCheck; metrics: Metrics }): Route[] {
-  return [
-    { method: 'GET', path: /^\/ready$/, handle: async ({ res }) => sendReply(res, await readyReply(ready)) },
-    { method: 'GET', path: /^\/metrics$/, handle: ({ res }) => sendReply(res, metricsReply(metrics)) },
-  ]
-}

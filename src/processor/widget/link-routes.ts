@@ -14,7 +14,8 @@ import type { PaymentLinkLimits } from '../../config/index.js'
 import type { DirectoryToken } from '../../chain/index.js'
 import { chargeFromPaymentLink, linkRefusal, type ChargeTerms } from '../checkout/index.js'
 import { findMerchant, findPaymentLinkById, type Database, type PaymentLinkRow } from '../db/index.js'
-import { redirect, requestAddress, sendHtmlPage, type Route, type RouteRequest } from '../../platform/http/index.js'
+import { redirect, requestAddress, sendHtmlPage } from '../../platform/http/index.js'
+import { ignoringBody, withTrailingSlash, type Route, type RouteRequest } from '../../platform/route-server/index.js'
 import { BucketsPerAddress } from '../../platform/limits/index.js'
 import { linkPage, missingLinkPage, type LinkPageNote } from './link-page.js'
 
@@ -24,7 +25,7 @@ export interface LinkRoutesContext {
   limits: PaymentLinkLimits
 }
 
-const LINK = '(pl_[0-9a-f]{24})'
+const LINK = ':id(^pl_[0-9a-f]{24}$)'
 const UNPRICED_RETRY_SECONDS = 60
 
 export function linkRoutes({ db, terms, limits }: LinkRoutesContext): Route[] {
@@ -35,19 +36,19 @@ export function linkRoutes({ db, terms, limits }: LinkRoutesContext): Route[] {
     sendHtmlPage(res, status, linkPage(link, merchant?.name ?? link.merchantId, token, note), { 'cache-control': 'no-store', ...headers })
   }
   return [
-    {
+    ...withTrailingSlash({
       method: 'GET',
-      path: new RegExp(`^/l/${LINK}/?$`),
+      url: `/l/${LINK}`,
       async handle(request) {
         const link = await findPaymentLinkById(db.pool, request.params[0]!)
         if (!link) return sendHtmlPage(request.res, 404, missingLinkPage(request.params[0]!))
         const refused = linkRefusal(link, limits.maxOpenChargesPerLink)
         await show(request, link, refused === undefined || refused === 'busy' ? 200 : 410, refused)
       },
-    },
-    {
+    }),
+    ...withTrailingSlash(ignoringBody({
       method: 'POST',
-      path: new RegExp(`^/l/${LINK}/?$`),
+      url: `/l/${LINK}`,
       async handle(request) {
         const id = request.params[0]!
         if (!perAddress.take(requestAddress(request.req, limits.trustedProxies), Date.now())) {
@@ -64,7 +65,7 @@ export function linkRoutes({ db, terms, limits }: LinkRoutesContext): Route[] {
         if (refused === 'unpriced') return show(request, link, 503, refused, { 'retry-after': String(UNPRICED_RETRY_SECONDS) })
         await show(request, link, 410, refused)
       },
-    },
+    })),
   ]
 }
 

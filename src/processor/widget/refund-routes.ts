@@ -9,25 +9,26 @@ import type { ServerResponse } from 'node:http'
 import { hashEphemeralToken, issueEphemeralToken } from '../checkout/index.js'
 import { refundWidgetUrlOf } from '../charges/index.js'
 import { consumeRefundToken, findMerchant, findRefundById, showRefundLink, type RefundRow } from '../db/index.js'
-import { sendHtmlPage, sendJson, sendProblem, type Route, type RouteRequest } from '../../platform/http/index.js'
+import { sendHtmlPage, sendJson, sendProblem } from '../../platform/http/index.js'
+import { withTrailingSlash, type Route, type RouteRequest } from '../../platform/route-server/index.js'
 import type { PaymentSession } from '../../sdk/index.js'
 import { missingChargePage } from './payment-page.js'
 import { corsHeaders } from './payment-session.js'
 import { isRefundClosed, refundLiveStatus, refundPage, type RefundPageView } from './refund-page.js'
 import { paymentLinkView, type WidgetContext } from './routes.js'
 
-const REFUND = '(re_[0-9a-f]{24})'
+const REFUND = ':id(^re_[0-9a-f]{24}$)'
 const BEARER = /^Bearer +(\S+)\s*$/i
 
 export function refundRoutes(context: WidgetContext): Route[] {
   const { db } = context
   return [
-    { method: 'GET', path: new RegExp(`^/r/${REFUND}/?$`), handle: (request) => showRefundPage(context, request) },
-    { method: 'GET', path: new RegExp(`^/r/${REFUND}/api/session$`), handle: ({ req, res, params: [id] }) => answerRefundSession(context, id!, req.headers.authorization, res) },
-    { method: 'OPTIONS', path: new RegExp(`^/r/${REFUND}/api/session$`), handle: ({ res }) => void res.writeHead(204, corsHeaders).end() },
+    ...withTrailingSlash({ method: 'GET', url: `/r/${REFUND}`, handle: (request) => showRefundPage(context, request) }),
+    { method: 'GET', url: `/r/${REFUND}/api/session`, handle: ({ req, res, params: [id] }) => answerRefundSession(context, id!, req.headers.authorization, res) },
+    { method: 'OPTIONS', url: `/r/${REFUND}/api/session`, handle: ({ res }) => void res.writeHead(204, corsHeaders).end() },
     {
       method: 'GET',
-      path: new RegExp(`^/r/${REFUND}/events$`),
+      url: `/r/${REFUND}/events`,
       handle: ({ req, res, params: [id] }) =>
         context.live.serve(req, res, id!, async () => {
           const refund = await findRefundById(db.pool, id!)

@@ -16,7 +16,7 @@ import type { Database } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { escapeHtml } from '../../platform/html/index.js'
 import { sendJson, sendHtmlPage } from '../../platform/http/index.js'
-import type { RouteRequest, Route } from '../../platform/http/index.js'
+import { withTrailingSlash, type RouteRequest, type Route } from '../../platform/route-server/index.js'
 import type { LiveStreams } from './live-streams.js'
 import { isClosed, liveStatus } from './live-status.js'
 import { missingChargePage, paymentPage, type PaymentPageView } from './payment-page.js'
@@ -35,23 +35,23 @@ export interface WidgetContext {
   linkIntervalSeconds: number
 }
 
-const CHARGE = '(ch_[0-9a-f]{24})'
+const CHARGE = ':id(^ch_[0-9a-f]{24}$)'
 const QR = { errorCorrectionLevel: 'M', margin: 4, scale: 5 } as const
 
 export function widgetRoutes(context: WidgetContext): Route[] {
   const { db } = context
   return [
-    { method: 'GET', path: new RegExp(`^/s/${CHARGE}/?$`), handle: (request) => showPaymentPage(context, request) },
+    ...withTrailingSlash({ method: 'GET', url: `/s/${CHARGE}`, handle: (request) => showPaymentPage(context, request) }),
     {
       method: 'GET',
-      path: new RegExp(`^/s/${CHARGE}/api/session$`),
+      url: `/s/${CHARGE}/api/session`,
       handle: ({ req, res, params: [id] }) => answerSession(db.pool, context.session, id!, req.headers.authorization, res),
     },
-    { method: 'OPTIONS', path: new RegExp(`^/s/${CHARGE}/api/session$`), handle: ({ res }) => void res.writeHead(204, corsHeaders).end() },
-    { method: 'GET', path: new RegExp(`^/s/${CHARGE}/events$`), handle: (request) => streamStatus(context, request) },
+    { method: 'OPTIONS', url: `/s/${CHARGE}/api/session`, handle: ({ res }) => void res.writeHead(204, corsHeaders).end() },
+    { method: 'GET', url: `/s/${CHARGE}/events`, handle: (request) => streamStatus(context, request) },
     {
       method: 'GET',
-      path: /^\/health$/,
+      url: '/health',
       async handle({ res }) {
         const ok = await db.pool.query('SELECT 1').then(() => true, () => false)
         sendJson(res, ok ? 200 : 503, ok ? { status: 'ok' } : { status: 'degraded', database: 'unreachable' })

@@ -1,7 +1,7 @@
 /**
  * Composes the checkout widget (PROCESSOR.md §5): the supported tokens from the settlement contract (for
  * display units; the chain must be CHAIN_ID), the LISTEN connection for live status, and the payment
- * pages on node:http with the operator's `/ready` (the database answers, the chain is read) and `/metrics`. The database is handed in and left open on `stop()`, so `npm start` can share one.
+ * pages on fastify (platform/route-server) with the operator's `/ready` (the database answers, the chain is read) and `/metrics`. The database is handed in and left open on `stop()`, so `npm start` can share one.
  */
 import { createChainClient, endpointsOf } from '../../chain/index.js'
 import { openChargeTerms } from '../checkout/index.js'
@@ -9,7 +9,7 @@ import type { WidgetOptions } from '../../config/index.js'
 import type { ProcessorServices } from '../db/index.js'
 import { databaseUnavailable } from '../db/index.js'
 import { serviceMetrics } from '../../platform/observability/index.js'
-import { operatorRoutes, serveRoutes } from '../../platform/http/index.js'
+import { operatorRoutes, serveRoutes } from '../../platform/route-server/index.js'
 import { watchCharges } from './charge-watch.js'
 import { linkRoutes } from './link-routes.js'
 import { liveStreams } from './live-streams.js'

@@ -15,6 +15,7 @@ import type { Store } from '../../store/index.js'
 import type { Hex } from '../../../wire/index.js'
 import { acceptedCoding, badParam, checkTargetLength, errorReply, etagMatches, json, problemHeaders, problemReply, reply, replyLater, type Reply } from '../../../platform/http/index.js'
 import type { HttpValidators, Validity } from './http-cache.js'
+import { ENDPOINTS } from './explorer-routes.js'
 import { explorerOpenApi } from './openapi.js'
 import { registerExport } from './register-export.js'
 import type { PageCache } from './page-cache.js'
@@ -42,22 +43,6 @@ export interface RestContext {
   /** Exports running, counted across server threads (register-export.ts). */
   exports?: SharedConnections
 }
-
-export const ENDPOINTS = [
-  'GET /',
-  'GET /events',
-  'GET /events/export',
-  'GET /events/:txHash',
-  'GET /events/order/:orderReference',
-  'GET /events/stream',
-  'GET /stats',
-  'GET /stats/series',
-  'GET /health',
-  'GET /ready',
-  'GET /metrics',
-  'GET /openapi.json',
-  'WS /stream',
-]
 
 export function registerRest(app: TemplatedApp, ctx: RestContext): void {
   const requests = ctx.metrics.counter('http_requests_total', 'HTTP requests answered, by route and status')

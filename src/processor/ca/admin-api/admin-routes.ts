@@ -32,14 +32,14 @@ const DAY_MS = 86_400_000
 
 export function adminRoutes(ctx: AdminContext): AdminRoute[] {
   return [
-    { method: 'POST', path: /^\/merchants$/, body: 'required', handle: (_, body) => createMerchant(ctx, body) },
-    { method: 'GET', path: /^\/merchants\/([^/]+)$/, handle: ([id]) => showMerchant(ctx, id!) },
-    { method: 'POST', path: /^\/merchants\/([^/]+)\/certificates$/, body: 'required', handle: ([id], body) => issueCertificate(ctx, id!, body) },
-    { method: 'POST', path: /^\/certificates\/([^/]+)\/revoke$/, body: 'optional', handle: ([serial], body) => revokeCertificate(ctx, serial!, body) },
-    { method: 'GET', path: /^\/crl$/, public: true, handle: () => currentCrl(ctx) },
-    { method: 'GET', path: /^\/health$/, public: true, handle: () => health(ctx) },
-    { method: 'GET', path: /^\/ready$/, public: true, handle: () => readyReply(() => notReady(ctx)) },
-    { method: 'GET', path: /^\/metrics$/, public: true, handle: async () => metricsReply(ctx.metrics) },
+    { method: 'POST', url: '/merchants', body: 'required', handle: (_, body) => createMerchant(ctx, body) },
+    { method: 'GET', url: '/merchants/:id', handle: ([id]) => showMerchant(ctx, id!) },
+    { method: 'POST', url: '/merchants/:id/certificates', body: 'required', handle: ([id], body) => issueCertificate(ctx, id!, body) },
+    { method: 'POST', url: '/certificates/:serial/revoke', body: 'optional', handle: ([serial], body) => revokeCertificate(ctx, serial!, body) },
+    { method: 'GET', url: '/crl', public: true, handle: () => currentCrl(ctx) },
+    { method: 'GET', url: '/health', public: true, handle: () => health(ctx) },
+    { method: 'GET', url: '/ready', public: true, handle: () => readyReply(() => notReady(ctx)) },
+    { method: 'GET', url: '/metrics', public: true, handle: async () => metricsReply(ctx.metrics) },
   ]
 }
 

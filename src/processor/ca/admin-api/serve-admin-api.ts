@@ -1,21 +1,22 @@
 /**
- * The admin API's HTTP server, on the node:http router of `platform/http` rather than uWebSockets.js
- * (which the public services use): this is an operator API on a loopback address answering a few
- * requests a day, most of them with a body, and node:http streams a body with a size cap in a few lines,
- * keeps a connection consistent when a body is refused half-read, and closes every connection on stop.
- * Throughput buys nothing here. Every answer, refusals included, is an `application/problem+json` or a
- * route's reply, and paths are matched as sent: each names one resource.
+ * The admin API's HTTP server, on fastify (platform/route-server) rather than uWebSockets.js (which
+ * the public services use): this is an operator API on a loopback address answering a few requests a
+ * day, most of them with a body; fastify reads a body under a size cap, closes the connection when one is
+ * refused half-read, and closes every connection on stop. Throughput buys nothing here. Every answer,
+ * refusals included, is an `application/problem+json` or a route's reply; the bearer token is checked
+ * before a body is read, and paths are matched as sent: each names one resource.
  */
 import type { Logger, Metrics } from '../../../platform/observability/index.js'
-import { errorReply, problemReply, sendReply, type Reply, type RouteRequest } from '../../../platform/http/index.js'
-import { serveRoutes, type ListeningServer } from '../../../platform/http/index.js'
+import { errorReply, problemReply, sendReply, type Reply } from '../../../platform/http/index.js'
+import { type RouteRequest } from '../../../platform/route-server/index.js'
+import { serveRoutes, type ListeningServer } from '../../../platform/route-server/index.js'
 import { bearerMatches } from '../admin-token.js'
-import { readJsonBody } from './read-json-body.js'
+import { MAX_BODY_BYTES, parseJsonBody } from './json-body.js'
 
 export interface AdminRoute {
   method: 'GET' | 'POST'
-  /** Anchored; its groups are the path parameters. */
-  path: RegExp
+  /** A fastify URL; its parameters, decoded, are handed to `handle` in order. */
+  url: string
   /** Public routes (the CRL, health) need no token. */
   public?: boolean
   body?: 'required' | 'optional'
@@ -44,20 +45,25 @@ export function serveAdminApi({ host, port, token, routes, metrics, log }: Serve
         sendReply(res, reply, req.complete ? {} : { connection: 'close' })
       })
 
-  const answerRoute = async (route: AdminRoute, { req, params }: RouteRequest): Promise<Reply> => {
-    if (!route.public && !bearerMatches(req.headers.authorization, token)) {
-      const detail = req.headers.authorization ? 'the bearer token is wrong' : 'an Authorization: Bearer <CA_ADMIN_TOKEN> header is required'
-      return problemReply(401, detail, undefined, { 'www-authenticate': 'Bearer realm="certificate authority"' })
-    }
-    const body = route.body ? await readJsonBody(req, route.body === 'required') : undefined
-    return route.handle(params.map(decodeParam), body)
+  const unauthorized = (route: AdminRoute, request: RouteRequest) => {
+    const { authorization } = request.req.headers
+    if (route.public || bearerMatches(authorization, token)) return undefined
+    const detail = authorization ? 'the bearer token is wrong' : 'an Authorization: Bearer <CA_ADMIN_TOKEN> header is required'
+    return () => void respond(request, async () => problemReply(401, detail, undefined, { 'www-authenticate': 'Bearer realm="certificate authority"' }))
   }
 
   return serveRoutes({
     host,
     port,
     portSetting: 'CA_PORT',
-    routes: routes.map((route) => ({ method: route.method, path: route.path, handle: (request) => respond(request, () => answerRoute(route, request)) })),
+    routes: routes.map((route) => ({
+      method: route.method,
+      url: route.url,
+      maxBodyBytes: MAX_BODY_BYTES,
+      refusal: (request) => unauthorized(route, request),
+      tooLarge: (request) => respond(request, async () => problemReply(413, `the body is larger than ${MAX_BODY_BYTES} bytes`)),
+      handle: (request) => respond(request, async () => route.handle(request.params, route.body ? parseJsonBody(request, route.body === 'required') : undefined)),
+    })),
     notFound: (request) => void respond(request, async () => problemReply(404, `no route ${request.path.slice(0, 200)}`)),
     methodNotAllowed: (request, allow) =>
       void respond(request, async () => problemReply(405, `${request.req.method ?? ''} is not allowed on ${request.path}; use ${allow}`, undefined, { allow })),
@@ -68,12 +74,4 @@ export function serveAdminApi({ host, port, token, routes, metrics, log }: Serve
     metrics,
     log,
   })
-}
-
-function decodeParam(param: string): string {
-  try {
-    return decodeURIComponent(param)
-  } catch {
-    return param
-  }
 }
