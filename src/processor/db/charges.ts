@@ -8,19 +8,13 @@
 import type { Hex } from 'viem'
 import type { Sql } from './open-database.js'
 import { payableQueries, type PayableTransition } from './payable-queries.js'
+import type { SettlementPosition } from './settlement-position.js'
 
 /** NOTIFY channel of charge state changes; the payload is the charge id. */
 export const chargeChangedChannel = 'charge_changed'
 
 export const chargeStatuses = ['awaiting-payment', 'confirming', 'settled', 'partially-refunded', 'refunded', 'expired', 'canceled'] as const
 export type ChargeStatus = (typeof chargeStatuses)[number]
-
-/** Where a charge's paying settlement is on the chain. */
-export interface SettlementPosition {
-  txHash: Hex
-  blockNumber: number
-  logIndex: number
-}
 
 /** What a merchant asked for, as stored. */
 interface ChargeTerms {
@@ -151,30 +145,8 @@ export async function listCharges(sql: Sql, merchantId: string, page: ChargePage
  */
 export type ChargeTransition = PayableTransition<'awaiting-payment'>
 
-const queries = payableQueries<ChargeRow, 'awaiting-payment'>({ table: 'charges', columns, awaiting: 'awaiting-payment', channel: chargeChangedChannel })
-
-export const transitionCharge: (sql: Sql, id: string, transition: ChargeTransition) => Promise<ChargeRow> = queries.transition
-
-/** The paying settlement was mined again at another position (a reorg): the charge keeps its status and follows it. */
-export const moveChargeSettlement = queries.moveSettlement
-
-/** The confirmation count of a confirming charge, as of the latest head. */
-export const setConfirmations = queries.setConfirmations
-
-/** Every confirming charge, oldest settlement first. */
-export const confirmingCharges = queries.confirming
-
-/** Whether a charge awaiting payment is past its deadline on the wall clock (the sweep's cheap first look). */
-export const hasOverdueCharges = queries.hasOverdue
-
-/** Up to `limit` charges awaiting payment past their deadline on both clocks, locked, skipping rows held elsewhere. */
-export const lockOverdueCharges = queries.lockOverdue
-
-/** Replaces the charge's payment-page token (a fresh page load, an idempotent replay). */
-export const setReplayToken = queries.setReplayToken
-
-/** A payment page's fresh token, unless a page showed a still usable one less than `minIntervalMs` ago (then false). */
-export const showPaymentLink = queries.showPaymentLink
-
-/** Uses up the payment-page token: the charge when `hash` is its current, unexpired token, undefined otherwise. */
-export const consumeEphemeralToken = queries.consumeEphemeralToken
+/**
+ * The queries charges share with refunds (`payable-queries.ts`), bound to the charges table: transitions,
+ * confirmations, the expiry sweep's overdue rows and the payment-page tokens.
+ */
+export const chargeQueries = payableQueries<ChargeRow, 'awaiting-payment'>({ table: 'charges', columns, awaiting: 'awaiting-payment', channel: chargeChangedChannel })

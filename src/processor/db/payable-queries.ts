@@ -4,8 +4,9 @@
  * confirmations. The queries on those columns are written once here, for either table; `charges.ts` and
  * `refunds.ts` bind them to their table, columns and the name of their awaiting status.
  */
-import type { SettlementPosition } from './charges.js'
 import type { Sql } from './open-database.js'
+import { paymentTableOf } from './payments.js'
+import type { PayableTableName, SettlementPosition } from './settlement-position.js'
 
 /** A state change: `awaiting` is the status before payment, and the way back after a reorg took the settlement away. */
 export type PayableTransition<Awaiting extends string> =
@@ -27,7 +28,7 @@ const transitionSets = {
 }
 
 export interface PayableTable {
-  table: 'charges' | 'refunds'
+  table: PayableTableName
   /** The SELECT list that makes a row. */
   columns: string
   awaiting: string
@@ -35,14 +36,8 @@ export interface PayableTable {
   channel: string
 }
 
-/** Each table's settlements seen (charge_payments, refund_payments) and the column naming their row. */
-const paymentTables = {
-  charges: { table: 'charge_payments', owner: 'charge_id' },
-  refunds: { table: 'refund_payments', owner: 'refund_id' },
-} as const
-
 export function payableQueries<Row, Awaiting extends string>({ table, columns, awaiting, channel }: PayableTable & { awaiting: Awaiting }) {
-  const payments = paymentTables[table]
+  const payments = paymentTableOf(table)
   return {
     async transition(sql: Sql, id: string, transition: PayableTransition<Awaiting>): Promise<Row> {
       const values: unknown[] =
@@ -141,3 +136,5 @@ export function payableQueries<Row, Awaiting extends string>({ table, columns, a
     },
   }
 }
+
+export type PayableQueries<Row, Awaiting extends string> = ReturnType<typeof payableQueries<Row, Awaiting>>

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http'
 import { hashEphemeralToken, issueEphemeralToken } from '../checkout/index.js'
 import { refundWidgetUrlOf } from '../charges/index.js'
-import { consumeRefundToken, findMerchant, findRefundById, showRefundLink, type RefundRow } from '../db/index.js'
+import { findMerchant, findRefundById, refundQueries, type RefundRow } from '../db/index.js'
 import { sendHtmlPage, sendJson, sendProblem, type Route, type RouteRequest } from '../../platform/http/index.js'
 import type { PaymentSession } from '../../sdk/index.js'
 import { missingChargePage } from './payment-page.js'
@@ -44,7 +44,7 @@ async function showRefundPage(context: WidgetContext, { req, res, params: [id] }
   const view: RefundPageView = { refund, merchantName: merchant?.name ?? refund.merchantId, explorerUrl: context.explorerUrl, token: context.token(refund.token) }
   if (refund.status === 'awaiting-signature' && req.method === 'GET') {
     const issued = issueEphemeralToken(refund.deadline)
-    if (await showRefundLink(context.db.pool, refund.id, issued.hash, issued.expiresAt, context.linkIntervalSeconds * 1000)) {
+    if (await refundQueries.showPaymentLink(context.db.pool, refund.id, issued.hash, issued.expiresAt, context.linkIntervalSeconds * 1000)) {
       view.payment = await paymentLinkView(`${refundWidgetUrlOf(context.publicUrl(), refund.id)}?t=${issued.token}`, issued.expiresAt)
     } else {
       view.linkShownRecently = context.linkIntervalSeconds
@@ -62,7 +62,7 @@ async function answerRefundSession(context: WidgetContext, id: string, authoriza
     isRefundClosed(refund.status) ? refuse(410, `refund ${id} is ${refund.status}`) : refuse(409, `refund ${id} is already paid (${refund.status}): there is nothing more to pay`)
   const token = BEARER.exec(authorization ?? '')?.[1]
   if (!token) return refuse(401, 'an Authorization: Bearer <ephemeral token> header is required (the t parameter of the payment link)')
-  const refund = await consumeRefundToken(context.db.pool, id, hashEphemeralToken(token))
+  const refund = await refundQueries.consumeEphemeralToken(context.db.pool, id, hashEphemeralToken(token))
   if (!refund) {
     const known = await findRefundById(context.db.pool, id)
     if (!known) return refuse(404, `no refund ${id}`)

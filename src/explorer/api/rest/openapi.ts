@@ -11,23 +11,19 @@
 import { AMOUNT_BOUNDS, CSV_COLUMNS, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, MAX_LIMIT, MAX_SERIES_BUCKETS } from '../../query/index.js'
 import type { LiveErrorCode } from '../live/messages.js'
 import type { STREAM_PARAMS } from '../live/register-sse.js'
-import { MAX_TARGET_BYTES } from '../../../platform/http/index.js'
+import { MAX_TARGET_BYTES, openApi } from '../../../platform/http/index.js'
 import { problemSchema } from '../../../wire/index.js'
 import { BYTES32, FILTER_SHAPES, RANGE_PARAMS, type EVENTS_PARAMS, type EXPORT_PARAMS, type SERIES_PARAMS, type STATS_PARAMS } from './parse-query.js'
 
-type Schema = Record<string, unknown>
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+type Schema = openApi.OpenApiSchema
+const { AMOUNT, COUNT, json, ref, responseRef } = openApi
 const parameterRef = (name: string) => ({ $ref: `#/components/parameters/${name}` })
-const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` })
-const json = (schema: Schema) => ({ 'application/json': { schema } })
 
 const lowercase = (pattern: RegExp) => pattern.source.replace('0-9a-fA-F', '0-9a-f')
 const ADDRESS_OUT = { type: 'string', pattern: lowercase(FILTER_SHAPES.token.pattern), description: 'lowercase, 0x + 40 hex digits' }
 const BYTES16_OUT = { type: 'string', pattern: lowercase(FILTER_SHAPES.orderReference.pattern), description: 'lowercase, 0x + 32 hex digits' }
 const BYTES32_OUT = { type: 'string', pattern: lowercase(BYTES32), description: 'lowercase, 0x + 64 hex digits' }
-const AMOUNT = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: "an integer in the token's smallest unit, as a decimal string" }
 const CURSOR = { type: 'string', pattern: '^[A-Za-z0-9_-]+$', description: 'opaque (base64url); valid for REST pages, WebSocket `since` and SSE `Last-Event-ID`' }
-const COUNT = { type: 'integer', minimum: 0 }
 
 const FILTER_DESCRIPTIONS: Record<(typeof FILTER_FIELDS)[number], string> = {
   token: 'settlements in this token',

@@ -14,27 +14,14 @@ import type { WebhookType } from '../../db/index.js'
 import { problemSchema } from '../../../wire/index.js'
 import { eventParams, listQuery } from '../../webhooks/index.js'
 import { MAX_BODY_BYTES } from './problem-responses.js'
-import { FILTER_DESCRIPTIONS, paymentLinkPaths, paymentLinkSchemas } from './payment-link-openapi.js'
+import { openApi } from '../../../platform/http/index.js'
+import { ADDRESS, BYTES16, cancelOperation, CHARGE_ID, EPHEMERAL_TOKEN, operation, parameters, problem, settlementOf, TX_HASH } from './openapi-parts.js'
+import { paymentLinkPaths, paymentLinkSchemas } from './payment-link-openapi.js'
 import { REFUND_WEBHOOK_TYPES, refundPaths, refundSchemas } from './refund-openapi.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
 import { webhookEndpointPaths, webhookEndpointSchemas } from './webhook-endpoint-openapi.js'
 
-type Schema = Record<string, unknown>
-interface ObjectSchema {
-  properties: Record<string, object>
-  required?: readonly string[]
-}
-
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` })
-export const json = (schema: Schema) => ({ 'application/json': { schema } })
-export const nullable = (schema: Schema) => ({ oneOf: [schema, { type: 'null' }] })
-export const described = <T extends string>(meanings: Record<T, string>) => ({
-  enum: Object.keys(meanings),
-  description: Object.entries(meanings)
-    .map(([value, meaning]) => `\`${value}\`: ${meaning}`)
-    .join('; '),
-})
+const { AMOUNT, COUNT, described, json, nullable, ref, responseRef, TIME } = openApi
 
 const STATUSES: Record<ChargeStatus, string> = {
   'awaiting-payment': 'created, not paid yet (again, after a reorg took its payment back)',
@@ -67,38 +54,12 @@ const DELIVERY_STATUSES: Record<WebhookStatus, string> = {
   failed: 'its retry window ended without a 2xx',
 }
 
-export const ADDRESS = { type: 'string', pattern: '^0x[0-9a-f]{40}$', description: 'lowercase' }
-export const BYTES16 = { type: 'string', pattern: '^0x[0-9a-f]{32}$' }
-export const TX_HASH = { type: 'string', pattern: '^0x[0-9a-f]{64}$' }
-export const AMOUNT = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: "an integer in the token's smallest unit, as a decimal string" }
-export const TIME = { type: 'string', format: 'date-time' }
-export const COUNT = { type: 'integer', minimum: 0 }
-
-const DESCRIPTIONS: Record<string, string> = {
-  status: 'only charges (deliveries) in this status',
-  cursor: 'the `nextCursor` of the previous page',
-  limit: 'items per page, 1 to 100 (default 20)',
-  chargeId: "only this charge's deliveries",
-  id: 'the id',
-  ...FILTER_DESCRIPTIONS,
-}
-
-export function parameters(schema: ObjectSchema, where: 'query' | 'path') {
-  return Object.entries(schema.properties).map(([name, value]) => ({
-    name,
-    in: where,
-    required: where === 'path' || (schema.required?.includes(name) ?? false),
-    description: DESCRIPTIONS[name],
-    schema: value,
-  }))
-}
-
-export const CHARGE = {
+const CHARGE = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement', 'paymentLinkId'],
   properties: {
-    id: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' },
+    id: CHARGE_ID,
     status: described(STATUSES),
     amount: { ...AMOUNT, description: 'what the beneficiary receives' },
     token: ADDRESS,
@@ -112,35 +73,12 @@ export const CHARGE = {
     amountRefunded: { ...AMOUNT, description: 'the sum of its settled refunds' },
     deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
     widgetUrl: { type: 'string', format: 'uri', description: 'the payment page' },
-    ephemeralToken: {
-      ...nullable({ type: 'string', pattern: '^et_[A-Za-z0-9_-]{43}$' }),
-      description: 'the payment page’s bearer token (5 minutes at most, never past the deadline); only in the answer that issued it',
-    },
+    ephemeralToken: EPHEMERAL_TOKEN,
     createdAt: TIME,
-    settlement: {
-      ...nullable({
-        type: 'object',
-        additionalProperties: false,
-        required: ['txHash', 'blockNumber', 'logIndex', 'confirmations'],
-        properties: { txHash: TX_HASH, blockNumber: COUNT, logIndex: COUNT, confirmations: { ...COUNT, description: 'blocks on top of the settlement’s (frozen once settled)' } },
-      }),
-      description: 'the paying settlement, while confirming and once settled',
-    },
+    settlement: settlementOf('the paying settlement, while confirming and once settled'),
     paymentLinkId: { ...nullable({ type: 'string', pattern: '^pl_[0-9a-f]{24}$' }), description: 'the payment link a payer made it from, or null' },
   },
 }
-
-export const problem = (description: string, schema: Schema = ref('Problem')) => ({ description, content: { 'application/problem+json': { schema } } })
-
-/** What every merchant route may answer besides its own outcomes. */
-const MERCHANT_ERRORS = { '401': responseRef('Unauthorized') }
-
-export const operation = (summary: string, description: string, extra: Schema, responses: Schema) => ({
-  summary,
-  description,
-  ...extra,
-  responses: { ...MERCHANT_ERRORS, ...responses },
-})
 
 export function checkoutOpenApi() {
   const chargeId = { parameters: parameters(chargeIdSchema.params, 'path') }
@@ -210,19 +148,7 @@ export function checkoutOpenApi() {
         }),
       },
       '/api/v1/charges/{id}/cancel': {
-        post: operation(
-          'Cancel a charge',
-          'Only while it awaits payment. No body, or `{}`.',
-          { ...chargeId, requestBody: { required: false, content: json({ type: 'object', maxProperties: 0 }) } },
-          {
-            '200': { description: 'The charge, `canceled`.', content: json(ref('Charge')) },
-            '400': responseRef('BadRequest'),
-            '404': responseRef('NotFound'),
-            '409': problem('The charge is not awaiting payment.'),
-            '413': responseRef('PayloadTooLarge'),
-            '415': responseRef('UnsupportedMediaType'),
-          },
-        ),
+        post: cancelOperation('Cancel a charge', 'Only while it awaits payment.', chargeId, 'Charge', 'The charge is not awaiting payment.'),
       },
       ...refundPaths(),
       ...paymentLinkPaths(),

@@ -1,35 +1,15 @@
 /**
  * The payment-link and report part of the merchant API's OpenAPI document (issue 23), spliced in by
- * `openapi.ts` (whose helpers it uses inside functions only: the two modules import each other). Request
+ * `openapi.ts`, with the parts the sections share (`openapi-parts.ts`). Request
  * schemas are the routes' own (`schemas.ts`); the CSV columns are the report's own (`report-routes.ts`).
  */
-import { ADDRESS, AMOUNT, COUNT, described, json, nullable, operation, parameters, problem, ref, responseRef, TIME } from './openapi.js'
+import { openApi } from '../../../platform/http/index.js'
+import { ADDRESS, operation, parameters, problem, refundFilterParameters } from './openapi-parts.js'
 import type { PaymentLinkStatus } from './payment-link-json.js'
 import { chargeColumns, refundColumns } from './report-routes.js'
 import { chargeReportSchema, createPaymentLinkSchema, listPaymentLinksSchema, paymentLinkIdSchema, refundReportSchema } from './schemas.js'
 
-/** The query parameters of the charge listing and the reports, described. */
-export const FILTER_DESCRIPTIONS: Record<string, string> = {
-  from: 'only charges created at or after this time (a date is UTC midnight)',
-  to: 'only charges created before this time (a date is UTC midnight)',
-  beneficiary: 'only charges to this address (any case)',
-  orderId: 'only the charge with this order id',
-  paymentLinkId: 'only the charges made from this payment link',
-  linkId: 'the payment link’s id',
-  refundStatus: 'only refunds in this status',
-}
-
-/** The refunds listing's and report's parameters say what they filter on a refund. */
-const REFUND_FILTERS: Record<string, string> = {
-  from: 'only refunds created at or after this time (a date is UTC midnight)',
-  to: 'only refunds created before this time (a date is UTC midnight)',
-  beneficiary: 'only refunds of charges to this address, which pays them (any case)',
-  chargeId: 'only the refunds of this charge',
-  orderId: 'only the refunds of the charge with this order id',
-}
-
-export const refundFilterParameters = (schema: Parameters<typeof parameters>[0]) =>
-  parameters(schema, 'query').map((p) => ({ ...p, description: REFUND_FILTERS[p.name] ?? p.description }))
+const { AMOUNT, COUNT, described, json, nullable, ref, responseRef, TIME } = openApi
 
 const LINK_STATUSES: Record<PaymentLinkStatus, string> = {
   active: 'a payer can make a charge from it',

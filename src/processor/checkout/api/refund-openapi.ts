@@ -1,12 +1,13 @@
 /**
- * The refund part of the merchant API's OpenAPI document (issue 23), spliced in by `openapi.ts` (whose
- * helpers it uses, inside functions only: the two modules import each other). Request schemas are the
- * routes' own (`schemas.ts`).
+ * The refund part of the merchant API's OpenAPI document (issue 23), spliced in by `openapi.ts`; what it
+ * shares with the charge part is `openapi-parts.ts`. Request schemas are the routes' own (`schemas.ts`).
  */
 import type { RefundStatus, WebhookType } from '../../db/index.js'
-import { ADDRESS, AMOUNT, BYTES16, CHARGE, described, json, nullable, operation, parameters, problem, ref, responseRef, TIME } from './openapi.js'
-import { refundFilterParameters } from './payment-link-openapi.js'
+import { openApi } from '../../../platform/http/index.js'
+import { ADDRESS, BYTES16, cancelOperation, CHARGE_ID, EPHEMERAL_TOKEN, operation, parameters, problem, refundFilterParameters, settlementOf } from './openapi-parts.js'
 import { chargeIdSchema, createRefundSchema, listRefundsSchema, refundIdSchema } from './schemas.js'
+
+const { AMOUNT, described, json, nullable, ref, responseRef, TIME } = openApi
 
 export const REFUND_WEBHOOK_TYPES: Record<Extract<WebhookType, `refund.${string}`>, string> = {
   'refund.created': 'a refund was created; `data` is the refund, awaiting the merchant wallet’s signature',
@@ -77,19 +78,7 @@ export function refundPaths() {
       }),
     },
     '/api/v1/refunds/{refundId}/cancel': {
-      post: operation(
-        'Cancel a refund',
-        'Only while it awaits a signature; what it reserved can be refunded again. No body, or `{}`.',
-        { ...refundId, requestBody: { required: false, content: json({ type: 'object', maxProperties: 0 }) } },
-        {
-          '200': { description: 'The refund, `canceled`.', content: json(ref('Refund')) },
-          '400': responseRef('BadRequest'),
-          '404': responseRef('NotFound'),
-          '409': problem('The refund is not awaiting a signature.'),
-          '413': responseRef('PayloadTooLarge'),
-          '415': responseRef('UnsupportedMediaType'),
-        },
-      ),
+      post: cancelOperation('Cancel a refund', 'Only while it awaits a signature; what it reserved can be refunded again.', refundId, 'Refund', 'The refund is not awaiting a signature.'),
     },
   }
 }
@@ -102,7 +91,7 @@ export function refundSchemas(problemSchema: { required: readonly string[]; prop
       required: ['id', 'chargeId', 'orderId', 'status', 'amount', 'reason', 'token', 'currency', 'payer', 'recipient', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement'],
       properties: {
         id: { type: 'string', pattern: '^re_[0-9a-f]{24}$' },
-        chargeId: CHARGE.properties.id,
+        chargeId: CHARGE_ID,
         orderId: { type: 'string', description: 'the charge’s' },
         status: described(REFUND_STATUSES),
         amount: { ...AMOUNT, description: 'what the charge’s payer receives back' },
@@ -117,9 +106,9 @@ export function refundSchemas(problemSchema: { required: readonly string[]; prop
         totalToPay: { ...AMOUNT, description: '`amount + fees`, what the merchant’s wallet signs for' },
         deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
         widgetUrl: { type: 'string', format: 'uri', description: 'the refund’s payment page, for the merchant’s wallet' },
-        ephemeralToken: CHARGE.properties.ephemeralToken,
+        ephemeralToken: EPHEMERAL_TOKEN,
         createdAt: TIME,
-        settlement: { ...CHARGE.properties.settlement, description: 'the refund’s settlement, while confirming and once settled' },
+        settlement: settlementOf('the refund’s settlement, while confirming and once settled'),
       },
     },
     RefundPage: {
