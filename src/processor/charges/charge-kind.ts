@@ -6,23 +6,16 @@
  *   confirming | settled → awaiting-payment   (a reorg took the paying settlement away: charge.reverted)
  *   settled ⇄ partially-refunded ⇄ refunded  (refunds settling or reverted: `refund-kind.ts`, no charge event)
  */
-import { chargeQueries, lockCharge, type ChargePaymentRow, type ChargeRow, type Sql } from '../db/index.js'
-import { enqueuePayableEvent, type PayableKind } from './payable-kind.js'
+import { chargeQueries, type ChargePaymentRow, type ChargeRow, type Sql } from '../db/index.js'
+import { enqueuePayableEvent, transitionTable, type PayableKind } from './payable-kind.js'
 import { renderCharge, renderPayment } from './render-payable.js'
 
 export const chargeKind: PayableKind<ChargeRow, ChargeRow['status'], 'awaiting-payment'> = {
   name: 'charge',
   awaiting: 'awaiting-payment',
-  rules: {
-    confirming: { from: ['awaiting-payment'], webhook: 'charge.confirming' },
-    settled: { from: ['confirming'], webhook: 'charge.settled' },
-    // Refunded or not, a charge whose payment a reorg took back is unpaid again (its settled refunds stay counted).
-    'awaiting-payment': { from: ['confirming', 'settled', 'partially-refunded', 'refunded'], webhook: 'charge.reverted' },
-    expired: { from: ['awaiting-payment'], webhook: 'charge.expired' },
-    canceled: { from: ['awaiting-payment'], webhook: 'charge.canceled' },
-  },
+  // Refunded or not, a charge whose payment a reorg took back is unpaid again (its settled refunds stay counted).
+  rules: transitionTable<ChargeRow['status'], 'awaiting-payment'>('charge', 'awaiting-payment', ['confirming', 'settled', 'partially-refunded', 'refunded']),
   queries: chargeQueries,
-  lock: lockCharge,
   render: renderCharge,
   chargeIdOf: (charge) => charge.id,
 }

@@ -25,14 +25,32 @@ export interface PayableKind<Row extends PayableRow & { status: Status }, Status
   awaiting: Awaiting
   rules: TransitionTable<Status, Awaiting>
   queries: PayableQueries<Row, Awaiting>
-  /** The row, locked until the transaction ends. */
-  lock(sql: Sql, id: string): Promise<Row | undefined>
   /** The webhook's `data`: the payable's JSON. */
   render(row: Row, widgetBaseUrl: string): unknown
   /** The charge whose event stream the payable's webhooks join (a refund's events follow its charge's). */
   chargeIdOf(row: Row): string
   /** Runs a change that settles the payable or takes a settled one back (a refund recounts its charge). */
   settledChange?(sql: Sql, row: Row, change: () => Promise<Row>): Promise<Row>
+}
+
+/**
+ * The transition table every payable follows: paid from `awaiting`, settled once confirmed, expired or
+ * canceled only while awaiting, and back to `awaiting` from any of the `paid` statuses when a reorg takes
+ * the settlement away. Each change sends the kind's event of that name (`charge.settled`, `refund.reverted`).
+ */
+export function transitionTable<Status extends string, Awaiting extends Status>(
+  name: PayableKind<never>['name'],
+  awaiting: Awaiting,
+  paid: readonly Status[],
+): TransitionTable<Status, Awaiting> {
+  const webhook = (event: 'confirming' | 'settled' | 'reverted' | 'expired' | 'canceled'): WebhookType => `${name}.${event}`
+  const rules = {
+    confirming: { from: [awaiting], webhook: webhook('confirming') },
+    settled: { from: ['confirming' as Status], webhook: webhook('settled') },
+    expired: { from: [awaiting], webhook: webhook('expired') },
+    canceled: { from: [awaiting], webhook: webhook('canceled') },
+  }
+  return { ...rules, [awaiting]: { from: paid, webhook: webhook('reverted') } } as TransitionTable<Status, Awaiting>
 }
 
 export const canTransition = <Row extends PayableRow & { status: Status }, Status extends string, Awaiting extends Status>(

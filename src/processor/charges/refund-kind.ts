@@ -9,22 +9,15 @@
  * Settling a refund, or a reorg taking a settled one back, recounts the charge's `amountRefunded` and
  * status (partially-refunded, refunded) in the same transaction.
  */
-import { lockCharge, lockRefund, recountChargeRefunds, refundQueries, type RefundRow } from '../db/index.js'
-import type { PayableKind } from './payable-kind.js'
+import { lockCharge, recountChargeRefunds, refundQueries, type RefundRow } from '../db/index.js'
+import { transitionTable, type PayableKind } from './payable-kind.js'
 import { renderRefund } from './render-payable.js'
 
 export const refundKind: PayableKind<RefundRow, RefundRow['status'], 'awaiting-signature'> = {
   name: 'refund',
   awaiting: 'awaiting-signature',
-  rules: {
-    confirming: { from: ['awaiting-signature'], webhook: 'refund.confirming' },
-    settled: { from: ['confirming'], webhook: 'refund.settled' },
-    'awaiting-signature': { from: ['confirming', 'settled'], webhook: 'refund.reverted' },
-    expired: { from: ['awaiting-signature'], webhook: 'refund.expired' },
-    canceled: { from: ['awaiting-signature'], webhook: 'refund.canceled' },
-  },
+  rules: transitionTable<RefundRow['status'], 'awaiting-signature'>('refund', 'awaiting-signature', ['confirming', 'settled']),
   queries: refundQueries,
-  lock: lockRefund,
   render: renderRefund,
   chargeIdOf: (refund) => refund.chargeId,
   async settledChange(sql, refund, change) {

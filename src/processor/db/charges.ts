@@ -80,32 +80,8 @@ export async function insertCharge(sql: Sql, charge: NewCharge): Promise<ChargeR
   return rows[0]
 }
 
-/** A merchant's charge; another merchant's is as unknown as a missing one. */
-export async function findCharge(sql: Sql, merchantId: string, id: string): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE id = $1 AND merchant_id = $2`, [id, merchantId])
-  return rows[0]
-}
-
-/** A charge whoever its merchant: the public payment page knows a charge by its id alone. */
-export async function findChargeById(sql: Sql, id: string): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE id = $1`, [id])
-  return rows[0]
-}
-
 export async function findChargeByOrderId(sql: Sql, merchantId: string, orderId: string): Promise<ChargeRow | undefined> {
   const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE merchant_id = $1 AND order_id = $2`, [merchantId, orderId])
-  return rows[0]
-}
-
-/** The charge, locked until the transaction ends. */
-export async function lockCharge(sql: Sql, id: string): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE id = $1 FOR UPDATE`, [id])
-  return rows[0]
-}
-
-/** The charge a settlement's order reference names, locked until the transaction ends. */
-export async function lockChargeByOrderReference(sql: Sql, orderReference: Hex): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE order_reference = $1 FOR UPDATE`, [orderReference.toLowerCase()])
   return rows[0]
 }
 
@@ -150,3 +126,8 @@ export type ChargeTransition = PayableTransition<'awaiting-payment'>
  * confirmations, the expiry sweep's overdue rows and the payment-page tokens.
  */
 export const chargeQueries = payableQueries<ChargeRow, 'awaiting-payment'>({ table: 'charges', columns, awaiting: 'awaiting-payment', channel: chargeChangedChannel })
+
+export const findCharge = chargeQueries.find
+export const findChargeById = chargeQueries.findById
+export const lockCharge = chargeQueries.lock
+export const lockChargeByOrderReference = chargeQueries.lockByOrderReference

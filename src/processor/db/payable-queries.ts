@@ -4,6 +4,7 @@
  * confirmations. The queries on those columns are written once here, for either table; `charges.ts` and
  * `refunds.ts` bind them to their table, columns and the name of their awaiting status.
  */
+import type { Hex } from 'viem'
 import type { Sql } from './open-database.js'
 import { paymentTableOf } from './payments.js'
 import type { PayableTableName, SettlementPosition } from './settlement-position.js'
@@ -39,6 +40,26 @@ export interface PayableTable {
 export function payableQueries<Row, Awaiting extends string>({ table, columns, awaiting, channel }: PayableTable & { awaiting: Awaiting }) {
   const payments = paymentTableOf(table)
   return {
+    /** A merchant's row; another merchant's is as unknown as a missing one. */
+    async find(sql: Sql, merchantId: string, id: string): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE id = $1 AND merchant_id = $2`, [id, merchantId])).rows[0] as Row | undefined
+    },
+
+    /** A row whoever its merchant: a public payment page knows it by its id alone. */
+    async findById(sql: Sql, id: string): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE id = $1`, [id])).rows[0] as Row | undefined
+    },
+
+    /** The row, locked until the transaction ends. */
+    async lock(sql: Sql, id: string): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE id = $1 FOR UPDATE`, [id])).rows[0] as Row | undefined
+    },
+
+    /** The row a settlement's order reference names, locked until the transaction ends. */
+    async lockByOrderReference(sql: Sql, orderReference: Hex): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE order_reference = $1 FOR UPDATE`, [orderReference.toLowerCase()])).rows[0] as Row | undefined
+    },
+
     async transition(sql: Sql, id: string, transition: PayableTransition<Awaiting>): Promise<Row> {
       const values: unknown[] =
         'settlement' in transition

@@ -1,7 +1,7 @@
 /**
  * Refunds (issue 23) as the merchant API creates and reads them and reconciliation moves them (their
  * settlements seen are `payments.ts`, their Idempotency-Keys `idempotency-keys.ts`). As for charges, a state change
- * takes the row with `lockRefund…` first, in the transaction that writes its webhook event; every change
+ * takes the row with `refundQueries.lock` first, in the transaction that writes its webhook event; every change
  * is announced on NOTIFY `charge_changed` with the refund's id, so the widget's live status (which
  * dispatches by id) follows refund pages too. The queries refunds share with charges are `payable-queries.ts`.
  */
@@ -62,28 +62,6 @@ export async function insertRefund(sql: Sql, refund: NewRefund): Promise<RefundR
     ],
   )
   return rows[0]!
-}
-
-/** A merchant's refund; another merchant's is as unknown as a missing one. */
-export async function findRefund(sql: Sql, merchantId: string, id: string): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1 AND merchant_id = $2`, [id, merchantId])
-  return rows[0]
-}
-
-/** A refund whoever its merchant: its payment page knows it by its id alone. */
-export async function findRefundById(sql: Sql, id: string): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1`, [id])
-  return rows[0]
-}
-
-export async function lockRefund(sql: Sql, id: string): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1 FOR UPDATE`, [id])
-  return rows[0]
-}
-
-export async function lockRefundByOrderReference(sql: Sql, orderReference: Hex): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE order_reference = $1 FOR UPDATE`, [orderReference.toLowerCase()])
-  return rows[0]
 }
 
 /** A charge's refunds, newest first (a charge has few: each needs a signed payment). */

@@ -37,7 +37,7 @@ export interface ReconcileContext {
 
 export async function applySettlement(sql: Sql, reported: ReportedSettlement, ctx: ReconcileContext): Promise<void> {
   for (const kind of reconcilableKinds) {
-    const row = await kind.lockByOrderReference(sql, reported.orderReference)
+    const row = await kind.payable.queries.lockByOrderReference(sql, reported.orderReference)
     if (row) return applyTo(sql, kind, row, reported, ctx)
   }
 }
@@ -76,7 +76,7 @@ export async function applyRemoval(sql: Sql, event: Pick<SettlementPosition, 'tx
   for (const kind of reconcilableKinds) {
     const removed = await kind.payments.markRemoved(sql, event.txHash, event.logIndex, ctx.head())
     if (!removed) continue
-    const row = await kind.payable.lock(sql, removed.payableId)
+    const row = await kind.payable.queries.lock(sql, removed.payableId)
     if (!row?.settlement || !samePosition(row.settlement, removed)) return
     const reverted = await changePayable(sql, kind.payable, row, { to: kind.payable.awaiting }, ctx.widgetBaseUrl)
     const next = await kind.payments.nextPaying(sql, row.id)

@@ -30,7 +30,7 @@ async function confirm(client: pg.PoolClient, ctx: ReconcileContext, { payable }
     const presence = await ctx.presence(settlement, row.orderReference)
     if (presence.kind === 'unsure') continue
     await runTransaction(client, async (tx) => {
-      const locked = await payable.lock(tx, row.id)
+      const locked = await payable.queries.lock(tx, row.id)
       if (locked?.status !== 'confirming' || !samePosition(locked.settlement!, settlement)) return
       if (presence.kind === 'gone') await applyRemoval(tx, settlement, ctx)
       else if (!samePosition(presence.at, settlement)) await applySettlement(tx, { txHash: settlement.txHash, orderReference: row.orderReference }, ctx)

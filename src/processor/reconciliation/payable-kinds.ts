@@ -7,7 +7,7 @@
  */
 import type { Hex } from 'viem'
 import { chargeKind, refundKind, reportLatePayment, type PayableKind, type PayableRow } from '../charges/index.js'
-import { chargePayments, lockChargeByOrderReference, lockRefundByOrderReference, refundPayments, type ChargeRow, type RefundRow } from '../db/index.js'
+import { chargePayments, refundPayments, type ChargeRow, type RefundRow } from '../db/index.js'
 import type { NewPayment, PaymentQueries, PaymentRow, Sql } from '../db/index.js'
 import type { ChainSettlement } from './chain-settlement.js'
 
@@ -19,7 +19,6 @@ export interface ReconcilableRow extends PayableRow {
 
 export interface ReconcilableKind<Row extends ReconcilableRow = ReconcilableRow> {
   payable: PayableKind<Row, string, string>
-  lockByOrderReference(sql: Sql, orderReference: Hex): Promise<Row | undefined>
   payments: PaymentQueries<PaymentRow, NewPayment>
   /** Who the settlement must pay (a charge's beneficiary, a refund's recipient). */
   recipientOf(row: Row): Hex
@@ -31,7 +30,6 @@ export interface ReconcilableKind<Row extends ReconcilableRow = ReconcilableRow>
 
 const charges: ReconcilableKind<ChargeRow> = {
   payable: chargeKind as unknown as PayableKind<ChargeRow, string, string>,
-  lockByOrderReference: lockChargeByOrderReference,
   payments: chargePayments as unknown as PaymentQueries<PaymentRow, NewPayment>,
   recipientOf: (charge) => charge.beneficiary,
   factsOf: (charge, event) => ({ blockTimestamp: new Date(event.timestamp * 1000), acquirerId: event.acquirerId, beforeDeadline: event.timestamp * 1000 <= charge.deadline.getTime() }),
@@ -40,7 +38,6 @@ const charges: ReconcilableKind<ChargeRow> = {
 
 const refunds: ReconcilableKind<RefundRow> = {
   payable: refundKind as unknown as PayableKind<RefundRow, string, string>,
-  lockByOrderReference: lockRefundByOrderReference,
   payments: refundPayments,
   recipientOf: (refund) => refund.recipient,
   factsOf: () => ({}),

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { paymentsOfCharge } from '../../db/index.js'
-import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, type ChargeRow, type ChargeStatus } from '../../db/index.js'
+import { findChargeByOrderId, insertCharge, listCharges, lockCharge, type ChargeRow, type ChargeStatus } from '../../db/index.js'
 import type { Merchant } from '../../db/index.js'
 import type { Database, Sql } from '../../db/index.js'
 import type { Problem } from '../../../wire/index.js'
@@ -17,6 +17,7 @@ import { newCharge, priceCharge } from './charge-pricing.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { earlierCreation, lockedEarlierCreation, rememberCreation, replayToken, type IdempotentRequest } from './idempotent-creation.js'
 import { keysetPage, type PageQuery } from './keyset-page.js'
+import { ownPayable } from './own-payable.js'
 import { renderCharge, renderPayment, type ChargeJson, type PaymentJson } from '../../charges/index.js'
 
 export interface CreateChargeRequest {
@@ -60,15 +61,11 @@ export class DuplicateOrderError extends ProblemError {
 
 export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: ChargeServiceParams): ChargeService {
   const render = (row: ChargeRow, ephemeralToken: string | null = null) => renderCharge(row, widgetBaseUrl, ephemeralToken)
-  const own = async (sql: Sql, merchant: Merchant, id: string) => {
-    const charge = await findCharge(sql, merchant.id, id)
-    if (!charge) throw new ProblemError(404, `no charge ${id}`)
-    return charge
-  }
+  const own = (sql: Sql, merchant: Merchant, id: string) => ownPayable(sql, chargeKind, merchant.id, id)
 
   /** The same key and body again: the charge it made, with a payment-page token of its own (beside the first answer's) while it can be paid. */
   const replay = async (sql: Sql, merchant: Merchant, chargeId: string) => {
-    const charge = (await findCharge(sql, merchant.id, chargeId))!
+    const charge = await own(sql, merchant, chargeId)
     return { charge: render(charge, await replayToken(sql, chargeKind, charge)), replayed: true }
   }
 

@@ -7,7 +7,7 @@
  */
 import { openApi } from '../../../platform/http/index.js'
 
-const { json, nullable, ref, responseRef, COUNT } = openApi
+const { json, nullable, ref, responseRef, AMOUNT, COUNT, TIME } = openApi
 type Schema = openApi.OpenApiSchema
 
 export interface ObjectSchema {
@@ -75,13 +75,13 @@ export const operation = (summary: string, description: string, extra: Schema, r
 })
 
 /** A payable's payment-page token, as its creation (or an idempotent replay) answers it. */
-export const EPHEMERAL_TOKEN = {
+const EPHEMERAL_TOKEN = {
   ...nullable({ type: 'string', pattern: '^et_[A-Za-z0-9_-]{43}$' }),
   description: 'the payment page’s bearer token (5 minutes at most, never past the deadline); only in the answer that issued it',
 }
 
 /** A payable's settlement while confirming and once settled; `description` says whose. */
-export const settlementOf = (description: string) => ({
+const settlementOf = (description: string) => ({
   ...nullable({
     type: 'object',
     additionalProperties: false,
@@ -101,3 +101,47 @@ export const cancelOperation = (summary: string, description: string, path: Sche
     '413': responseRef('PayloadTooLarge'),
     '415': responseRef('UnsupportedMediaType'),
   })
+
+/** `GET` of one thing by its path: the thing as `schema` (`what` says it in the 200's description). */
+export const readOperation = (summary: string, description: string, path: Schema, what: string, schema: string) =>
+  operation(summary, description, path, { '200': { description: what, content: json(ref(schema)) }, '400': responseRef('BadRequest'), '404': responseRef('NotFound') })
+
+/** `GET` of a keyset page of the merchant's things, filtered by `parameters`. */
+export const pageOperation = (summary: string, description: string, queryParameters: object[], schema: string) =>
+  operation(summary, description, { parameters: queryParameters }, { '200': { description: 'A page.', content: json(ref(schema)) }, '400': responseRef('BadRequest') })
+
+/** The 201 of a creation at `collection` (ids `<prefix>_` + 24 hex digits); an idempotent one also says when it replays. */
+export const created = (collection: string, prefix: string, schema: string, idempotent: boolean) => ({
+  description: idempotent ? 'Created (or replayed).' : 'Created.',
+  headers: {
+    Location: { required: true, description: `\`/api/v1/${collection}/<id>\``, schema: { type: 'string', pattern: `^/api/v1/${collection}/${prefix}_[0-9a-f]{24}$` } },
+    ...(idempotent ? { 'Idempotent-Replayed': { required: false, description: 'on a replay of an Idempotency-Key', schema: { const: 'true' } } } : {}),
+  },
+  content: json(ref(schema)),
+})
+
+/** The `Idempotency-Key` header parameter, with the route's own schema of it. */
+export const idempotencyKeyParameter = (schema: object) => ({ name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 visible ASCII characters', schema })
+
+/** The properties every payable's JSON (a charge's, a refund's) has alike; `says` what some of them mean for its kind. */
+export const payableProperties = (says: { orderReference: string; acquirerId: string; fees: string; totalToPay: string; widgetUrl: string; settlement: string }) => ({
+  token: ADDRESS,
+  currency: { type: 'string', description: 'the token’s symbol' },
+  orderReference: { ...BYTES16, description: says.orderReference },
+  acquirerId: { ...BYTES16, description: says.acquirerId },
+  fees: { ...AMOUNT, description: says.fees },
+  totalToPay: { ...AMOUNT, description: says.totalToPay },
+  deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
+  widgetUrl: { type: 'string', format: 'uri', description: says.widgetUrl },
+  ephemeralToken: EPHEMERAL_TOKEN,
+  createdAt: TIME,
+  settlement: settlementOf(says.settlement),
+})
+
+/** A closed object schema whose properties are listed in the order of `required` (the reference renders them so). */
+export const objectOf = (required: readonly string[], properties: Record<string, object>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties: Object.fromEntries(required.map((name) => [name, properties[name]!])),
+})

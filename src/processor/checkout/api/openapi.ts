@@ -15,7 +15,7 @@ import { problemSchema } from '../../../wire/index.js'
 import { eventParams, listQuery } from '../../webhooks/index.js'
 import { MAX_BODY_BYTES } from './problem-responses.js'
 import { openApi } from '../../../platform/http/index.js'
-import { ADDRESS, BYTES16, cancelOperation, CHARGE_ID, EPHEMERAL_TOKEN, operation, parameters, problem, settlementOf, TX_HASH } from './openapi-parts.js'
+import { ADDRESS, BYTES16, cancelOperation, CHARGE_ID, created, idempotencyKeyParameter, objectOf, operation, pageOperation, parameters, payableProperties, problem, readOperation, TX_HASH } from './openapi-parts.js'
 import { paymentLinkPaths, paymentLinkSchemas } from './payment-link-openapi.js'
 import { REFUND_WEBHOOK_TYPES, refundPaths, refundSchemas } from './refund-openapi.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
@@ -54,31 +54,26 @@ const DELIVERY_STATUSES: Record<WebhookStatus, string> = {
   failed: 'its retry window ended without a 2xx',
 }
 
-const CHARGE = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement', 'paymentLinkId'],
-  properties: {
+const CHARGE = objectOf(
+  ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement', 'paymentLinkId'],
+  {
     id: CHARGE_ID,
     status: described(STATUSES),
     amount: { ...AMOUNT, description: 'what the beneficiary receives' },
-    token: ADDRESS,
-    currency: { type: 'string', description: 'the token’s symbol' },
     beneficiary: ADDRESS,
     orderId: { type: 'string' },
-    orderReference: { ...BYTES16, description: 'random; the payer’s settlement carries it (high 16 bytes of `ref`)' },
-    acquirerId: { ...BYTES16, description: 'the merchant’s acquirer, or zero' },
-    fees: { ...AMOUNT, description: 'the contract’s `calculateFees(amount, acquirerId)`' },
-    totalToPay: { ...AMOUNT, description: '`amount + fees`, what the payer signs for' },
     amountRefunded: { ...AMOUNT, description: 'the sum of its settled refunds' },
-    deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
-    widgetUrl: { type: 'string', format: 'uri', description: 'the payment page' },
-    ephemeralToken: EPHEMERAL_TOKEN,
-    createdAt: TIME,
-    settlement: settlementOf('the paying settlement, while confirming and once settled'),
+    ...payableProperties({
+      orderReference: 'random; the payer’s settlement carries it (high 16 bytes of `ref`)',
+      acquirerId: 'the merchant’s acquirer, or zero',
+      fees: 'the contract’s `calculateFees(amount, acquirerId)`',
+      totalToPay: '`amount + fees`, what the payer signs for',
+      widgetUrl: 'the payment page',
+      settlement: 'the paying settlement, while confirming and once settled',
+    }),
     paymentLinkId: { ...nullable({ type: 'string', pattern: '^pl_[0-9a-f]{24}$' }), description: 'the payment link a payer made it from, or null' },
   },
-}
+)
 
 export function checkoutOpenApi() {
   const chargeId = { parameters: parameters(chargeIdSchema.params, 'path') }
@@ -103,18 +98,11 @@ export function checkoutOpenApi() {
           'Create a charge',
           'A charge for `amount` of `token` to `beneficiary`, with the contract’s fees on top (`totalToPay` is what the payer signs for). `orderId` is unique per merchant. `expiresInSeconds` (optional, an integer from 60 up to the engine’s `CHARGE_TTL_SECONDS`, the default) sets this charge’s `deadline`. With an `Idempotency-Key`, the same key and body give the same charge again (201, `Idempotent-Replayed: true`, a fresh `ephemeralToken` while it can be paid, issued beside the first answer’s, which keeps working until one of them opens the session); another body with that key is a 422.',
           {
-            parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 visible ASCII characters', schema: createChargeSchema.headers.properties['idempotency-key'] }],
+            parameters: [idempotencyKeyParameter(createChargeSchema.headers.properties['idempotency-key'])],
             requestBody: { required: true, content: json(createChargeSchema.body) },
           },
           {
-            '201': {
-              description: 'Created (or replayed).',
-              headers: {
-                Location: { required: true, description: '`/api/v1/charges/<id>`', schema: { type: 'string', pattern: '^/api/v1/charges/ch_[0-9a-f]{24}$' } },
-                'Idempotent-Replayed': { required: false, description: 'on a replay of an Idempotency-Key', schema: { const: 'true' } },
-              },
-              content: json(ref('Charge')),
-            },
+            '201': created('charges', 'ch', 'Charge', true),
             '400': responseRef('BadRequest'),
             '409': problem('The merchant already has a charge for this `orderId`; `chargeId` names it.', ref('DuplicateOrderProblem')),
             '413': responseRef('PayloadTooLarge'),
@@ -126,26 +114,18 @@ export function checkoutOpenApi() {
             },
           },
         ),
-        get: operation(
+        get: pageOperation(
           'List charges',
           'The merchant’s charges, newest first, in keyset pages: a charge created while paging never shifts them.',
-          { parameters: parameters(listChargesSchema.querystring, 'query') },
-          { '200': { description: 'A page.', content: json(ref('ChargePage')) }, '400': responseRef('BadRequest') },
+          parameters(listChargesSchema.querystring, 'query'),
+          'ChargePage',
         ),
       },
       '/api/v1/charges/{id}': {
-        get: operation('Read a charge', 'The charge as it is now (`ephemeralToken` is null when reading).', chargeId, {
-          '200': { description: 'The charge.', content: json(ref('Charge')) },
-          '400': responseRef('BadRequest'),
-          '404': responseRef('NotFound'),
-        }),
+        get: readOperation('Read a charge', 'The charge as it is now (`ephemeralToken` is null when reading).', chargeId, 'The charge.', 'Charge'),
       },
       '/api/v1/charges/{id}/payments': {
-        get: operation('Payments of a charge', 'Every settlement seen for the charge’s order reference, and what it did.', chargeId, {
-          '200': { description: 'The payments, oldest first.', content: json(ref('PaymentList')) },
-          '400': responseRef('BadRequest'),
-          '404': responseRef('NotFound'),
-        }),
+        get: readOperation('Payments of a charge', 'Every settlement seen for the charge’s order reference, and what it did.', chargeId, 'The payments, oldest first.', 'PaymentList'),
       },
       '/api/v1/charges/{id}/cancel': {
         post: cancelOperation('Cancel a charge', 'Only while it awaits payment.', chargeId, 'Charge', 'The charge is not awaiting payment.'),

@@ -4,7 +4,7 @@
  * schemas are the routes' own (`schemas.ts`); the CSV columns are the report's own (`report-routes.ts`).
  */
 import { openApi } from '../../../platform/http/index.js'
-import { ADDRESS, operation, parameters, problem, refundFilterParameters } from './openapi-parts.js'
+import { ADDRESS, created, operation, pageOperation, parameters, problem, readOperation, refundFilterParameters } from './openapi-parts.js'
 import type { PaymentLinkStatus } from './payment-link-json.js'
 import { chargeColumns, refundColumns } from './report-routes.js'
 import { chargeReportSchema, createPaymentLinkSchema, listPaymentLinksSchema, paymentLinkIdSchema, refundReportSchema } from './schemas.js'
@@ -27,30 +27,17 @@ export function paymentLinkPaths() {
         'A reusable public page (`url`, on the checkout widget) asking for `amount` of `token` to `beneficiary`, checked and priced as a charge would be. Loading the page creates nothing; each press of its "Pay" button makes the payer an ordinary charge (order id `<link id>.<n>`, `paymentLinkId` set, fees quoted then), reconciled and reported by webhooks like any other. `uses` counts its paid charges (confirming, settled, refunded) and those awaiting payment within their hold (`PAYMENT_LINK_HOLD_SECONDS` after the press): the link takes no new charge while `uses` is `maxUses`, after `expiresAt`, or once deactivated. Presses are limited per client address and held charges per link (widget settings `PAYMENT_LINK_*`).',
         { requestBody: { required: true, content: json(createPaymentLinkSchema.body) } },
         {
-          '201': {
-            description: 'Created.',
-            headers: { Location: { required: true, description: '`/api/v1/payment-links/<id>`', schema: { type: 'string', pattern: '^/api/v1/payment-links/pl_[0-9a-f]{24}$' } } },
-            content: json(ref('PaymentLink')),
-          },
+          '201': created('payment-links', 'pl', 'PaymentLink', false),
           '400': responseRef('BadRequest'),
           '413': responseRef('PayloadTooLarge'),
           '415': responseRef('UnsupportedMediaType'),
           '503': problem('The chain node did not answer the fee lookup: nothing was stored; send the same request again later.'),
         },
       ),
-      get: operation(
-        'List payment links',
-        'The merchant’s payment links, newest first, in keyset pages.',
-        { parameters: parameters(listPaymentLinksSchema.querystring, 'query') },
-        { '200': { description: 'A page.', content: json(ref('PaymentLinkPage')) }, '400': responseRef('BadRequest') },
-      ),
+      get: pageOperation('List payment links', 'The merchant’s payment links, newest first, in keyset pages.', parameters(listPaymentLinksSchema.querystring, 'query'), 'PaymentLinkPage'),
     },
     '/api/v1/payment-links/{linkId}': {
-      get: operation('Read a payment link', 'The link as it is now, with its uses.', linkId, {
-        '200': { description: 'The link.', content: json(ref('PaymentLink')) },
-        '400': responseRef('BadRequest'),
-        '404': responseRef('NotFound'),
-      }),
+      get: readOperation('Read a payment link', 'The link as it is now, with its uses.', linkId, 'The link.', 'PaymentLink'),
     },
     '/api/v1/payment-links/{linkId}/deactivate': {
       post: operation(

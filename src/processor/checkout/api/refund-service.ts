@@ -8,15 +8,16 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Hex } from 'viem'
 import { randomBytes16, ZERO_BYTES16 } from '../../../wire/index.js'
-import { findCharge, findRefund, insertRefund, listRefunds, lockRefund, refundsOfCharge, type RefundRow } from '../../db/index.js'
+import { insertRefund, listRefunds, refundQueries, refundsOfCharge, type RefundRow } from '../../db/index.js'
 import type { Database, Merchant, Sql } from '../../db/index.js'
 import { ProblemError } from '../../../platform/http/index.js'
-import { canTransition, changePayable, enqueuePayableEvent, refundKind, renderRefund, type RefundJson } from '../../charges/index.js'
+import { canTransition, changePayable, chargeKind, enqueuePayableEvent, refundKind, renderRefund, type RefundJson } from '../../charges/index.js'
 import { refundFilterOf, type RefundFilterQuery } from './charge-filter.js'
 import type { ChargeTerms } from './charge-terms.js'
 import { keysetPage, type PageQuery } from './keyset-page.js'
 import { issueEphemeralToken } from './ephemeral-token.js'
 import { earlierCreation, lockedEarlierCreation, rememberCreation, replayToken, type IdempotentRequest } from './idempotent-creation.js'
+import { ownPayable } from './own-payable.js'
 import { priceRefund, reserveRefund } from './refundable.js'
 
 export interface CreateRefundRequest {
@@ -46,16 +47,8 @@ export interface RefundServiceParams {
 
 export function refundService({ db, terms, widgetBaseUrl, ttlSeconds }: RefundServiceParams): RefundService {
   const render = (row: RefundRow, ephemeralToken: string | null = null) => renderRefund(row, widgetBaseUrl, ephemeralToken)
-  const ownCharge = async (sql: Sql, merchant: Merchant, id: string) => {
-    const charge = await findCharge(sql, merchant.id, id)
-    if (!charge) throw new ProblemError(404, `no charge ${id}`)
-    return charge
-  }
-  const ownRefund = async (sql: Sql, merchant: Merchant, id: string) => {
-    const refund = await findRefund(sql, merchant.id, id)
-    if (!refund) throw new ProblemError(404, `no refund ${id}`)
-    return refund
-  }
+  const ownCharge = (sql: Sql, merchant: Merchant, id: string) => ownPayable(sql, chargeKind, merchant.id, id)
+  const ownRefund = (sql: Sql, merchant: Merchant, id: string) => ownPayable(sql, refundKind, merchant.id, id)
   /** The same key, charge and body again: the refund it made, with a fresh payment-page token while it can be paid. */
   const replay = async (sql: Sql, merchant: Merchant, refundId: string) => {
     const refund = await ownRefund(sql, merchant, refundId)
@@ -119,7 +112,7 @@ export function refundService({ db, terms, widgetBaseUrl, ttlSeconds }: RefundSe
     cancel: (merchant, refundId) =>
       db.transaction(async (client) => {
         await ownRefund(client, merchant, refundId)
-        const refund = (await lockRefund(client, refundId))!
+        const refund = (await refundQueries.lock(client, refundId))!
         if (!canTransition(refundKind, refund.status, 'canceled')) throw new ProblemError(409, `refund ${refundId} is ${refund.status}; only a refund awaiting a signature can be canceled`)
         return render(await changePayable(client, refundKind, refund, { to: 'canceled' }, widgetBaseUrl))
       }),
