@@ -43,5 +43,9 @@ const refunds: ReconcilableKind<RefundRow> = {
   factsOf: () => ({}),
 }
 
-/** Every kind, in the order a settlement's order reference and a removed position are looked up. */
+/**
+ * Every kind, in the order a settlement's order reference and a removed position are looked up. Listed as
+ * one type, the kinds' own status unions widen to `string`: each kind's table is typed where it is written
+ * (`charges/charge-kind.ts`, `charges/refund-kind.ts`).
+ */
 export const reconcilableKinds = [charges, refunds] as unknown as readonly ReconcilableKind[]
