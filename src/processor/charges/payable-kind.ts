@@ -7,6 +7,7 @@
  */
 import type { PayableQueries, PayableTransition, SettlementPosition, Sql, WebhookType } from '../db/index.js'
 import { enqueueWebhook } from '../db/index.js'
+import { BaseError } from '../../errors/index.js'
 
 /** What every payable row holds (`payable-queries.ts` is the SQL side of the same idea). */
 export interface PayableRow {
@@ -68,7 +69,9 @@ export async function changePayable<Row extends PayableRow & { status: Status },
   widgetBaseUrl: string,
 ): Promise<Row> {
   const rule = kind.rules[transition.to]
-  if (!rule.from.includes(row.status)) throw new Error(`${kind.name} ${row.id}: no transition from ${row.status} to ${transition.to}`)
+  if (!rule.from.includes(row.status)) {
+    throw new BaseError(`${kind.name} ${row.id}: no transition from ${row.status} to ${transition.to}`, { details: { id: row.id, from: row.status, to: transition.to } })
+  }
   const change = () => kind.queries.transition(sql, row.id, transition)
   const settles = transition.to === 'settled' || row.status === 'settled'
   const changed = settles && kind.settledChange ? await kind.settledChange(sql, row, change) : await change()
