@@ -2,14 +2,16 @@
  * What feed items do to charges, on a real PostgreSQL with synthetic settlements (cases a devnet reorg
  * cannot stage): a settlement delivered twice is applied once; one naming no charge changes nothing; the
  * paying transaction mined again at another position moves the charge without an event; a removal of
- * the paying settlement hands the charge to a valid second payment recorded meanwhile.
+ * the paying settlement hands the charge to a valid second payment recorded meanwhile — and a refund's
+ * settlements go through the same path as a charge's (issue 42 item 4).
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Hex } from 'viem'
 import { randomBytes16, ZERO_BYTES16 } from '../../src/wire/order-reference.js'
 import { applyRemoval, applySettlement, type ReconcileContext } from '../../src/processor/reconciliation/apply-feed-item.js'
-import { paymentsOfCharge } from '../../src/processor/db/charge-payments.js'
+import { paymentsOfCharge, refundPayments } from '../../src/processor/db/payments.js'
+import { insertRefund, refundQueries } from '../../src/processor/db/refunds.js'
 import { insertCharge, lockCharge, type ChargeRow } from '../../src/processor/db/charges.js'
 import { insertMerchant } from '../../src/processor/db/merchants.js'
 import { openDatabase, type Database } from '../../src/processor/db/open-database.js'
@@ -131,4 +133,48 @@ test('removing the paying settlement hands the charge to a valid second payment;
   await remove(second)
   assert.equal((await current(charge.id))!.status, 'awaiting-payment')
   assert.equal((await events(charge.id)).at(-1), 'charge.reverted')
+})
+
+test('a refund is paid like a charge: removing its paying settlement hands it to a valid second payment, which counted nothing until then', async () => {
+  const charge = await newCharge()
+  const payer: Hex = `0x${'33'.repeat(20)}`
+  const now = new Date()
+  const refund = await insertRefund(db.pool, {
+    id: `re_${(++sequence).toString(16).padStart(24, '0')}`,
+    chargeId: charge.id,
+    merchantId,
+    amount: '500',
+    reason: null,
+    token: TOKEN,
+    currency: 'USDC',
+    payer: BENEFICIARY,
+    recipient: payer,
+    orderReference: randomBytes16(),
+    acquirerId: ZERO_BYTES16,
+    fees: '10',
+    deadline: new Date(now.getTime() + 600_000),
+    createdAt: now,
+    ephemeralTokenHash: 'y',
+    ephemeralTokenExpiresAt: new Date(now.getTime() + 60_000),
+  })
+  const refundSettlement = (tx: number, block: number): Settlement => ({
+    ...settlement(charge, { tx, block }),
+    orderReference: refund.orderReference,
+    payer: BENEFICIARY,
+    recipient: payer,
+    amount: '500',
+  })
+  const first = refundSettlement(6, 97)
+  const second = refundSettlement(7, 98)
+  await apply(first)
+  await apply(second)
+  assert.deepEqual((await refundPayments.of(db.pool, refund.id)).map((p) => [p.outcome, p.removedAt !== null]), [['matched', false], ['second', false]])
+  assert.deepEqual(await events(charge.id), ['refund.confirming'])
+
+  await remove(first)
+  const paid = (await refundQueries.lock(db.pool, refund.id))!
+  assert.equal(paid.status, 'confirming')
+  assert.equal(paid.settlement!.txHash, second.txHash)
+  assert.deepEqual(await events(charge.id), ['refund.confirming', 'refund.reverted', 'refund.confirming'])
+  assert.deepEqual((await refundPayments.of(db.pool, refund.id)).map((p) => [p.outcome, p.removedAt !== null]), [['matched', true], ['matched', false]])
 })

@@ -14,8 +14,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { request as httpRequest, type ClientRequest } from 'node:http'
 import { after, before, test } from 'node:test'
-import { transitionCharge, type ChargeRow } from '../../src/processor/db/charges.js'
-import { insertRefund, transitionRefund } from '../../src/processor/db/refunds.js'
+import { chargeQueries, type ChargeRow } from '../../src/processor/db/charges.js'
+import { insertRefund, refundQueries } from '../../src/processor/db/refunds.js'
 import { issueEphemeralToken } from '../../src/processor/checkout/index.js'
 import { randomBytes16 } from '../../src/wire/order-reference.js'
 import type { Database } from '../../src/processor/db/open-database.js'
@@ -157,7 +157,7 @@ test(`a status change watched by ${MAX_STREAMS} streams costs one database read,
   const open = streams.filter((stream) => stream.status === 200)
   assert.equal(open.length, MAX_STREAMS)
   const readsBefore = (await metrics()).get('widget_live_status_reads_total')!
-  await transitionCharge(db.pool, chargeId, { to: 'confirming', settlement: { txHash: `0x${'ab'.repeat(32)}`, blockNumber: 7, logIndex: 0 }, confirmations: 0 })
+  await chargeQueries.transition(db.pool, chargeId, { to: 'confirming', settlement: { txHash: `0x${'ab'.repeat(32)}`, blockNumber: 7, logIndex: 0 }, confirmations: 0 })
   await waitFor('every stream to hear the change', () => open.every((stream) => stream.events.length === 2), 30_000)
   assert.ok(open.every((stream) => stream.events[1]!.status === 'confirming'))
   assert.equal((await metrics()).get('widget_live_status_reads_total')! - readsBefore, 1)
@@ -192,7 +192,7 @@ test('a refund\'s streams share its reads too: 400 streams, one read for a chang
   assert.deepEqual([...new Set(watching.map((stream) => stream.status))], [200])
   assert.ok(watching.every((stream) => stream.events[0]!.status === 'awaiting-signature'))
   const readsBefore = (await metrics()).get('widget_live_status_reads_total')!
-  await transitionRefund(db.pool, refund.id, { to: 'canceled' })
+  await refundQueries.transition(db.pool, refund.id, { to: 'canceled' })
   await waitFor('every refund stream to hear the change', () => watching.every((stream) => stream.events.length === 2), 30_000)
   assert.ok(watching.every((stream) => stream.events[1]!.status === 'canceled'))
   assert.equal((await metrics()).get('widget_live_status_reads_total')! - readsBefore, 1)

@@ -1,9 +1,9 @@
 /**
- * Charges (PROCESSOR.md §4) and their refunds (issue 23): their JSON, as the merchant API answers and
- * webhooks carry it, and their state machines, which write each change's webhook to the outbox in the
- * same transaction.
+ * Payables — charges (PROCESSOR.md §4) and their refunds (issue 23) — as one state machine parameterised
+ * by kind: each kind's transition table, the one path that changes a payable and writes its webhook to
+ * the outbox in the same transaction, and their JSON, as the merchant API answers and webhooks carry it.
  */
-export * from './change-charge.js'
-export * from './change-refund.js'
-export * from './render-charge.js'
-export * from './render-refund.js'
+export * from './charge-kind.js'
+export * from './payable-kind.js'
+export * from './refund-kind.js'
+export * from './render-payable.js'

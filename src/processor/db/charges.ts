@@ -8,19 +8,13 @@
 import type { Hex } from 'viem'
 import type { Sql } from './open-database.js'
 import { payableQueries, type PayableTransition } from './payable-queries.js'
+import type { SettlementPosition } from './settlement-position.js'
 
 /** NOTIFY channel of charge state changes; the payload is the charge id. */
 export const chargeChangedChannel = 'charge_changed'
 
 export const chargeStatuses = ['awaiting-payment', 'confirming', 'settled', 'partially-refunded', 'refunded', 'expired', 'canceled'] as const
 export type ChargeStatus = (typeof chargeStatuses)[number]
-
-/** Where a charge's paying settlement is on the chain. */
-export interface SettlementPosition {
-  txHash: Hex
-  blockNumber: number
-  logIndex: number
-}
 
 /** What a merchant asked for, as stored. */
 interface ChargeTerms {
@@ -86,32 +80,8 @@ export async function insertCharge(sql: Sql, charge: NewCharge): Promise<ChargeR
   return rows[0]
 }
 
-/** A merchant's charge; another merchant's is as unknown as a missing one. */
-export async function findCharge(sql: Sql, merchantId: string, id: string): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE id = $1 AND merchant_id = $2`, [id, merchantId])
-  return rows[0]
-}
-
-/** A charge whoever its merchant: the public payment page knows a charge by its id alone. */
-export async function findChargeById(sql: Sql, id: string): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE id = $1`, [id])
-  return rows[0]
-}
-
 export async function findChargeByOrderId(sql: Sql, merchantId: string, orderId: string): Promise<ChargeRow | undefined> {
   const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE merchant_id = $1 AND order_id = $2`, [merchantId, orderId])
-  return rows[0]
-}
-
-/** The charge, locked until the transaction ends. */
-export async function lockCharge(sql: Sql, id: string): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE id = $1 FOR UPDATE`, [id])
-  return rows[0]
-}
-
-/** The charge a settlement's order reference names, locked until the transaction ends. */
-export async function lockChargeByOrderReference(sql: Sql, orderReference: Hex): Promise<ChargeRow | undefined> {
-  const { rows } = await sql.query<ChargeRow>(`SELECT ${columns} FROM charges WHERE order_reference = $1 FOR UPDATE`, [orderReference.toLowerCase()])
   return rows[0]
 }
 
@@ -151,30 +121,13 @@ export async function listCharges(sql: Sql, merchantId: string, page: ChargePage
  */
 export type ChargeTransition = PayableTransition<'awaiting-payment'>
 
-const queries = payableQueries<ChargeRow, 'awaiting-payment'>({ table: 'charges', columns, awaiting: 'awaiting-payment', channel: chargeChangedChannel })
+/**
+ * The queries charges share with refunds (`payable-queries.ts`), bound to the charges table: transitions,
+ * confirmations, the expiry sweep's overdue rows and the payment-page tokens.
+ */
+export const chargeQueries = payableQueries<ChargeRow, 'awaiting-payment'>({ table: 'charges', columns, awaiting: 'awaiting-payment', channel: chargeChangedChannel })
 
-export const transitionCharge: (sql: Sql, id: string, transition: ChargeTransition) => Promise<ChargeRow> = queries.transition
-
-/** The paying settlement was mined again at another position (a reorg): the charge keeps its status and follows it. */
-export const moveChargeSettlement = queries.moveSettlement
-
-/** The confirmation count of a confirming charge, as of the latest head. */
-export const setConfirmations = queries.setConfirmations
-
-/** Every confirming charge, oldest settlement first. */
-export const confirmingCharges = queries.confirming
-
-/** Whether a charge awaiting payment is past its deadline on the wall clock (the sweep's cheap first look). */
-export const hasOverdueCharges = queries.hasOverdue
-
-/** Up to `limit` charges awaiting payment past their deadline on both clocks, locked, skipping rows held elsewhere. */
-export const lockOverdueCharges = queries.lockOverdue
-
-/** Replaces the charge's payment-page token (a fresh page load, an idempotent replay). */
-export const setReplayToken = queries.setReplayToken
-
-/** A payment page's fresh token, unless a page showed a still usable one less than `minIntervalMs` ago (then false). */
-export const showPaymentLink = queries.showPaymentLink
-
-/** Uses up the payment-page token: the charge when `hash` is its current, unexpired token, undefined otherwise. */
-export const consumeEphemeralToken = queries.consumeEphemeralToken
+export const findCharge = chargeQueries.find
+export const findChargeById = chargeQueries.findById
+export const lockCharge = chargeQueries.lock
+export const lockChargeByOrderReference = chargeQueries.lockByOrderReference

@@ -4,8 +4,10 @@
  * confirmations. The queries on those columns are written once here, for either table; `charges.ts` and
  * `refunds.ts` bind them to their table, columns and the name of their awaiting status.
  */
-import type { SettlementPosition } from './charges.js'
+import type { Hex } from 'viem'
 import type { Sql } from './open-database.js'
+import { paymentTableOf } from './payments.js'
+import type { PayableTableName, SettlementPosition } from './settlement-position.js'
 
 /** A state change: `awaiting` is the status before payment, and the way back after a reorg took the settlement away. */
 export type PayableTransition<Awaiting extends string> =
@@ -27,7 +29,7 @@ const transitionSets = {
 }
 
 export interface PayableTable {
-  table: 'charges' | 'refunds'
+  table: PayableTableName
   /** The SELECT list that makes a row. */
   columns: string
   awaiting: string
@@ -35,15 +37,29 @@ export interface PayableTable {
   channel: string
 }
 
-/** Each table's settlements seen (charge_payments, refund_payments) and the column naming their row. */
-const paymentTables = {
-  charges: { table: 'charge_payments', owner: 'charge_id' },
-  refunds: { table: 'refund_payments', owner: 'refund_id' },
-} as const
-
 export function payableQueries<Row, Awaiting extends string>({ table, columns, awaiting, channel }: PayableTable & { awaiting: Awaiting }) {
-  const payments = paymentTables[table]
+  const payments = paymentTableOf(table)
   return {
+    /** A merchant's row; another merchant's is as unknown as a missing one. */
+    async find(sql: Sql, merchantId: string, id: string): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE id = $1 AND merchant_id = $2`, [id, merchantId])).rows[0] as Row | undefined
+    },
+
+    /** A row whoever its merchant: a public payment page knows it by its id alone. */
+    async findById(sql: Sql, id: string): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE id = $1`, [id])).rows[0] as Row | undefined
+    },
+
+    /** The row, locked until the transaction ends. */
+    async lock(sql: Sql, id: string): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE id = $1 FOR UPDATE`, [id])).rows[0] as Row | undefined
+    },
+
+    /** The row a settlement's order reference names, locked until the transaction ends. */
+    async lockByOrderReference(sql: Sql, orderReference: Hex): Promise<Row | undefined> {
+      return (await sql.query(`SELECT ${columns} FROM ${table} WHERE order_reference = $1 FOR UPDATE`, [orderReference.toLowerCase()])).rows[0] as Row | undefined
+    },
+
     async transition(sql: Sql, id: string, transition: PayableTransition<Awaiting>): Promise<Row> {
       const values: unknown[] =
         'settlement' in transition
@@ -141,3 +157,5 @@ export function payableQueries<Row, Awaiting extends string>({ table, columns, a
     },
   }
 }
+
+export type PayableQueries<Row, Awaiting extends string> = ReturnType<typeof payableQueries<Row, Awaiting>>

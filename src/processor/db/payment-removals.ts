@@ -4,7 +4,7 @@
  * confirmed, and payments taken back recently enough that their return is still watched for.
  */
 import type { Hex } from 'viem'
-import type { SettlementPosition } from './charges.js'
+import type { SettlementPosition } from './settlement-position.js'
 import type { Sql } from './open-database.js'
 
 export type PaymentTable = 'charge_payments' | 'refund_payments'

@@ -1,15 +1,15 @@
 /**
- * Refunds (issue 23) as the merchant API creates and reads them and reconciliation moves them, with the
- * settlements seen for them (refund_payments) and their Idempotency-Keys. As for charges, a state change
- * takes the row with `lockRefund…` first, in the transaction that writes its webhook event; every change
+ * Refunds (issue 23) as the merchant API creates and reads them and reconciliation moves them (their
+ * settlements seen are `payments.ts`, their Idempotency-Keys `idempotency-keys.ts`). As for charges, a state change
+ * takes the row with `refundQueries.lock` first, in the transaction that writes its webhook event; every change
  * is announced on NOTIFY `charge_changed` with the refund's id, so the widget's live status (which
  * dispatches by id) follows refund pages too. The queries refunds share with charges are `payable-queries.ts`.
  */
 import type { Hex } from 'viem'
-import { chargeChangedChannel, type SettlementPosition } from './charges.js'
-import type { Mismatch, PaymentOutcome } from './charge-payments.js'
+import { chargeChangedChannel } from './charges.js'
 import type { Sql } from './open-database.js'
 import { payableQueries, type PayableTransition } from './payable-queries.js'
+import type { SettlementPosition } from './settlement-position.js'
 
 export const refundStatuses = ['awaiting-signature', 'confirming', 'settled', 'expired', 'canceled'] as const
 export type RefundStatus = (typeof refundStatuses)[number]
@@ -64,28 +64,6 @@ export async function insertRefund(sql: Sql, refund: NewRefund): Promise<RefundR
   return rows[0]!
 }
 
-/** A merchant's refund; another merchant's is as unknown as a missing one. */
-export async function findRefund(sql: Sql, merchantId: string, id: string): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1 AND merchant_id = $2`, [id, merchantId])
-  return rows[0]
-}
-
-/** A refund whoever its merchant: its payment page knows it by its id alone. */
-export async function findRefundById(sql: Sql, id: string): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1`, [id])
-  return rows[0]
-}
-
-export async function lockRefund(sql: Sql, id: string): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE id = $1 FOR UPDATE`, [id])
-  return rows[0]
-}
-
-export async function lockRefundByOrderReference(sql: Sql, orderReference: Hex): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE order_reference = $1 FOR UPDATE`, [orderReference.toLowerCase()])
-  return rows[0]
-}
-
 /** A charge's refunds, newest first (a charge has few: each needs a signed payment). */
 export async function refundsOfCharge(sql: Sql, chargeId: string): Promise<RefundRow[]> {
   const { rows } = await sql.query<RefundRow>(`SELECT ${columns} FROM refunds WHERE charge_id = $1 ORDER BY refunds.seq DESC`, [chargeId])
@@ -129,76 +107,5 @@ export async function reservedRefundAmount(sql: Sql, chargeId: string): Promise<
 
 export type RefundTransition = PayableTransition<'awaiting-signature'>
 
-const queries = payableQueries<RefundRow, 'awaiting-signature'>({ table: 'refunds', columns, awaiting: 'awaiting-signature', channel: chargeChangedChannel })
-
-export const transitionRefund: (sql: Sql, id: string, transition: RefundTransition) => Promise<RefundRow> = queries.transition
-export const moveRefundSettlement = queries.moveSettlement
-export const setRefundConfirmations = queries.setConfirmations
-export const confirmingRefunds = queries.confirming
-export const hasOverdueRefunds = queries.hasOverdue
-export const lockOverdueRefunds = queries.lockOverdue
-export const setRefundReplayToken = queries.setReplayToken
-export const showRefundLink = queries.showPaymentLink
-export const consumeRefundToken = queries.consumeEphemeralToken
-
-export interface NewRefundPayment extends SettlementPosition {
-  refundId: string
-  token: Hex
-  payer: Hex
-  recipient: Hex
-  amount: string
-  fee: string
-  outcome: PaymentOutcome
-  mismatch: Mismatch[]
-}
-
-export interface RefundPaymentRow extends NewRefundPayment {
-  id: string
-  removedAt: Date | null
-}
-
-const paymentColumns = `id::text AS id, refund_id AS "refundId", tx_hash AS "txHash", block_number::int AS "blockNumber", log_index AS "logIndex",
-  token, payer, recipient, amount::text AS amount, fee::text AS fee, outcome, mismatch, removed_at AS "removedAt"`
-
-/** Records a settlement of a refund's order reference; undefined when already recorded (and not removed). */
-export async function insertRefundPayment(sql: Sql, payment: NewRefundPayment): Promise<RefundPaymentRow | undefined> {
-  const { rows } = await sql.query<RefundPaymentRow>(
-    `INSERT INTO refund_payments (refund_id, tx_hash, block_number, log_index, token, payer, recipient, amount, fee, outcome, mismatch)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-     ON CONFLICT (tx_hash, log_index) WHERE removed_at IS NULL DO NOTHING
-     RETURNING ${paymentColumns}`,
-    [payment.refundId, payment.txHash, payment.blockNumber, payment.logIndex, payment.token, payment.payer, payment.recipient, payment.amount, payment.fee, payment.outcome, payment.mismatch],
-  )
-  return rows[0]
-}
-
-/** As `markChargePaymentRemoved`, for a refund's settlement. */
-export async function markRefundPaymentRemoved(sql: Sql, txHash: Hex, logIndex: number, atBlock?: number): Promise<RefundPaymentRow | undefined> {
-  const { rows } = await sql.query<RefundPaymentRow>(
-    `UPDATE refund_payments SET removed_at = now(), removed_at_block = $3 WHERE tx_hash = $1 AND log_index = $2 AND removed_at IS NULL RETURNING ${paymentColumns}`,
-    [txHash.toLowerCase(), logIndex, atBlock ?? null],
-  )
-  return rows[0]
-}
-
-export interface RefundIdempotencyRecord {
-  requestHash: string
-  refundId: string
-}
-
-export async function findRefundIdempotencyKey(sql: Sql, merchantId: string, key: string): Promise<RefundIdempotencyRecord | undefined> {
-  const { rows } = await sql.query<RefundIdempotencyRecord>(
-    `SELECT request_hash AS "requestHash", refund_id AS "refundId" FROM refund_idempotency_keys WHERE merchant_id = $1 AND key = $2`,
-    [merchantId, key],
-  )
-  return rows[0]
-}
-
-export async function insertRefundIdempotencyKey(sql: Sql, merchantId: string, key: string, record: RefundIdempotencyRecord): Promise<void> {
-  await sql.query(`INSERT INTO refund_idempotency_keys (merchant_id, key, request_hash, refund_id) VALUES ($1, $2, $3, $4)`, [
-    merchantId,
-    key,
-    record.requestHash,
-    record.refundId,
-  ])
-}
+/** The queries refunds share with charges (`payable-queries.ts`), bound to the refunds table. */
+export const refundQueries = payableQueries<RefundRow, 'awaiting-signature'>({ table: 'refunds', columns, awaiting: 'awaiting-signature', channel: chargeChangedChannel })

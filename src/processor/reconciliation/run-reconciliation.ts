@@ -6,7 +6,7 @@
  *   after them (exactly once across restarts); a failed batch reopens the feed from the stored cursor;
  * - the head poll: removals the feed reported, checked on the chain, and settlements taken away watched
  *   for their return (`verify-removals.ts`); confirmations and settling (`confirm-payables.ts`);
- * - the expiry sweep (`expire-charges.ts`, `expire-refunds.ts`), by the chain time the applied feed has passed (`feed-time.ts`).
+ * - the expiry sweep (`expire-payables.ts`), by the chain time the applied feed has passed (`feed-time.ts`).
  * Only the chain takes a payment away: a REMOVED from the feed is recorded as a report (`reportPaymentRemoved`).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -14,7 +14,7 @@ import type pg from 'pg'
 import type { PublicClient } from 'viem'
 import type { CheckoutOptions } from '../../config/index.js'
 import { runTransaction } from '../db/index.js'
-import { hasOverdueCharges, hasOverdueRefunds, lockReconciliationCursor, readReconciliationCursor, reportPaymentRemoved, saveReconciliationCursor } from '../db/index.js'
+import { lockReconciliationCursor, readReconciliationCursor, reportPaymentRemoved, saveReconciliationCursor } from '../db/index.js'
 import { ExplorerClient } from '../../sdk/index.js'
 import type { Logger } from '../../platform/observability/index.js'
 import { applySettlement, type ReconcileContext } from './apply-feed-item.js'
@@ -22,8 +22,8 @@ import { settlementAsOnChain } from './chain-settlement.js'
 import { confirmPayables } from './confirm-payables.js'
 import { checkPresence } from './settlement-presence.js'
 import { restoreReturned, verifyRemovals } from './verify-removals.js'
-import { expireOverdueCharges } from './expire-charges.js'
-import { expireOverdueRefunds } from './expire-refunds.js'
+import { expireOverdue } from './expire-payables.js'
+import { reconcilableKinds } from './payable-kinds.js'
 import { feedTime } from './feed-time.js'
 import { openSettlementFeed, type FeedItem, type SettlementFeed } from './settlement-feed.js'
 
@@ -146,17 +146,18 @@ async function sweepExpired({ client, publicClient, settings, state, log, signal
   let waitingAt: number | null | undefined
   while (!signal.aborted) {
     try {
-      const overdue = (await serial(() => hasOverdueCharges(client))) || (await serial(() => hasOverdueRefunds(client)))
+      let overdue = false
+      for (const { payable } of reconcilableKinds) overdue ||= await serial(() => payable.queries.hasOverdue(client))
       const passedMs = overdue ? await feedTime({ explorer, publicClient, cursor: await serial(() => readReconciliationCursor(client)) }) : undefined
       // Before the first head poll, every payable whose paying settlement was ever taken away waits.
       const watchedSince = state.head === undefined ? 0 : state.head - settings.restoreWatchBlocks
-      const expired = passedMs === undefined ? 0 : await serial(() => expireOverdueCharges(client, settings.widgetBaseUrl, passedMs, watchedSince))
-      if (expired > 0) log.info('charges expired', { count: expired })
+      for (const kind of reconcilableKinds) {
+        const expired = passedMs === undefined ? 0 : await serial(() => expireOverdue(kind, client, settings.widgetBaseUrl, passedMs, watchedSince))
+        if (expired > 0) log.info(`${kind.payable.name}s expired`, { count: expired })
+      }
       const feedAt = passedMs ?? null
       if (overdue && feedAt !== waitingAt) log.debug('expiry sweep: overdue on the wall clock, the feed at', { feedTime: feedAt === null ? null : new Date(feedAt).toISOString() })
       waitingAt = overdue ? feedAt : undefined
-      const refundsExpired = passedMs === undefined ? 0 : await serial(() => expireOverdueRefunds(client, settings.widgetBaseUrl, passedMs, watchedSince))
-      if (refundsExpired > 0) log.info('refunds expired', { count: refundsExpired })
       if (failing) log.info('expiry sweep: running again')
       failing = false
     } catch (error) {

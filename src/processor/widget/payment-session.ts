@@ -11,7 +11,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Hex } from 'viem'
 import { hashEphemeralToken } from '../checkout/index.js'
-import { consumeEphemeralToken, findChargeById, paymentLinkHasRoomFor, type ChargeRow } from '../db/index.js'
+import { chargeQueries, findChargeById, paymentLinkHasRoomFor, type ChargeRow } from '../db/index.js'
 import type { Sql } from '../db/index.js'
 import { sendJson, sendProblem } from '../../platform/http/index.js'
 import type { PaymentSession } from '../../sdk/index.js'
@@ -53,7 +53,7 @@ export async function answerSession(sql: Sql, settings: SessionSettings, chargeI
     isClosed(status) ? refuse(410, `charge ${chargeId} is ${status}`) : refuse(409, `charge ${chargeId} is already paid (${status}): there is nothing more to pay`)
   const token = BEARER.exec(authorization ?? '')?.[1]
   if (!token) return refuse(401, 'an Authorization: Bearer <ephemeral token> header is required (the t parameter of the payment link)')
-  const charge = await consumeEphemeralToken(sql, chargeId, hashEphemeralToken(token))
+  const charge = await chargeQueries.consumeEphemeralToken(sql, chargeId, hashEphemeralToken(token))
   if (!charge) {
     const known = await findChargeById(sql, chargeId)
     if (!known) return refuse(404, `no charge ${chargeId}`)

@@ -10,7 +10,7 @@ import type { Hex } from 'viem'
 import { issueEphemeralToken } from '../checkout/index.js'
 import { widgetUrlOf } from '../charges/index.js'
 import type { DirectoryToken } from '../../chain/index.js'
-import { findChargeById, showPaymentLink, type ChargeRow } from '../db/index.js'
+import { chargeQueries, findChargeById, type ChargeRow } from '../db/index.js'
 import { findMerchant } from '../db/index.js'
 import type { Database } from '../db/index.js'
 import type { Logger } from '../../platform/observability/index.js'
@@ -89,7 +89,7 @@ async function showPaymentPage(context: WidgetContext, { req, res, params: [id] 
  */
 async function issuePaymentLink(context: WidgetContext, charge: ChargeRow): Promise<PaymentPageView['payment']> {
   const issued = issueEphemeralToken(charge.deadline)
-  if (!(await showPaymentLink(context.db.pool, charge.id, issued.hash, issued.expiresAt, context.linkIntervalSeconds * 1000))) return undefined
+  if (!(await chargeQueries.showPaymentLink(context.db.pool, charge.id, issued.hash, issued.expiresAt, context.linkIntervalSeconds * 1000))) return undefined
   return paymentLinkView(`${widgetUrlOf(context.publicUrl(), charge.id)}?t=${issued.token}`, issued.expiresAt)
 }
 

@@ -6,18 +6,18 @@
  */
 import { createHash } from 'node:crypto'
 import { paymentsOfCharge } from '../../db/index.js'
-import { findCharge, findChargeByOrderId, insertCharge, listCharges, lockCharge, setReplayToken, type ChargeRow, type ChargeStatus } from '../../db/index.js'
-import { findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey } from '../../db/index.js'
+import { findChargeByOrderId, insertCharge, listCharges, lockCharge, type ChargeRow, type ChargeStatus } from '../../db/index.js'
 import type { Merchant } from '../../db/index.js'
 import type { Database, Sql } from '../../db/index.js'
 import type { Problem } from '../../../wire/index.js'
 import { badParam, ProblemError } from '../../../platform/http/index.js'
-import { canTransition, changeCharge } from '../../charges/index.js'
+import { canTransition, changePayable, chargeKind } from '../../charges/index.js'
 import { chargeFilterOf, type ChargeFilterQuery } from './charge-filter.js'
 import { newCharge, priceCharge } from './charge-pricing.js'
 import type { ChargeTerms } from './charge-terms.js'
-import { issueEphemeralToken } from './ephemeral-token.js'
+import { earlierCreation, lockedEarlierCreation, rememberCreation, replayToken, type IdempotentRequest } from './idempotent-creation.js'
 import { keysetPage, type PageQuery } from './keyset-page.js'
+import { ownPayable } from './own-payable.js'
 import { renderCharge, renderPayment, type ChargeJson, type PaymentJson } from '../../charges/index.js'
 
 export interface CreateChargeRequest {
@@ -61,19 +61,12 @@ export class DuplicateOrderError extends ProblemError {
 
 export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: ChargeServiceParams): ChargeService {
   const render = (row: ChargeRow, ephemeralToken: string | null = null) => renderCharge(row, widgetBaseUrl, ephemeralToken)
-  const own = async (sql: Sql, merchant: Merchant, id: string) => {
-    const charge = await findCharge(sql, merchant.id, id)
-    if (!charge) throw new ProblemError(404, `no charge ${id}`)
-    return charge
-  }
+  const own = (sql: Sql, merchant: Merchant, id: string) => ownPayable(sql, chargeKind, merchant.id, id)
 
   /** The same key and body again: the charge it made, with a payment-page token of its own (beside the first answer's) while it can be paid. */
   const replay = async (sql: Sql, merchant: Merchant, chargeId: string) => {
-    const charge = (await findCharge(sql, merchant.id, chargeId))!
-    if (charge.status !== 'awaiting-payment') return render(charge)
-    const issued = issueEphemeralToken(charge.deadline)
-    await setReplayToken(sql, charge.id, issued.hash, issued.expiresAt)
-    return render(charge, issued.token)
+    const charge = await own(sql, merchant, chargeId)
+    return { charge: render(charge, await replayToken(sql, chargeKind, charge)), replayed: true }
   }
 
   return {
@@ -81,8 +74,9 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
       // A lifetime joins the hashed fields only when given, so keys stored before it existed keep their hash.
       const hashed = [request.amount, request.token, request.beneficiary, request.currency, request.orderId, ...(request.expiresInSeconds === undefined ? [] : [request.expiresInSeconds])]
       const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('hex')
-      const known = idempotencyKey === undefined ? undefined : await findIdempotencyKey(db.pool, merchant.id, idempotencyKey)
-      if (known) return idempotent(known, requestHash, () => db.transaction((client) => replay(client, merchant, known.chargeId)))
+      const idempotent: IdempotentRequest = { kind: 'charge', merchantId: merchant.id, key: idempotencyKey, requestHash, otherRequest: 'request body' }
+      const known = await earlierCreation(db.pool, idempotent)
+      if (known) return db.transaction((client) => replay(client, merchant, known))
 
       const ttlSeconds = request.expiresInSeconds ?? chargeTtlSeconds
       if (ttlSeconds > chargeTtlSeconds) throw badParam('expiresInSeconds', `expiresInSeconds must be at most ${chargeTtlSeconds}, this engine's CHARGE_TTL_SECONDS`)
@@ -90,18 +84,15 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
       if (request.currency !== priced.token.symbol) throw badParam('currency', `currency must be "${priced.token.symbol}", the symbol of token ${priced.token.address}`)
 
       return db.transaction(async (client) => {
-        if (idempotencyKey !== undefined) {
-          await lockIdempotencyKey(client, merchant.id, idempotencyKey)
-          const raced = await findIdempotencyKey(client, merchant.id, idempotencyKey)
-          if (raced) return idempotent(raced, requestHash, () => replay(client, merchant, raced.chargeId))
-        }
+        const raced = await lockedEarlierCreation(client, idempotent)
+        if (raced) return replay(client, merchant, raced)
         const created = newCharge(priced, { merchantId: merchant.id, orderId: request.orderId, ttlSeconds })
         const charge = await insertCharge(client, created.charge)
         if (!charge) {
           const existing = await findChargeByOrderId(client, merchant.id, request.orderId)
           throw new DuplicateOrderError(existing!.id, request.orderId)
         }
-        if (idempotencyKey !== undefined) await insertIdempotencyKey(client, merchant.id, idempotencyKey, { requestHash, chargeId: charge.id })
+        await rememberCreation(client, idempotent, charge.id)
         return { charge: render(charge, created.ephemeralToken), replayed: false }
       })
     },
@@ -118,8 +109,8 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
       db.transaction(async (client) => {
         await own(client, merchant, id)
         const charge = (await lockCharge(client, id))!
-        if (!canTransition(charge.status, 'canceled')) throw new ProblemError(409, `charge ${id} is ${charge.status}; only a charge awaiting payment can be canceled`)
-        return render(await changeCharge(client, charge, { to: 'canceled' }, widgetBaseUrl))
+        if (!canTransition(chargeKind, charge.status, 'canceled')) throw new ProblemError(409, `charge ${id} is ${charge.status}; only a charge awaiting payment can be canceled`)
+        return render(await changePayable(client, chargeKind, charge, { to: 'canceled' }, widgetBaseUrl))
       }),
 
     async payments(merchant, id) {
@@ -127,9 +118,4 @@ export function chargeService({ db, terms, widgetBaseUrl, chargeTtlSeconds }: Ch
       return { payments: (await paymentsOfCharge(db.pool, id)).map(renderPayment) }
     },
   }
-}
-
-async function idempotent(known: { requestHash: string }, requestHash: string, replay: () => Promise<ChargeJson>): Promise<{ charge: ChargeJson; replayed: boolean }> {
-  if (known.requestHash !== requestHash) throw new ProblemError(422, 'this Idempotency-Key was used with another request body', 'Idempotency-Key')
-  return { charge: await replay(), replayed: true }
 }

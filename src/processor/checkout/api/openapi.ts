@@ -14,27 +14,14 @@ import type { WebhookType } from '../../db/index.js'
 import { problemSchema } from '../../../wire/index.js'
 import { eventParams, listQuery } from '../../webhooks/index.js'
 import { MAX_BODY_BYTES } from './problem-responses.js'
-import { FILTER_DESCRIPTIONS, paymentLinkPaths, paymentLinkSchemas } from './payment-link-openapi.js'
+import { openApi } from '../../../platform/http/index.js'
+import { ADDRESS, BYTES16, cancelOperation, CHARGE_ID, created, idempotencyKeyParameter, objectOf, operation, pageOperation, parameters, payableProperties, problem, readOperation, TX_HASH } from './openapi-parts.js'
+import { paymentLinkPaths, paymentLinkSchemas } from './payment-link-openapi.js'
 import { REFUND_WEBHOOK_TYPES, refundPaths, refundSchemas } from './refund-openapi.js'
 import { chargeIdSchema, createChargeSchema, listChargesSchema } from './schemas.js'
 import { webhookEndpointPaths, webhookEndpointSchemas } from './webhook-endpoint-openapi.js'
 
-type Schema = Record<string, unknown>
-interface ObjectSchema {
-  properties: Record<string, object>
-  required?: readonly string[]
-}
-
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` })
-export const json = (schema: Schema) => ({ 'application/json': { schema } })
-export const nullable = (schema: Schema) => ({ oneOf: [schema, { type: 'null' }] })
-export const described = <T extends string>(meanings: Record<T, string>) => ({
-  enum: Object.keys(meanings),
-  description: Object.entries(meanings)
-    .map(([value, meaning]) => `\`${value}\`: ${meaning}`)
-    .join('; '),
-})
+const { AMOUNT, COUNT, described, json, nullable, ref, responseRef, TIME } = openApi
 
 const STATUSES: Record<ChargeStatus, string> = {
   'awaiting-payment': 'created, not paid yet (again, after a reorg took its payment back)',
@@ -67,80 +54,26 @@ const DELIVERY_STATUSES: Record<WebhookStatus, string> = {
   failed: 'its retry window ended without a 2xx',
 }
 
-export const ADDRESS = { type: 'string', pattern: '^0x[0-9a-f]{40}$', description: 'lowercase' }
-export const BYTES16 = { type: 'string', pattern: '^0x[0-9a-f]{32}$' }
-export const TX_HASH = { type: 'string', pattern: '^0x[0-9a-f]{64}$' }
-export const AMOUNT = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: "an integer in the token's smallest unit, as a decimal string" }
-export const TIME = { type: 'string', format: 'date-time' }
-export const COUNT = { type: 'integer', minimum: 0 }
-
-const DESCRIPTIONS: Record<string, string> = {
-  status: 'only charges (deliveries) in this status',
-  cursor: 'the `nextCursor` of the previous page',
-  limit: 'items per page, 1 to 100 (default 20)',
-  chargeId: "only this charge's deliveries",
-  id: 'the id',
-  ...FILTER_DESCRIPTIONS,
-}
-
-export function parameters(schema: ObjectSchema, where: 'query' | 'path') {
-  return Object.entries(schema.properties).map(([name, value]) => ({
-    name,
-    in: where,
-    required: where === 'path' || (schema.required?.includes(name) ?? false),
-    description: DESCRIPTIONS[name],
-    schema: value,
-  }))
-}
-
-export const CHARGE = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement', 'paymentLinkId'],
-  properties: {
-    id: { type: 'string', pattern: '^ch_[0-9a-f]{24}$' },
+const CHARGE = objectOf(
+  ['id', 'status', 'amount', 'token', 'currency', 'beneficiary', 'orderId', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'amountRefunded', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement', 'paymentLinkId'],
+  {
+    id: CHARGE_ID,
     status: described(STATUSES),
     amount: { ...AMOUNT, description: 'what the beneficiary receives' },
-    token: ADDRESS,
-    currency: { type: 'string', description: 'the token’s symbol' },
     beneficiary: ADDRESS,
     orderId: { type: 'string' },
-    orderReference: { ...BYTES16, description: 'random; the payer’s settlement carries it (high 16 bytes of `ref`)' },
-    acquirerId: { ...BYTES16, description: 'the merchant’s acquirer, or zero' },
-    fees: { ...AMOUNT, description: 'the contract’s `calculateFees(amount, acquirerId)`' },
-    totalToPay: { ...AMOUNT, description: '`amount + fees`, what the payer signs for' },
     amountRefunded: { ...AMOUNT, description: 'the sum of its settled refunds' },
-    deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
-    widgetUrl: { type: 'string', format: 'uri', description: 'the payment page' },
-    ephemeralToken: {
-      ...nullable({ type: 'string', pattern: '^et_[A-Za-z0-9_-]{43}$' }),
-      description: 'the payment page’s bearer token (5 minutes at most, never past the deadline); only in the answer that issued it',
-    },
-    createdAt: TIME,
-    settlement: {
-      ...nullable({
-        type: 'object',
-        additionalProperties: false,
-        required: ['txHash', 'blockNumber', 'logIndex', 'confirmations'],
-        properties: { txHash: TX_HASH, blockNumber: COUNT, logIndex: COUNT, confirmations: { ...COUNT, description: 'blocks on top of the settlement’s (frozen once settled)' } },
-      }),
-      description: 'the paying settlement, while confirming and once settled',
-    },
+    ...payableProperties({
+      orderReference: 'random; the payer’s settlement carries it (high 16 bytes of `ref`)',
+      acquirerId: 'the merchant’s acquirer, or zero',
+      fees: 'the contract’s `calculateFees(amount, acquirerId)`',
+      totalToPay: '`amount + fees`, what the payer signs for',
+      widgetUrl: 'the payment page',
+      settlement: 'the paying settlement, while confirming and once settled',
+    }),
     paymentLinkId: { ...nullable({ type: 'string', pattern: '^pl_[0-9a-f]{24}$' }), description: 'the payment link a payer made it from, or null' },
   },
-}
-
-export const problem = (description: string, schema: Schema = ref('Problem')) => ({ description, content: { 'application/problem+json': { schema } } })
-
-/** What every merchant route may answer besides its own outcomes. */
-const MERCHANT_ERRORS = { '401': responseRef('Unauthorized') }
-
-export const operation = (summary: string, description: string, extra: Schema, responses: Schema) => ({
-  summary,
-  description,
-  ...extra,
-  responses: { ...MERCHANT_ERRORS, ...responses },
-})
+)
 
 export function checkoutOpenApi() {
   const chargeId = { parameters: parameters(chargeIdSchema.params, 'path') }
@@ -165,18 +98,11 @@ export function checkoutOpenApi() {
           'Create a charge',
           'A charge for `amount` of `token` to `beneficiary`, with the contract’s fees on top (`totalToPay` is what the payer signs for). `orderId` is unique per merchant. `expiresInSeconds` (optional, an integer from 60 up to the engine’s `CHARGE_TTL_SECONDS`, the default) sets this charge’s `deadline`. With an `Idempotency-Key`, the same key and body give the same charge again (201, `Idempotent-Replayed: true`, a fresh `ephemeralToken` while it can be paid, issued beside the first answer’s, which keeps working until one of them opens the session); another body with that key is a 422.',
           {
-            parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 visible ASCII characters', schema: createChargeSchema.headers.properties['idempotency-key'] }],
+            parameters: [idempotencyKeyParameter(createChargeSchema.headers.properties['idempotency-key'])],
             requestBody: { required: true, content: json(createChargeSchema.body) },
           },
           {
-            '201': {
-              description: 'Created (or replayed).',
-              headers: {
-                Location: { required: true, description: '`/api/v1/charges/<id>`', schema: { type: 'string', pattern: '^/api/v1/charges/ch_[0-9a-f]{24}$' } },
-                'Idempotent-Replayed': { required: false, description: 'on a replay of an Idempotency-Key', schema: { const: 'true' } },
-              },
-              content: json(ref('Charge')),
-            },
+            '201': created('charges', 'ch', 'Charge', true),
             '400': responseRef('BadRequest'),
             '409': problem('The merchant already has a charge for this `orderId`; `chargeId` names it.', ref('DuplicateOrderProblem')),
             '413': responseRef('PayloadTooLarge'),
@@ -188,41 +114,21 @@ export function checkoutOpenApi() {
             },
           },
         ),
-        get: operation(
+        get: pageOperation(
           'List charges',
           'The merchant’s charges, newest first, in keyset pages: a charge created while paging never shifts them.',
-          { parameters: parameters(listChargesSchema.querystring, 'query') },
-          { '200': { description: 'A page.', content: json(ref('ChargePage')) }, '400': responseRef('BadRequest') },
+          parameters(listChargesSchema.querystring, 'query'),
+          'ChargePage',
         ),
       },
       '/api/v1/charges/{id}': {
-        get: operation('Read a charge', 'The charge as it is now (`ephemeralToken` is null when reading).', chargeId, {
-          '200': { description: 'The charge.', content: json(ref('Charge')) },
-          '400': responseRef('BadRequest'),
-          '404': responseRef('NotFound'),
-        }),
+        get: readOperation('Read a charge', 'The charge as it is now (`ephemeralToken` is null when reading).', chargeId, 'The charge.', 'Charge'),
       },
       '/api/v1/charges/{id}/payments': {
-        get: operation('Payments of a charge', 'Every settlement seen for the charge’s order reference, and what it did.', chargeId, {
-          '200': { description: 'The payments, oldest first.', content: json(ref('PaymentList')) },
-          '400': responseRef('BadRequest'),
-          '404': responseRef('NotFound'),
-        }),
+        get: readOperation('Payments of a charge', 'Every settlement seen for the charge’s order reference, and what it did.', chargeId, 'The payments, oldest first.', 'PaymentList'),
       },
       '/api/v1/charges/{id}/cancel': {
-        post: operation(
-          'Cancel a charge',
-          'Only while it awaits payment. No body, or `{}`.',
-          { ...chargeId, requestBody: { required: false, content: json({ type: 'object', maxProperties: 0 }) } },
-          {
-            '200': { description: 'The charge, `canceled`.', content: json(ref('Charge')) },
-            '400': responseRef('BadRequest'),
-            '404': responseRef('NotFound'),
-            '409': problem('The charge is not awaiting payment.'),
-            '413': responseRef('PayloadTooLarge'),
-            '415': responseRef('UnsupportedMediaType'),
-          },
-        ),
+        post: cancelOperation('Cancel a charge', 'Only while it awaits payment.', chargeId, 'Charge', 'The charge is not awaiting payment.'),
       },
       ...refundPaths(),
       ...paymentLinkPaths(),

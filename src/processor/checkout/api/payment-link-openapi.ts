@@ -1,35 +1,15 @@
 /**
  * The payment-link and report part of the merchant API's OpenAPI document (issue 23), spliced in by
- * `openapi.ts` (whose helpers it uses inside functions only: the two modules import each other). Request
+ * `openapi.ts`, with the parts the sections share (`openapi-parts.ts`). Request
  * schemas are the routes' own (`schemas.ts`); the CSV columns are the report's own (`report-routes.ts`).
  */
-import { ADDRESS, AMOUNT, COUNT, described, json, nullable, operation, parameters, problem, ref, responseRef, TIME } from './openapi.js'
+import { openApi } from '../../../platform/http/index.js'
+import { ADDRESS, created, operation, pageOperation, parameters, problem, readOperation, refundFilterParameters } from './openapi-parts.js'
 import type { PaymentLinkStatus } from './payment-link-json.js'
 import { chargeColumns, refundColumns } from './report-routes.js'
 import { chargeReportSchema, createPaymentLinkSchema, listPaymentLinksSchema, paymentLinkIdSchema, refundReportSchema } from './schemas.js'
 
-/** The query parameters of the charge listing and the reports, described. */
-export const FILTER_DESCRIPTIONS: Record<string, string> = {
-  from: 'only charges created at or after this time (a date is UTC midnight)',
-  to: 'only charges created before this time (a date is UTC midnight)',
-  beneficiary: 'only charges to this address (any case)',
-  orderId: 'only the charge with this order id',
-  paymentLinkId: 'only the charges made from this payment link',
-  linkId: 'the payment link’s id',
-  refundStatus: 'only refunds in this status',
-}
-
-/** The refunds listing's and report's parameters say what they filter on a refund. */
-const REFUND_FILTERS: Record<string, string> = {
-  from: 'only refunds created at or after this time (a date is UTC midnight)',
-  to: 'only refunds created before this time (a date is UTC midnight)',
-  beneficiary: 'only refunds of charges to this address, which pays them (any case)',
-  chargeId: 'only the refunds of this charge',
-  orderId: 'only the refunds of the charge with this order id',
-}
-
-export const refundFilterParameters = (schema: Parameters<typeof parameters>[0]) =>
-  parameters(schema, 'query').map((p) => ({ ...p, description: REFUND_FILTERS[p.name] ?? p.description }))
+const { AMOUNT, COUNT, described, json, nullable, ref, responseRef, TIME } = openApi
 
 const LINK_STATUSES: Record<PaymentLinkStatus, string> = {
   active: 'a payer can make a charge from it',
@@ -47,30 +27,17 @@ export function paymentLinkPaths() {
         'A reusable public page (`url`, on the checkout widget) asking for `amount` of `token` to `beneficiary`, checked and priced as a charge would be. Loading the page creates nothing; each press of its "Pay" button makes the payer an ordinary charge (order id `<link id>.<n>`, `paymentLinkId` set, fees quoted then), reconciled and reported by webhooks like any other. `uses` counts its paid charges (confirming, settled, refunded) and those awaiting payment within their hold (`PAYMENT_LINK_HOLD_SECONDS` after the press): the link takes no new charge while `uses` is `maxUses`, after `expiresAt`, or once deactivated. Presses are limited per client address and held charges per link (widget settings `PAYMENT_LINK_*`).',
         { requestBody: { required: true, content: json(createPaymentLinkSchema.body) } },
         {
-          '201': {
-            description: 'Created.',
-            headers: { Location: { required: true, description: '`/api/v1/payment-links/<id>`', schema: { type: 'string', pattern: '^/api/v1/payment-links/pl_[0-9a-f]{24}$' } } },
-            content: json(ref('PaymentLink')),
-          },
+          '201': created('payment-links', 'pl', 'PaymentLink', false),
           '400': responseRef('BadRequest'),
           '413': responseRef('PayloadTooLarge'),
           '415': responseRef('UnsupportedMediaType'),
           '503': problem('The chain node did not answer the fee lookup: nothing was stored; send the same request again later.'),
         },
       ),
-      get: operation(
-        'List payment links',
-        'The merchant’s payment links, newest first, in keyset pages.',
-        { parameters: parameters(listPaymentLinksSchema.querystring, 'query') },
-        { '200': { description: 'A page.', content: json(ref('PaymentLinkPage')) }, '400': responseRef('BadRequest') },
-      ),
+      get: pageOperation('List payment links', 'The merchant’s payment links, newest first, in keyset pages.', parameters(listPaymentLinksSchema.querystring, 'query'), 'PaymentLinkPage'),
     },
     '/api/v1/payment-links/{linkId}': {
-      get: operation('Read a payment link', 'The link as it is now, with its uses.', linkId, {
-        '200': { description: 'The link.', content: json(ref('PaymentLink')) },
-        '400': responseRef('BadRequest'),
-        '404': responseRef('NotFound'),
-      }),
+      get: readOperation('Read a payment link', 'The link as it is now, with its uses.', linkId, 'The link.', 'PaymentLink'),
     },
     '/api/v1/payment-links/{linkId}/deactivate': {
       post: operation(

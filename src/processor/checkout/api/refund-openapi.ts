@@ -1,12 +1,13 @@
 /**
- * The refund part of the merchant API's OpenAPI document (issue 23), spliced in by `openapi.ts` (whose
- * helpers it uses, inside functions only: the two modules import each other). Request schemas are the
- * routes' own (`schemas.ts`).
+ * The refund part of the merchant API's OpenAPI document (issue 23), spliced in by `openapi.ts`; what it
+ * shares with the charge part is `openapi-parts.ts`. Request schemas are the routes' own (`schemas.ts`).
  */
 import type { RefundStatus, WebhookType } from '../../db/index.js'
-import { ADDRESS, AMOUNT, BYTES16, CHARGE, described, json, nullable, operation, parameters, problem, ref, responseRef, TIME } from './openapi.js'
-import { refundFilterParameters } from './payment-link-openapi.js'
+import { openApi } from '../../../platform/http/index.js'
+import { ADDRESS, cancelOperation, CHARGE_ID, created, idempotencyKeyParameter, objectOf, operation, pageOperation, parameters, payableProperties, problem, readOperation, refundFilterParameters } from './openapi-parts.js'
 import { chargeIdSchema, createRefundSchema, listRefundsSchema, refundIdSchema } from './schemas.js'
+
+const { AMOUNT, described, json, nullable, ref, responseRef } = openApi
 
 export const REFUND_WEBHOOK_TYPES: Record<Extract<WebhookType, `refund.${string}`>, string> = {
   'refund.created': 'a refund was created; `data` is the refund, awaiting the merchant wallet’s signature',
@@ -34,18 +35,11 @@ export function refundPaths() {
         'Refund a charge',
         'A refund of `amount` of a settled (or partly refunded) charge to its payer: a payment request from the charge’s beneficiary (the merchant’s wallet) with its own `orderReference`, paid like any payment through its `widgetUrl` (payment link and QR code). The processor holds no merchant key. Refunds awaiting a signature, confirming or settled together never exceed what the beneficiary received. The merchant pays the contract’s base fee on top (`fees`, acquirer zero); the payer receives exactly `amount`. With an `Idempotency-Key`, the same key, charge and body give the same refund again (201, `Idempotent-Replayed: true`, a fresh `ephemeralToken` while it awaits a signature, issued beside the first answer’s, which keeps working until one of them opens the session); anything else with that key is a 422.',
         {
-          parameters: [...chargeId.parameters, { name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 visible ASCII characters', schema: createRefundSchema.headers.properties['idempotency-key'] }],
+          parameters: [...chargeId.parameters, idempotencyKeyParameter(createRefundSchema.headers.properties['idempotency-key'])],
           requestBody: { required: true, content: json(createRefundSchema.body) },
         },
         {
-          '201': {
-            description: 'Created (or replayed).',
-            headers: {
-              Location: { required: true, description: '`/api/v1/refunds/<id>`', schema: { type: 'string', pattern: '^/api/v1/refunds/re_[0-9a-f]{24}$' } },
-              'Idempotent-Replayed': { required: false, description: 'on a replay of an Idempotency-Key', schema: { const: 'true' } },
-            },
-            content: json(ref('Refund')),
-          },
+          '201': created('refunds', 're', 'Refund', true),
           '400': responseRef('BadRequest'),
           '404': responseRef('NotFound'),
           '409': problem('The charge is not settled, or `amount` is more than what is left to refund (`refundable` says how much is).', ref('RefundProblem')),
@@ -55,73 +49,48 @@ export function refundPaths() {
           '503': problem('The chain node did not answer the fee lookup: nothing was stored; send the same request again later.'),
         },
       ),
-      get: operation('Refunds of a charge', 'Every refund of the charge, newest first.', chargeId, {
-        '200': { description: 'The refunds.', content: json(ref('RefundList')) },
-        '400': responseRef('BadRequest'),
-        '404': responseRef('NotFound'),
-      }),
+      get: readOperation('Refunds of a charge', 'Every refund of the charge, newest first.', chargeId, 'The refunds.', 'RefundList'),
     },
     '/api/v1/refunds': {
-      get: operation(
+      get: pageOperation(
         'List refunds',
         'The merchant’s refunds, newest first, in keyset pages (a refund created while paging never shifts them): the rows of `GET /api/v1/reports/refunds.csv` with the same filters, in the same order. `from`/`to` are the refund’s creation time; `beneficiary` and `orderId` are the charge’s.',
-        { parameters: refundFilterParameters(listRefundsSchema.querystring) },
-        { '200': { description: 'A page.', content: json(ref('RefundPage')) }, '400': responseRef('BadRequest') },
+        refundFilterParameters(listRefundsSchema.querystring),
+        'RefundPage',
       ),
     },
     '/api/v1/refunds/{refundId}': {
-      get: operation('Read a refund', 'The refund as it is now (`ephemeralToken` is null when reading).', refundId, {
-        '200': { description: 'The refund.', content: json(ref('Refund')) },
-        '400': responseRef('BadRequest'),
-        '404': responseRef('NotFound'),
-      }),
+      get: readOperation('Read a refund', 'The refund as it is now (`ephemeralToken` is null when reading).', refundId, 'The refund.', 'Refund'),
     },
     '/api/v1/refunds/{refundId}/cancel': {
-      post: operation(
-        'Cancel a refund',
-        'Only while it awaits a signature; what it reserved can be refunded again. No body, or `{}`.',
-        { ...refundId, requestBody: { required: false, content: json({ type: 'object', maxProperties: 0 }) } },
-        {
-          '200': { description: 'The refund, `canceled`.', content: json(ref('Refund')) },
-          '400': responseRef('BadRequest'),
-          '404': responseRef('NotFound'),
-          '409': problem('The refund is not awaiting a signature.'),
-          '413': responseRef('PayloadTooLarge'),
-          '415': responseRef('UnsupportedMediaType'),
-        },
-      ),
+      post: cancelOperation('Cancel a refund', 'Only while it awaits a signature; what it reserved can be refunded again.', refundId, 'Refund', 'The refund is not awaiting a signature.'),
     },
   }
 }
 
 export function refundSchemas(problemSchema: { required: readonly string[]; properties: Record<string, object> }) {
   return {
-    Refund: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['id', 'chargeId', 'orderId', 'status', 'amount', 'reason', 'token', 'currency', 'payer', 'recipient', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement'],
-      properties: {
+    Refund: objectOf(
+      ['id', 'chargeId', 'orderId', 'status', 'amount', 'reason', 'token', 'currency', 'payer', 'recipient', 'orderReference', 'acquirerId', 'fees', 'totalToPay', 'deadline', 'widgetUrl', 'ephemeralToken', 'createdAt', 'settlement'],
+      {
         id: { type: 'string', pattern: '^re_[0-9a-f]{24}$' },
-        chargeId: CHARGE.properties.id,
+        chargeId: CHARGE_ID,
         orderId: { type: 'string', description: 'the charge’s' },
         status: described(REFUND_STATUSES),
         amount: { ...AMOUNT, description: 'what the charge’s payer receives back' },
         reason: nullable({ type: 'string' }),
-        token: ADDRESS,
-        currency: { type: 'string', description: 'the token’s symbol' },
         payer: { ...ADDRESS, description: 'who pays the refund: the charge’s beneficiary (the merchant’s wallet)' },
         recipient: { ...ADDRESS, description: 'who receives it: the payer of the charge’s settlement' },
-        orderReference: { ...BYTES16, description: 'random; the refund’s settlement carries it (high 16 bytes of `ref`)' },
-        acquirerId: { ...BYTES16, description: 'zero: a refund pays the base fee only' },
-        fees: { ...AMOUNT, description: 'the contract’s `calculateFees(amount, 0)`, paid by the merchant on top' },
-        totalToPay: { ...AMOUNT, description: '`amount + fees`, what the merchant’s wallet signs for' },
-        deadline: { ...TIME, description: '`createdAt + CHARGE_TTL_SECONDS`' },
-        widgetUrl: { type: 'string', format: 'uri', description: 'the refund’s payment page, for the merchant’s wallet' },
-        ephemeralToken: CHARGE.properties.ephemeralToken,
-        createdAt: TIME,
-        settlement: { ...CHARGE.properties.settlement, description: 'the refund’s settlement, while confirming and once settled' },
+        ...payableProperties({
+          orderReference: 'random; the refund’s settlement carries it (high 16 bytes of `ref`)',
+          acquirerId: 'zero: a refund pays the base fee only',
+          fees: 'the contract’s `calculateFees(amount, 0)`, paid by the merchant on top',
+          totalToPay: '`amount + fees`, what the merchant’s wallet signs for',
+          widgetUrl: 'the refund’s payment page, for the merchant’s wallet',
+          settlement: 'the refund’s settlement, while confirming and once settled',
+        }),
       },
-    },
+    ),
     RefundPage: {
       type: 'object',
       additionalProperties: false,

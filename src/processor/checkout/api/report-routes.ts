@@ -30,61 +30,41 @@ export interface ReportRoutesOptions {
 }
 
 type ChargeLine = ChargeJson & { decimals: number | undefined }
+type RefundLine = RefundJson & { decimals: number | undefined }
+type Cell = ReturnType<CsvColumn<unknown>[1]>
 
-/** An amount twice: in the token's smallest units, and with the decimal point. */
-const amountColumns = <T extends { decimals: number | undefined }>(name: string, units: (row: T) => string): CsvColumn<T>[] => [
-  [name, units],
-  [`${name}Decimal`, (row) => decimalAmount(units(row), row.decimals)],
+/** Fields of the JSON copied as they are, each its own column. */
+const fieldColumns = <T>(...names: (keyof T & string)[]): CsvColumn<T>[] => names.map((name) => [name, (row: T) => row[name] as Cell])
+
+/** Amounts twice: in the token's smallest units, and with the decimal point. */
+const amountColumns = <T extends { decimals: number | undefined }>(...names: (keyof T & string)[]): CsvColumn<T>[] =>
+  names.flatMap((name): CsvColumn<T>[] => [
+    [name, (row) => row[name] as string],
+    [`${name}Decimal`, (row) => decimalAmount(row[name] as string, row.decimals)],
+  ])
+
+/** A payable's settlement, flattened; empty while there is none. */
+const settlementColumns = <T extends { settlement: ChargeJson['settlement'] }>(): CsvColumn<T>[] => [
+  ['settlementTxHash', (row) => row.settlement?.txHash],
+  ['settlementBlockNumber', (row) => row.settlement?.blockNumber],
+  ['settlementLogIndex', (row) => row.settlement?.logIndex],
+  ['confirmations', (row) => row.settlement?.confirmations],
 ]
 
 /** The columns of charges.csv: the charge JSON flattened, its amounts also with the decimal point. */
 export const chargeColumns: readonly CsvColumn<ChargeLine>[] = [
-  ['id', (c) => c.id],
-  ['status', (c) => c.status],
-  ['createdAt', (c) => c.createdAt],
-  ['orderId', (c) => c.orderId],
-  ['paymentLinkId', (c) => c.paymentLinkId],
-  ['token', (c) => c.token],
-  ['currency', (c) => c.currency],
-  ['decimals', (c) => c.decimals],
-  ['beneficiary', (c) => c.beneficiary],
-  ...amountColumns<ChargeLine>('amount', (c) => c.amount),
-  ...amountColumns<ChargeLine>('fees', (c) => c.fees),
-  ...amountColumns<ChargeLine>('totalToPay', (c) => c.totalToPay),
-  ...amountColumns<ChargeLine>('amountRefunded', (c) => c.amountRefunded),
-  ['orderReference', (c) => c.orderReference],
-  ['acquirerId', (c) => c.acquirerId],
-  ['deadline', (c) => c.deadline],
-  ['settlementTxHash', (c) => c.settlement?.txHash],
-  ['settlementBlockNumber', (c) => c.settlement?.blockNumber],
-  ['settlementLogIndex', (c) => c.settlement?.logIndex],
-  ['confirmations', (c) => c.settlement?.confirmations],
+  ...fieldColumns<ChargeLine>('id', 'status', 'createdAt', 'orderId', 'paymentLinkId', 'token', 'currency', 'decimals', 'beneficiary'),
+  ...amountColumns<ChargeLine>('amount', 'fees', 'totalToPay', 'amountRefunded'),
+  ...fieldColumns<ChargeLine>('orderReference', 'acquirerId', 'deadline'),
+  ...settlementColumns<ChargeLine>(),
 ]
-
-type RefundLine = RefundJson & { decimals: number | undefined }
 
 /** The columns of refunds.csv: the refund JSON flattened, its amounts also with the decimal point. */
 export const refundColumns: readonly CsvColumn<RefundLine>[] = [
-  ['id', (r) => r.id],
-  ['status', (r) => r.status],
-  ['createdAt', (r) => r.createdAt],
-  ['chargeId', (r) => r.chargeId],
-  ['orderId', (r) => r.orderId],
-  ['token', (r) => r.token],
-  ['currency', (r) => r.currency],
-  ['decimals', (r) => r.decimals],
-  ['payer', (r) => r.payer],
-  ['recipient', (r) => r.recipient],
-  ...amountColumns<RefundLine>('amount', (r) => r.amount),
-  ...amountColumns<RefundLine>('fees', (r) => r.fees),
-  ...amountColumns<RefundLine>('totalToPay', (r) => r.totalToPay),
-  ['reason', (r) => r.reason],
-  ['orderReference', (r) => r.orderReference],
-  ['deadline', (r) => r.deadline],
-  ['settlementTxHash', (r) => r.settlement?.txHash],
-  ['settlementBlockNumber', (r) => r.settlement?.blockNumber],
-  ['settlementLogIndex', (r) => r.settlement?.logIndex],
-  ['confirmations', (r) => r.settlement?.confirmations],
+  ...fieldColumns<RefundLine>('id', 'status', 'createdAt', 'chargeId', 'orderId', 'token', 'currency', 'decimals', 'payer', 'recipient'),
+  ...amountColumns<RefundLine>('amount', 'fees', 'totalToPay'),
+  ...fieldColumns<RefundLine>('reason', 'orderReference', 'deadline'),
+  ...settlementColumns<RefundLine>(),
 ]
 
 export const reportRoutes: FastifyPluginAsync<ReportRoutesOptions> = async (api, { db, terms, widgetBaseUrl }) => {

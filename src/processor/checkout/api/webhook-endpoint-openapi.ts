@@ -1,11 +1,14 @@
 /**
  * The webhook endpoint part of the merchant API's OpenAPI document (issue 38 item 7), spliced in by
- * `openapi.ts` (whose helpers it uses inside functions only: the two modules import each other). Request
+ * `openapi.ts`, with the parts the sections share (`openapi-parts.ts`). Request
  * schemas are the routes' own (`schemas.ts`).
  */
-import { json, nullable, operation, problem, ref, responseRef, TIME } from './openapi.js'
+import { openApi } from '../../../platform/http/index.js'
+import { operation, problem } from './openapi-parts.js'
 import { changeWebhookEndpointSchema, rotateWebhookSecretSchema } from './schemas.js'
 import { DEFAULT_OVERLAP_HOURS, MAX_LIVE_WEBHOOK_SECRETS } from './webhook-endpoint-service.js'
+
+const { json, nullable, ref, responseRef, TIME } = openApi
 
 const RETRY_AFTER = { 'Retry-After': { required: true, description: 'seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } } }
 
