@@ -11,6 +11,7 @@
  * rendered as such on every read, and a binary amount would cost a conversion there.
  */
 import { valueOf } from './dictionary.js'
+import { writeVarint } from './keys.js'
 import type { Store } from './open-store.js'
 import { FIXED_BYTES, RECORD_HEAD_ROOM, writeRecordHead } from './record.js'
 
@@ -22,15 +23,6 @@ const PAYER = 52
 const DOMAIN = 124
 /** The longest a stored record can be: two 78-digit amounts and 5-byte ids. */
 export const MAX_COMPACT_BYTES = 4 + 5 + 5 + 5 + 2 * (1 + 78) + PARTIES_BYTES
-
-function writeVarint(out: Buffer, p: number, n: number): number {
-  while (n >= 0x80) {
-    out[p++] = (n & 0x7f) | 0x80
-    n = Math.floor(n / 0x80)
-  }
-  out[p++] = n
-  return p
-}
 
 /**
  * Writes the stored record at `out[p]` from a settlement's msgpack tail (`tail[at]`: amount, fee, the

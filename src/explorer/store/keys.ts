@@ -360,15 +360,20 @@ export const AMOUNT_LEVEL_SHIFTS = { 1: 12, 2: 6, 3: 0 } as const
 export type AmountLevel = keyof typeof AMOUNT_LEVEL_SHIFTS
 const COUNT_BYTES = 6
 
+/** Writes `n` as a varint (7 bits a byte, low first, the last byte's top bit clear: prefix-free) and returns its end. */
+export function writeVarint(out: Uint8Array, p: number, n: number): number {
+  while (n >= 0x80) {
+    out[p++] = (n & 0x7f) | 0x80
+    n = Math.floor(n / 0x80)
+  }
+  out[p++] = n
+  return p
+}
+
 /** A dictionary id as the prefix-free varint that stands for its value in keys. */
 export function dictionaryIdKey(id: number): Buffer {
-  const bytes: number[] = []
-  while (id >= 0x80) {
-    bytes.push((id & 0x7f) | 0x80)
-    id = Math.floor(id / 0x80)
-  }
-  bytes.push(id)
-  return Buffer.from(bytes)
+  const key = Buffer.allocUnsafe(5)
+  return key.subarray(0, writeVarint(key, 0, id))
 }
 
 /** Length (1) ‖ big-endian bytes without leading zeros: compares bytewise as the amounts do. */
