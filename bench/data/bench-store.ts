@@ -1,5 +1,5 @@
 /**
- * Stores of N synthetic settlements for the benchmarks, written through `commitEncoded` (the indexer's
+ * Stores of N synthetic settlements for the benchmarks, written through `commitBatch` (the indexer's
  * only write path) and cached under `.data/bench/` by size, seed and a fingerprint of the store's
  * layout (the bytes a small store holds), so reruns skip the build and only a change of layout or
  * encoding rebuilds. A marker file is written last: a build that was interrupted is thrown away and redone.
@@ -8,8 +8,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { commitBatch, commitEncoded, encodeBatch, type EncodedBatch, type TokenInfo } from '../../src/explorer/store/index.js'
-import { settlementsPerCommit } from '../../src/explorer/indexer/index.js'
+import { commitBatch } from '../../src/explorer/store/index.js'
 import { claimIdentity } from '../../src/explorer/store/index.js'
 import { openStore } from '../../src/explorer/store/index.js'
 import { amountsDb } from '../../src/explorer/store/index.js'
@@ -24,7 +23,7 @@ export interface BenchStore {
   path: string
   count: number
   head: number
-  /** How long the build took when it ran (settlements/s through the store's commits alone). */
+  /** How long the build took when it ran (settlements/s through commitBatch alone). */
   buildSeconds: number
   buildRate: number
   cached: boolean
@@ -56,27 +55,13 @@ export async function ensureBenchStore(chain: SyntheticChain, settlements: numbe
   const started = performance.now()
   let written = 0
   let lastLog = started
-  // Committed as the indexer's backfill commits (settlementsPerCommit), so the file holds the free pages a backfill leaves.
-  let group: EncodedBatch[] = []
-  let grouped = 0
-  let tokens: TokenInfo[] = []
-  const commit = async () => {
-    written += (await commitEncoded(store, group, tokens)).length
-    group = []
-    grouped = 0
-    tokens = []
-  }
-  for (const step of chain.steps(0, head, 1_000)) {
-    tokens.push(...(step.tokens ?? []))
-    group.push(encodeBatch(step.records, step.blocks, step.head))
-    grouped += step.records.length
-    if (grouped >= settlementsPerCommit(written)) await commit()
+  for (const step of chain.steps(0, head, 10_000)) {
+    written += (await commitBatch(store, step)).length
     if (performance.now() - lastLog > 10_000) {
       lastLog = performance.now()
       log(`  ${written} / ${count} (${Math.round(written / ((lastLog - started) / 1000))} settlements/s)`)
     }
   }
-  if (group.length > 0) await commit()
   await store.env.flushed
   await store.close()
   const buildSeconds = (performance.now() - started) / 1000

@@ -8,7 +8,7 @@ import type { Logger } from '../../platform/observability/index.js'
 import type { Metrics } from '../../platform/observability/index.js'
 import { commitEncoded } from '../store/index.js'
 import type { EncodedBatch } from '../store/index.js'
-import { readCount, readHead, readTokens, type IndexedHead } from '../store/index.js'
+import { readHead, readTokens, type IndexedHead } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { StoredSettlement, TokenInfo } from '../store/index.js'
 import { decodeHexKey, indexKeyFromString, rollbackAbove, storedBlocksDownFrom } from '../store/index.js'
@@ -60,7 +60,7 @@ interface InFlightRange {
 /** Within this many blocks of the confirmed head the indexer goes block by block with parent checks. */
 const REALTIME_WINDOW = 64
 const MAX_BACKOFF_MS = 30_000
-/** Backfill ranges aim at most at this many logs: well under common node caps (10k), large enough to batch. */
+/** Backfill ranges aim at this many logs: well under common node caps (10k), large enough to batch. */
 const LOGS_PER_RANGE = 5_000
 /**
  * Ranges asked for ahead of the one being committed: the node, the pool and the commit all work at
@@ -69,14 +69,16 @@ const LOGS_PER_RANGE = 5_000
  */
 const RANGES_IN_FLIGHT = 3
 /**
- * At most this many settlements per backfill transaction, by the number the store holds. A larger
- * transaction writes each index page it touches once for more entries and syncs once; but each page it
- * touches is copied, and LMDB reuses the old copies only a commit or two later, so the data file keeps
- * about two transactions' worth of pages it does not use. A thousandth of the store keeps those under
- * about a tenth of the file (bench/RESULTS.md, footprint: 71 bytes per settlement at 1M against 595 in
- * use, where transactions of 10,000 or more left 300), between 1,000 and 50,000 settlements.
+ * At most this many settlements per backfill transaction: a larger one writes each index page it
+ * touches once for more entries, and syncs once; bounded for memory and for the listeners' bursts.
+ * Each page a transaction touches is copied, and LMDB reuses the old copies only a commit or two
+ * later, so the file keeps about two transactions' worth of free pages (300 bytes per settlement at 1M,
+ * 40 at 10M). Smaller transactions keep fewer (71 at 1M with 1,000 per transaction) but write every
+ * random-order index page once per settlement instead of once per few: the same backfill ran at 4,305
+ * settlements/s instead of 7,003, 159 µs of CPU each instead of 94 (bench/RESULTS.md, store layout 7).
+ * A snapshot (`npm run explorer -- snapshot`) is the compacted file, free pages left out.
  */
-export const settlementsPerCommit = (stored: number) => Math.min(50_000, Math.max(1_000, Math.floor(stored / 1_000)))
+const SETTLEMENTS_PER_COMMIT = 50_000
 
 export class Indexer {
   #o: IndexerOptions
@@ -224,8 +226,7 @@ export class Indexer {
     let settlements = batch.count
     this.#resize(first.to - first.from + 1, batch.count)
     this.#inFlight.shift()
-    const perCommit = settlementsPerCommit(readCount(this.#o.store))
-    for (let next = this.#inFlight[0]; next?.batch && settlements + next.batch.count <= perCommit; next = this.#inFlight[0]) {
+    for (let next = this.#inFlight[0]; next?.batch && settlements + next.batch.count <= SETTLEMENTS_PER_COMMIT; next = this.#inFlight[0]) {
       batches.push(next.batch)
       settlements += next.batch.count
       this.#resize(next.to - next.from + 1, next.batch.count)
@@ -257,8 +258,7 @@ export class Indexer {
 
   /** Sizes the next ranges so that each returns about LOGS_PER_RANGE logs, changing at most 2× per range. */
   #resize(blocks: number, settlements: number): void {
-    const logs = Math.min(LOGS_PER_RANGE, settlementsPerCommit(readCount(this.#o.store)))
-    const wanted = Math.floor((blocks * logs) / Math.max(1, settlements))
+    const wanted = Math.floor((blocks * LOGS_PER_RANGE) / Math.max(1, settlements))
     this.#range = Math.max(1, Math.min(wanted, this.#range * 2, this.#o.maxRange ?? 100_000), Math.floor(this.#range / 2))
   }
 
