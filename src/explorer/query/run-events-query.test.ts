@@ -238,13 +238,14 @@ describe('runEventsQuery against brute force', () => {
   })
 })
 
-test('transaction hashes sharing their first 8 bytes (the index key) are each found as themselves', async () => {
+test('transaction hashes sharing their index key (8 bytes, the words XORed) are each found as themselves', async () => {
   const own = mkdtempSync(join(tmpdir(), 'explorer-prefix-'))
   const lookupStore = openStore({ path: own, noSync: true })
   try {
     const template = records[0]!
-    const prefix = template.txHash.slice(0, 18)
-    const hashes = ['11', '22', '33'].map((tail) => `${prefix}${tail.repeat(24)}` as Hex)
+    // Each word pair swapped keeps the XOR of the four words: three hashes with one index key.
+    const words = [template.txHash.slice(2, 18), template.txHash.slice(18, 34), 'ab'.repeat(8), 'cd'.repeat(8)]
+    const hashes = [[0, 1, 2, 3], [1, 0, 2, 3], [0, 1, 3, 2]].map((order) => `0x${order.map((w) => words[w]).join('')}` as Hex)
     const blockHash = `0x${'b6'.repeat(32)}` as Hex
     const sharing = hashes.map((txHash, i): SettlementRecord => ({ ...template, txHash, blockNumber: 60, blockHash, logIndex: i, amount: BigInt(i + 1) }))
     const tokenInfo = { address: template.token, symbol: 'TK', decimals: 6 }
@@ -254,7 +255,7 @@ test('transaction hashes sharing their first 8 bytes (the index key) are each fo
       const found = JSON.parse(findFirstSettlement(lookupStore, lookupTokens, 'txHash', txHash)!.toString()) as Settlement
       assert.deepEqual([found.txHash, found.amount], [txHash, String(i + 1)])
     }
-    assert.equal(findFirstSettlement(lookupStore, lookupTokens, 'txHash', `${prefix}${'44'.repeat(24)}` as Hex), undefined)
+    assert.equal(findFirstSettlement(lookupStore, lookupTokens, 'txHash', `0x${[1, 0, 3, 2].map((w) => words[w]).join('')}` as Hex), undefined)
   } finally {
     await lookupStore.close()
     rmSync(own, { recursive: true, force: true })

@@ -4,7 +4,7 @@
  * leaves either all of it or none. The settlements arrive encoded (encoded-batch.ts, mostly built off
  * this thread); what is done here is what depends on the store: ordinals, and the puts.
  */
-import { bareIndexValue, dictionaryIdKey, encodeBlockKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexKeyString, indexValueOrdinal, pkAt, POINTER_BYTES, TIME_VALUE, writeIndexValue, writePointer } from './keys.js'
+import { bareIndexValue, dictionaryIdKey, encodeBlockKey, fieldIndexKey, encodeHexKey, encodeTimeKey, INDEX_VALUE_BYTES, indexKeyAt, indexKeyFromString, indexKeyString, indexValueOrdinal, pkAt, POINTER_BYTES, TIME_VALUE, writeIndexValue, writePointer } from './keys.js'
 import { readCount, stampLayout, type IndexedHead } from './meta.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField, type Store } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, type SettlementRecord, type StoredSettlement, type TokenInfo } from './record.js'
@@ -144,7 +144,7 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number, runs: RunA
   for (const field of UNCOUNTED_FIELDS) {
     const db = store.indexes[field]
     const [from, to] = keyBytes(field)
-    for (let i = 0; i < batch.count; i++) db.putSync(indexKeyAt(bytes, fixedAt[i]! + from, fixedAt[i]! + to), bareIndexValue(pks[i]!))
+    for (let i = 0; i < batch.count; i++) db.putSync(fieldIndexKey(field, indexKeyAt(bytes, fixedAt[i]! + from, fixedAt[i]! + to)), bareIndexValue(pks[i]!))
   }
 
   const [domainFrom, domainTo] = fieldBytes('domainSeparator')

@@ -6,7 +6,7 @@
  * What is left for the commit is what depends on the store's state: ordinals, and the writes.
  */
 import type { IndexedHead } from './meta.js'
-import { decodeBareHexKey, indexKeyFromString, indexKeyString, PK_BYTES, TX_HASH_KEY_BYTES, writePk } from './keys.js'
+import { decodeBareHexKey, indexKeyFromString, indexKeyString, PK_BYTES, writePk } from './keys.js'
 import { hasOrdinals, INDEXED_FIELDS, type IndexedField } from './open-store.js'
 import { FIXED_BYTES, fieldBytes, RECORD_HEAD_ROOM, recordTailBytes, writeRecordTail, type SettlementRecord } from './record.js'
 import { addToStatsChange, emptyStatsChange, type StatsChange } from './stats.js'
@@ -60,11 +60,8 @@ export const COUNTED_FIELDS = INDEXED_FIELDS.filter(hasOrdinals)
 /** Where a settlement's record starts its tail (the head is written backwards from here). */
 export const tailStart = (start: number) => start + PK_BYTES + RECORD_HEAD_ROOM
 
-/** The bytes of the record's fixed run an index key is, per field (`selfPayment` is keyed by the payer; keys.ts `fieldIndexKey`). */
-export function keyBytes(field: IndexedField): readonly [number, number] {
-  const [from, to] = fieldBytes(field === 'selfPayment' ? 'payer' : field)
-  return field === 'txHash' ? [from, from + TX_HASH_KEY_BYTES] : [from, to]
-}
+/** The bytes of the record's fixed run an index key is made of, per field (`selfPayment` is keyed by the payer; keys.ts `fieldIndexKey`). */
+export const keyBytes = (field: IndexedField) => fieldBytes(field === 'selfPayment' ? 'payer' : field)
 
 /** Settlements as a batch reads them, by position: from decoded records, or straight from a node's response bytes. */
 export interface SettlementSource {

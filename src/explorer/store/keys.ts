@@ -112,15 +112,20 @@ export function indexValueBefore(value: Buffer, pk: Buffer): boolean {
 }
 
 /**
- * Transaction hashes are indexed by their first 8 bytes (layout 7): as unique as the whole 32 among
- * billions of settlements, a quarter of the index, and a reader checks the whole hash on the record
- * (query/field-index.ts), so a shared prefix costs a read, never a wrong answer.
+ * Transaction hashes are indexed by 8 bytes (layout 7): the hash's four 8-byte words XORed together,
+ * as unique as the whole 32 among billions of settlements for hashes as a chain makes them, a quarter
+ * of the index; a lookup checks the whole hash on the record (query/find-settlement.ts), so a shared key
+ * costs a read, never a wrong answer. Folded rather than cut: hashes made up with a counter at their end
+ * (a test chain's) still differ in it.
  */
 export const TX_HASH_KEY_BYTES = 8
 
-/** The index key of a field's value bytes (a view): the bytes themselves, a transaction hash's prefix. */
+/** The index key of a field's value bytes: the bytes themselves (a view), a transaction hash folded to 8. */
 export function fieldIndexKey(field: string, value: Buffer): Buffer {
-  return field === 'txHash' ? value.subarray(0, TX_HASH_KEY_BYTES) : value
+  if (field !== 'txHash') return value
+  const key = Buffer.allocUnsafe(TX_HASH_KEY_BYTES)
+  for (let i = 0; i < TX_HASH_KEY_BYTES; i++) key[i] = value[i]! ^ value[i + 8]! ^ value[i + 16]! ^ value[i + 24]!
+  return key
 }
 
 /** Index key of a field value (and token key): the raw bytes of its hex. */
