@@ -30,7 +30,7 @@ export function coveredPage(store: Store, tokens: TokenCache, f: FieldFilter, pa
     // One settlement past the page says that a next page exists; the cursor is the page's last.
     if (!inPage) return writer.finish(undefined, total)
     if (written === limit) return writer.finish(decodePk(last), total)
-    writer.record(entry.pk, entry.record)
+    writer.record(entry.pk, entry)
     last.set(entry.pk)
   }
 }

@@ -81,14 +81,14 @@ export class PageWriter {
     this.record(pk, undefined)
   }
 
-  /** Appends the settlement stored under `pk`, whose record `value` gives when the caller holds it (a run). */
-  record(pk: Buffer, value: (() => Buffer) | undefined): void {
+  /** Appends the settlement stored under `pk`, whose record `held` gives when the caller holds it (a run). */
+  record(pk: Buffer, held: { record(): Buffer } | undefined): void {
     this.#comma()
     const { blockNumber, logIndex } = decodePk(pk)
     const key = this.#rendered.key(blockNumber, logIndex)
     let end = this.#rendered.copyInto(key, this.#out, this.#p)
     if (end < 0) {
-      const record = value ? value() : readRecord(this.#store, pk)!
+      const record = held ? held.record() : readRecord(this.#store, pk)!
       while ((end = writeRecordJson(this.#out, this.#p, pk, record, this.#tokens)) < 0) this.#grow()
       this.#rendered.remember(key, this.#out, this.#p, end)
     }

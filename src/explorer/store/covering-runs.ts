@@ -98,8 +98,9 @@ function readRun(store: Store, key: Buffer): Buffer | undefined {
 
 /**
  * Reads a recipient's settlements by ordinal from its runs, holding the last run read: the walk of a
- * page reads each run once. What it returns is valid until the next run or record is read, by it or
- * by another reader on this thread.
+ * page reads each run once. `at` moves it to a settlement; `pk` and `record()` are that settlement's,
+ * valid until the next run or record is read, by it or by another reader on this thread. (One object
+ * for every settlement, not one each: under tsx every closure made per settlement cost a name.)
  */
 export class RunReader {
   #store: Store
@@ -107,6 +108,9 @@ export class RunReader {
   #run = -1
   #bytes: Buffer | undefined
   #starts: number[] = []
+  #record: Buffer | undefined
+  /** The primary key of the settlement `at` moved to. */
+  pk: Buffer = Buffer.alloc(0)
 
   /** `recipient`: the address's 20 bytes. */
   constructor(store: Store, recipient: Buffer) {
@@ -114,11 +118,8 @@ export class RunReader {
     this.#recipientId = findId(store, 'recipient', recipient)
   }
 
-  /**
-   * The settlement with this ordinal, or undefined past the recipient's last: its primary key, and its
-   * record in the form readers take, made when first asked for (a page whose JSON is cached needs none).
-   */
-  at(ordinal: number): { pk: Buffer; record(): Buffer } | undefined {
+  /** Moves to the settlement with this ordinal; undefined past the recipient's last. */
+  at(ordinal: number): this | undefined {
     if (ordinal < 1 || this.#recipientId === undefined) return undefined
     const run = runOf(ordinal)
     if (run !== this.#run) {
@@ -129,6 +130,13 @@ export class RunReader {
     const at = this.#starts[(ordinal - 1) % RUN_LENGTH]
     if (at === undefined) return undefined
     const { pk, record } = runEntryAt(this.#bytes!, at)
-    return { pk, record: () => expandRecord(this.#store, record) }
+    this.pk = pk
+    this.#record = record
+    return this
+  }
+
+  /** The settlement's record in the form readers take, made when asked for (a page whose JSON is cached needs none). */
+  record(): Buffer {
+    return expandRecord(this.#store, this.#record!)
   }
 }
