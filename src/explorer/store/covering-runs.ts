@@ -10,7 +10,7 @@
  * a rollback cuts each touched recipient's runs back to its remaining count (rollback.ts).
  */
 import type { Transaction } from 'lmdb'
-import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
+import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryStart, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
 import type { Store } from './open-store.js'
 import { findId } from './dictionary.js'
 import { expandRecord } from './compact-record.js'
@@ -77,7 +77,7 @@ export function readRecord(store: Store, pk: Buffer, transaction?: Transaction):
   if (!pointer) return undefined
   const { recipientId, ordinal } = decodePointer(pointer)
   const run = (store.runs.getBinaryFast as GetBinaryFast).call(store.runs, encodeRunKey(recipientId, runOf(ordinal)), options)
-  const at = run && runEntryStarts(run)[(ordinal - 1) % RUN_LENGTH]
+  const at = run && runEntryStart(run, (ordinal - 1) % RUN_LENGTH)
   if (!run || at === undefined) throw new StoreError(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
   return expandRecord(store, runEntryAt(run, at).record)
 }

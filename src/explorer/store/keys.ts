@@ -291,6 +291,13 @@ export function runEntryStarts(run: Buffer): number[] {
   return starts
 }
 
+/** Where the entry at `index` (0-based) of a run starts, or undefined past its last: no list made. */
+export function runEntryStart(run: Uint8Array, index: number): number | undefined {
+  let at = 0
+  for (let i = 0; i < index && at < run.length; i++) at += RUN_ENTRY_HEAD_BYTES + ((run[at + PK_BYTES]! << 8) | run[at + PK_BYTES + 1]!)
+  return at < run.length ? at : undefined
+}
+
 /** The primary key and the record of the entry at `run[at]`, as views. */
 export function runEntryAt(run: Buffer, at: number): { pk: Buffer; record: Buffer } {
   const recordStart = at + RUN_ENTRY_HEAD_BYTES
