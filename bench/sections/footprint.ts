@@ -28,7 +28,8 @@ function dbBytes(store: Store) {
   const named: [string, { getStats(): unknown }][] = [
     ['events', store.events],
     ...Object.entries(store.indexes).map(([f, db]) => [`idx:${f}`, db] as [string, { getStats(): unknown }]),
-    ["runs:recipient (recipients' covering runs)", store.runs],
+    ["runs (the records, in their recipients' runs)", store.runs],
+    ['ids (tokens, domain separators, recipients)', store.ids],
     ['times', store.times],
     ['blocks', store.blocks],
     ['stats', store.stats],
@@ -77,7 +78,7 @@ export async function footprint(ctx: BenchContext): Promise<SectionResult> {
     await store.close()
     const used = (env.lastPageNumber + 1) * env.pageSize
     // A dupsort database's stats count its main tree only; the values of a key with many values live in sub-trees.
-    dbs.push({ name: 'dupsort sub-trees (token, recipient, acquirerId, payer values) and the two meta pages', entries: 0, bytes: compacted - dbs.reduce((sum, d) => sum + d.bytes, 0) })
+    dbs.push({ name: 'dupsort sub-trees (token, recipient, acquirerId, payer, txHash values) and the two meta pages', entries: 0, bytes: compacted - dbs.reduce((sum, d) => sum + d.bytes, 0) })
     dbs.push({ name: 'free pages (left by the backfill transactions; absent from a compacted copy)', entries: 0, bytes: used - compacted })
     const perSettlement = fileBytes / built.count
     const compactedPerSettlement = compacted / built.count

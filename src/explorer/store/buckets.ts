@@ -13,11 +13,11 @@
 import { bucketHourKey, bucketKeyString, decodeBucketKey, HOUR_SECONDS, indexKeyFromString, type BucketTag } from './keys.js'
 import type { Store } from './open-store.js'
 
-interface BucketFigures {
-  count: number
-  volume: string
-  fees: string
-}
+/**
+ * A bucket's figures as stored: [count, volume, fees], the sums as decimal strings. An array, not an
+ * object: msgpack writes an object's field names into every value, about 20 bytes of a bucket's 45.
+ */
+type BucketFigures = [count: number, volume: string, fees: string]
 
 interface BucketDelta {
   count: number
@@ -56,13 +56,13 @@ export function writeBuckets(store: Store, change: BucketChange): void {
   for (const [id, { count, volume, fees }] of change) {
     if (count === 0 && volume === 0n && fees === 0n) continue
     const key = indexKeyFromString(id)
-    const current = store.buckets.get(key) as BucketFigures | undefined
-    const next = {
-      count: (current?.count ?? 0) + count,
-      volume: (BigInt(current?.volume ?? '0') + volume).toString(),
-      fees: (BigInt(current?.fees ?? '0') + fees).toString(),
-    }
-    if (next.count === 0) store.buckets.removeSync(key)
+    const [currentCount, currentVolume, currentFees] = (store.buckets.get(key) as BucketFigures | undefined) ?? [0, '0', '0']
+    const next: BucketFigures = [
+      currentCount + count,
+      (BigInt(currentVolume) + volume).toString(),
+      (BigInt(currentFees) + fees).toString(),
+    ]
+    if (next[0] === 0) store.buckets.removeSync(key)
     else store.buckets.putSync(key, next)
   }
 }
@@ -81,7 +81,7 @@ export function* readBuckets(store: Store, tag: BucketTag, value: Uint8Array, fr
   const range = { start: bucketHourKey(tag, value, fromHour), end: bucketHourKey(tag, value, toHour + 1) }
   for (const { key, value: figures } of store.buckets.getRange(range)) {
     const { hour, token } = decodeBucketKey(key as Buffer)
-    const f = figures as BucketFigures
-    yield { hour, token, count: f.count, volume: BigInt(f.volume), fees: BigInt(f.fees) }
+    const [count, volume, fees] = figures as BucketFigures
+    yield { hour, token, count, volume: BigInt(volume), fees: BigInt(fees) }
   }
 }
