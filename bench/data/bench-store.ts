@@ -80,7 +80,7 @@ export async function layoutFingerprint(chain: SyntheticChain): Promise<string> 
     const { head } = chain.headFor(500)
     for (const step of chain.steps(0, head, 200)) await commitBatch(store, step)
     const hash = createHash('sha256')
-    const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta, amountsDb(store)]
+    const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.ids, store.times, store.blocks, store.tokens, store.stats, store.hours, store.buckets, store.meta, amountsDb(store)]
     for (const db of dbs) {
       for (const { key, value } of (db as typeof store.events).getRange()) {
         hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))
