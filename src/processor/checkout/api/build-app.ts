@@ -26,6 +26,7 @@ import { reportRoutes, type ReportRoutesOptions } from './report-routes.js'
 import { refundRoutes } from './refund-routes.js'
 import type { RefundService } from './refund-service.js'
 import { checkoutOpenApi } from './openapi.js'
+import { documentedOperations, requireDocumentedRoutes } from './documented-routes.js'
 import { webhookEndpointRoutes } from './webhook-endpoint-routes.js'
 import type { WebhookEndpointService } from './webhook-endpoint-service.js'
 import { MAX_BODY_BYTES, problemOf, sendProblem } from './problem-responses.js'
@@ -64,6 +65,7 @@ export function buildCheckoutApp(params: CheckoutAppParams): FastifyInstance<Ser
     forceCloseConnections: true,
     return503OnClosing: true,
   })
+  requireDocumentedRoutes(app, documentedOperations(checkoutOpenApi()))
   app.server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: TLSSocket) => {
     log.debug('TLS handshake refused', { reason: String(socket.authorizationError ?? error.code ?? error.message), remote: socket.remoteAddress })
   })
