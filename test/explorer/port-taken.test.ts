@@ -31,7 +31,7 @@ after(async () => {
 
 test('a second explorer on the port of a running one fails to start, naming EXPLORER_PORT', async () => {
   const port = portOf(first.url)
-  await assert.rejects(startTestExplorer(chain, { EXPLORER_PORT: port }), new RegExp(`^Error: EXPLORER_PORT ${port} on 127\\.0\\.0\\.1 is not available \\(another server listens on it\\)`))
+  await assert.rejects(startTestExplorer(chain, { EXPLORER_PORT: port }), new RegExp(`^ConfigError: EXPLORER_PORT ${port} on 127\\.0\\.0\\.1 is not available \\(another server listens on it\\)`))
   assert.equal((await first.get('/')).status, 200, 'the first one still answers')
 })
 
