@@ -11,7 +11,7 @@
  * rendered as such on every read, and a binary amount would cost a conversion there.
  */
 import { valueOf } from './dictionary.js'
-import { writeVarint } from './keys.js'
+import { readVarint, writeVarint } from './keys.js'
 import type { Store } from './open-store.js'
 import { FIXED_BYTES, RECORD_HEAD_ROOM, writeRecordHead } from './record.js'
 
@@ -43,17 +43,6 @@ export function writeCompactRecord(out: Buffer, p: number, timestamp: number, or
   const fixed = at + 2
   p += tail.copy(out, p, fixed + TX_HASH, fixed + TOKEN)
   return p + tail.copy(out, p, fixed + PAYER, fixed + DOMAIN)
-}
-
-function readVarint(bytes: Uint8Array, p: number): [number, number] {
-  let n = 0
-  let scale = 1
-  for (;;) {
-    const b = bytes[p++]!
-    n += (b & 0x7f) * scale
-    if (b < 0x80) return [n, p]
-    scale *= 0x80
-  }
 }
 
 let expanded = Buffer.allocUnsafeSlow(512)

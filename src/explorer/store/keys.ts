@@ -382,6 +382,18 @@ export function writeVarint(out: Uint8Array, p: number, n: number): number {
   return p
 }
 
+/** The varint `writeVarint` wrote at `bytes[p]`, and where it ends. */
+export function readVarint(bytes: Uint8Array, p: number): [number, number] {
+  let n = 0
+  let scale = 1
+  for (;;) {
+    const b = bytes[p++]!
+    n += (b & 0x7f) * scale
+    if (b < 0x80) return [n, p]
+    scale *= 0x80
+  }
+}
+
 /** A dictionary id as the prefix-free varint that stands for its value in keys. */
 export function dictionaryIdKey(id: number): Buffer {
   const key = Buffer.allocUnsafe(5)
