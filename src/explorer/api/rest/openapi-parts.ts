@@ -7,21 +7,19 @@
 import { AMOUNT_BOUNDS, DEFAULT_LIMIT, EXPORT_FORMATS, FILTER_FIELDS, MAX_LIMIT, MAX_SERIES_BUCKETS } from '../../query/index.js'
 import type { LiveErrorCode } from '../../../wire/index.js'
 import type { STREAM_PARAMS } from '../live/register-sse.js'
+import { openApi } from '../../../platform/http/index.js'
 import { BYTES32, FILTER_SHAPES, RANGE_PARAMS, type EVENTS_PARAMS, type EXPORT_PARAMS, type SERIES_PARAMS, type STATS_PARAMS } from './parse-query.js'
 
-export type Schema = Record<string, unknown>
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+// References, JSON bodies, amounts and counts are written as the merchant API's document writes them.
+export type Schema = openApi.OpenApiSchema
+export const { ref, responseRef, json, AMOUNT, COUNT } = openApi
 export const parameterRef = (name: string) => ({ $ref: `#/components/parameters/${name}` })
-export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` })
-export const json = (schema: Schema) => ({ 'application/json': { schema } })
 
 export const lowercase = (pattern: RegExp) => pattern.source.replace('0-9a-fA-F', '0-9a-f')
 export const ADDRESS_OUT = { type: 'string', pattern: lowercase(FILTER_SHAPES.token.pattern), description: 'lowercase, 0x + 40 hex digits' }
 export const BYTES16_OUT = { type: 'string', pattern: lowercase(FILTER_SHAPES.orderReference.pattern), description: 'lowercase, 0x + 32 hex digits' }
 export const BYTES32_OUT = { type: 'string', pattern: lowercase(BYTES32), description: 'lowercase, 0x + 64 hex digits' }
-export const AMOUNT = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: "an integer in the token's smallest unit, as a decimal string" }
 export const CURSOR = { type: 'string', pattern: '^[A-Za-z0-9_-]+$', description: 'opaque (base64url); valid for REST pages, WebSocket `since` and SSE `Last-Event-ID`' }
-export const COUNT = { type: 'integer', minimum: 0 }
 
 export const FILTER_DESCRIPTIONS: Record<(typeof FILTER_FIELDS)[number], string> = {
   token: 'settlements in this token',
