@@ -5,7 +5,7 @@
  * tokens and position sit where layout 7 keeps them: that is all a conversion reads.
  */
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { decodeHexKey, encodeBlockKey, decodeRecord, type IndexedHead, type SettlementRecord, type StoreIdentity, type TokenInfo } from '../store/index.js'
+import { decodeHexKey, encodeBlockKey, decodeRecord, StoreError, type IndexedHead, type SettlementRecord, type StoreIdentity, type TokenInfo } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
 
 export interface Layout6Store {
@@ -35,21 +35,21 @@ export const headOf = (store: Layout6Store) => store.meta.get('head') as Indexed
 export const identityOf = (store: Layout6Store) => store.meta.get('identity') as StoreIdentity | undefined
 export const tokensOf = (store: Layout6Store) => [...store.tokens.getRange()].map(({ value }) => value as TokenInfo)
 
+/** A block with settlements always has its hash stored beside them: one missing is a damaged store, not a zero hash. */
 function blockHashOf(store: Layout6Store, blockNumber: number): Hex {
   const hash = store.blocks.getBinary(encodeBlockKey(blockNumber))
-  return hash ? decodeHexKey(hash) : (`0x${'0'.repeat(64)}` as Hex)
+  if (!hash) throw new StoreError(`the layout-6 store has settlements in block ${blockNumber} but not its hash`)
+  return decodeHexKey(hash)
 }
 
 /** Every settlement from the primary key `from` on, in chain order, as the indexer hands them to the store. */
 export function* settlementsFrom(store: Layout6Store, from: Buffer): Generator<SettlementRecord> {
-  const hashes = new Map<number, Hex>()
+  // Settlements come in chain order: a block's hash is read once, at its first settlement.
+  let block = -1
+  let blockHash = '0x' as Hex
   for (const { key, value } of store.events.getRange({ start: from })) {
     const s = decodeRecord(key, value)
-    let blockHash = hashes.get(s.blockNumber)
-    if (!blockHash) {
-      hashes.clear()
-      hashes.set(s.blockNumber, (blockHash = blockHashOf(store, s.blockNumber)))
-    }
+    if (s.blockNumber !== block) [block, blockHash] = [s.blockNumber, blockHashOf(store, s.blockNumber)]
     const h = s.hex
     yield {
       blockNumber: s.blockNumber,

@@ -2,8 +2,8 @@
  * Single-settlement lookups: by transaction hash (lowest log index) and by order reference (earliest).
  * Both are the first value of a dupsort index, whose values sort in chain order: LMDB's plain get of a
  * dupsort key returns that first value, without a cursor or an iterator (a range read of one value
- * cost a lookup about as much again, mostly in garbage). A transaction hash's index key is a prefix:
- * its values are read until one's record has the whole hash.
+ * cost a lookup about as much again, mostly in garbage). A transaction hash's index key is 8 bytes
+ * folded from it (store/keys.ts `fieldIndexKey`): its values are read until one's record has the whole hash.
  */
 import { encodeHexKey, fieldIndexKey, indexValuePk, PK_BYTES, readRecord, recordOfTx } from '../store/index.js'
 import type { IndexedField, Store } from '../store/index.js'
@@ -24,7 +24,7 @@ export function findFirstSettlement(store: Store, tokens: TokenCache, field: Ind
   return recordJson(pk, readRecord(store, pk)!, tokens)
 }
 
-/** Transaction hashes are indexed by a prefix (store/keys.ts): the first value whose record has the whole hash. */
+/** The first value under the hash's 8-byte key whose record has the whole hash. */
 function firstOfTx(store: Store, tokens: TokenCache, txHash: Buffer): Buffer | undefined {
   for (const value of store.indexes.txHash.getValues(fieldIndexKey('txHash', txHash))) {
     const record = readRecord(store, indexValuePk(value))!

@@ -135,10 +135,10 @@ function writeBatch(store: Store, batch: EncodedBatch, count: number, runs: RunA
       const dictionaryIds = keys.map((key) => idOf(store, field, key))
       const into = field === 'recipient' ? recipientIds : tokenIds
       for (let i = 0; i < batch.count; i++) into[i] = dictionaryIds[ids[i]!]!
-    }
-    if (field === 'token') {
-      const idKeys = keys.map((key) => dictionaryIdKey(idOf(store, 'token', key)))
-      for (let i = 0; i < batch.count; i++) putAmountEntries(store, idKeys[ids[i]!]!, batch.amounts[i]!, pks[i]!)
+      if (field === 'token') {
+        const idKeys = dictionaryIds.map((id) => dictionaryIdKey(id))
+        for (let i = 0; i < batch.count; i++) putAmountEntries(store, idKeys[ids[i]!]!, batch.amounts[i]!, pks[i]!)
+      }
     }
   }
   for (const field of UNCOUNTED_FIELDS) {

@@ -59,7 +59,7 @@ export function truncateRuns(store: Store, recipientId: number, count: number): 
   if (kept < 0 || keep === RUN_LENGTH) return
   const key = encodeRunKey(recipientId, kept)
   const run = store.runs.getBinary(key)!
-  store.runs.putSync(key, run.subarray(0, runEntryStarts(run)[keep]))
+  store.runs.putSync(key, run.subarray(0, runEntryStart(run, keep)))
 }
 
 type ReadOptions = { transaction?: Transaction }

@@ -118,7 +118,7 @@ export function indexValueBefore(value: Buffer, pk: Buffer): boolean {
  * costs a read, never a wrong answer. Folded rather than cut: hashes made up with a counter at their end
  * (a test chain's) still differ in it.
  */
-export const TX_HASH_KEY_BYTES = 8
+const TX_HASH_KEY_BYTES = 8
 
 /** The index key of a field's value bytes: the bytes themselves (a view), a transaction hash folded to 8. */
 export function fieldIndexKey(field: string, value: Buffer): Buffer {
