@@ -4,14 +4,13 @@
  * layout (the bytes a small store holds), so reruns skip the build and only a change of layout or
  * encoding rebuilds. A marker file is written last: a build that was interrupted is thrown away and redone.
  */
-import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { commitBatch } from '../../src/explorer/store/index.js'
 import { claimIdentity } from '../../src/explorer/store/index.js'
 import { openStore } from '../../src/explorer/store/index.js'
-import { amountsDb } from '../../src/explorer/store/index.js'
+import { storeContentHash } from '../../src/devnet/testing/index.js'
 import { BENCH_CONTRACT, SyntheticChain } from './synthetic-chain.js'
 
 export const BENCH_CHAIN_ID = 31337
@@ -79,16 +78,9 @@ export async function layoutFingerprint(chain: SyntheticChain): Promise<string> 
     await claimIdentity(store, { chainId: BENCH_CHAIN_ID, contract: BENCH_CONTRACT })
     const { head } = chain.headFor(500)
     for (const step of chain.steps(0, head, 200)) await commitBatch(store, step)
-    const hash = createHash('sha256')
-    const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.ids, store.times, store.blocks, store.tokens, store.stats, store.hours, store.buckets, store.meta, amountsDb(store)]
-    for (const db of dbs) {
-      for (const { key, value } of (db as typeof store.events).getRange()) {
-        hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))
-        hash.update(Buffer.isBuffer(value) ? value : JSON.stringify(value))
-      }
-    }
+    const digest = storeContentHash(store)
     await store.close()
-    return hash.digest('hex').slice(0, 8)
+    return digest.slice(0, 8)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

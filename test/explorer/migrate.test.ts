@@ -15,7 +15,6 @@ import { explorerOptionsFromEnv } from '../../src/config/index.js'
 import { migrateStore } from '../../src/explorer/migrate/index.js'
 import { startExplorer } from '../../src/explorer/index.js'
 import {
-  amountsDb,
   claimIdentity,
   commitEncoded,
   encodeBatch,
@@ -29,7 +28,7 @@ import {
   type Store,
 } from '../../src/explorer/store/index.js'
 import { createLogger } from '../../src/platform/observability/index.js'
-import { syntheticSteps, tempDataDir } from '../../src/devnet/testing/index.js'
+import { storeContentHash, syntheticSteps, tempDataDir } from '../../src/devnet/testing/index.js'
 
 const COUNT = 100_000
 const identity = { chainId: 31337, contract: `0x${'5e'.repeat(20)}` as const }
@@ -61,18 +60,6 @@ async function writeLayout6(path: string, upTo: number): Promise<void> {
   await env.close()
 }
 
-/** Every key and value of every database. */
-function contentHash(store: Store): string {
-  const hash = createHash('sha256')
-  const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.ids, store.times, store.blocks, store.tokens, store.stats, store.hours, store.buckets, store.meta, amountsDb(store)]
-  for (const db of dbs) {
-    for (const { key, value } of (db as Store['events']).getRange()) {
-      hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))
-      hash.update(Buffer.isBuffer(value) ? value : JSON.stringify(value))
-    }
-  }
-  return hash.digest('hex')
-}
 
 /** The store an explorer indexing the same settlements from the chain writes. */
 async function indexedDirectly(path: string): Promise<string> {
@@ -82,7 +69,7 @@ async function indexedDirectly(path: string): Promise<string> {
     const group: IndexingStep[] = steps.slice(i, i + 500)
     await commitEncoded(store, group.map((s) => encodeBatch(s.records, s.blocks, s.head)), i === 0 ? tokenInfos : [])
   }
-  const digest = contentHash(store)
+  const digest = storeContentHash(store)
   await store.close()
   return digest
 }
@@ -105,7 +92,7 @@ test(`a layout-6 store of ${COUNT} settlements converts into the store indexing 
     assert.ok(lines.some((line) => JSON.parse(line).msg === 'migrate: done' && JSON.parse(line).settlements === COUNT), lines.join(''))
 
     const store = openStore({ path: converted, readOnly: true })
-    const migrated = contentHash(store)
+    const migrated = storeContentHash(store)
     await store.close()
     assert.equal(migrated, await indexedDirectly(direct), 'the converted store equals, database by database, one indexed directly')
 

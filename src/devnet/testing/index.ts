@@ -9,6 +9,7 @@
 export * from './browser-helpers.js'
 export * from './checkout-fixture.js'
 export * from './explorer-relay.js'
+export * from './store-content.js'
 export * from './local-chain.js'
 export * from './payment-requests.js'
 export * from './purchase-world.js'

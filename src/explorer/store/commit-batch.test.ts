@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { Packr } from 'msgpackr'
-import { syntheticSteps } from '../../devnet/testing/index.js'
+import { storeContentHash, syntheticSteps } from '../../devnet/testing/index.js'
 import { commitBatch, commitEncoded, type IndexingStep } from './commit-batch.js'
 import { encodeBatch } from './encoded-batch.js'
 import { readRecord } from './covering-runs.js'
@@ -24,18 +23,6 @@ async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-/** Every key and value of every database. */
-function contentHash(store: Store): string {
-  const hash = createHash('sha256')
-  const dbs = [store.events, ...Object.values(store.indexes), store.runs, store.ids, store.times, store.blocks, store.tokens, store.stats, store.hours, store.meta]
-  for (const db of dbs) {
-    for (const { key, value } of (db as Store['events']).getRange()) {
-      hash.update(Buffer.isBuffer(key) ? key : JSON.stringify(key))
-      hash.update(Buffer.isBuffer(value) ? value : JSON.stringify(value))
-    }
-  }
-  return hash.digest('hex')
-}
 
 const steps = [...syntheticSteps(600, { payers: 8, recipients: 12, paidToPayerShare: 0.5 })]
 const withTokens = (i: number, step: IndexingStep) => (i === 0 ? step : { ...step, tokens: undefined })
@@ -55,7 +42,7 @@ test('a record is the msgpack that msgpackr writes, at every width of its number
 test('the same settlements make the same store whether committed one step at a time or many per transaction', async () => {
   const oneByOne = await withStore(async (store) => {
     for (const [i, step] of steps.entries()) await commitBatch(store, withTokens(i, step))
-    return contentHash(store)
+    return storeContentHash(store)
   })
   const grouped = await withStore(async (store) => {
     for (let i = 0; i < steps.length; i += 7) {
@@ -66,7 +53,7 @@ test('the same settlements make the same store whether committed one step at a t
         i === 0 ? steps[0]!.tokens : undefined,
       )
     }
-    return contentHash(store)
+    return storeContentHash(store)
   })
   assert.equal(grouped, oneByOne)
 })
