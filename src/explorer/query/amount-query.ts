@@ -13,7 +13,7 @@
  * count and page at once. With other field filters, the amount is one more check on the candidates
  * of the most selective field's index (run-events-query.ts `intersect`).
  */
-import { amountClasses, amountClassWalk, countAmountRange, amountRangePks, indexValuePk, readCount, recordAmount, type AmountClass, readRecord } from '../store/index.js'
+import { amountClasses, amountClassWalk, countAmountRange, amountRangePks, indexValuePk, readCount, storedAmount, type AmountClass, readRecord } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
@@ -37,7 +37,7 @@ export function amountBounds(filter: SettlementFilter): AmountBounds | undefined
 export const usesAmountIndex = (filters: FieldFilter[]) => filters.every((f) => f.field === 'token')
 
 /** The amount of the settlement stored under `pk`, inside the filter's bounds. */
-export const storedAmountInRange = (store: Store, pk: Buffer, q: SettlementFilter) => amountInRange(recordAmount(readRecord(store, pk)!), q)
+export const storedAmountInRange = (store: Store, pk: Buffer, q: SettlementFilter) => amountInRange(storedAmount(readRecord(store, pk)!), q)
 
 /**
  * A listed entry costs about three walked candidates: at 1M settlements, listing and sorting 3,323

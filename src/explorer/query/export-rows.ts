@@ -11,7 +11,7 @@
  * checked against the other filters and the amount bounds, as `/events` pages do.
  */
 import type { Transaction } from 'lmdb'
-import { blockEndPk, decodePk, decodeRecord, fieldHex, indexValuePk, readHead, recordAmount, writeRecordJson, type StoredSettlement, readRecord } from '../store/index.js'
+import { blockEndPk, decodePk, decodeStored, fieldHex, indexValuePk, readHead, storedAmount, writeRecordJson, type StoredSettlement, readRecord } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery } from './events-query.js'
@@ -109,15 +109,15 @@ export function openExport(store: Store, tokens: TokenCache, q: EventsQuery, for
           if (key.done) break
           const pk = (last = key.value)
           const value = readRecord(store, pk, transaction)!
-          if (plan.bounded && !amountInRange(recordAmount(value), q)) continue
-          if (plan.rest.length > 0 && !matchesAll(decodeRecord(pk, value), plan.rest)) continue
+          if (plan.bounded && !amountInRange(storedAmount(value), q)) continue
+          if (plan.rest.length > 0 && !matchesAll(decodeStored(store, pk, value), plan.rest)) continue
           if (format === 'ndjson') {
             let end: number
-            while ((end = writeRecordJson(out, p, pk, value, tokens)) < 0 || end >= out.length) out = grow(out, p)
+            while ((end = writeRecordJson(out, p, pk, value, tokens, store)) < 0 || end >= out.length) out = grow(out, p)
             out[end] = 0x0a
             p = end + 1
           } else {
-            const line = csvRow(decodeRecord(pk, value), tokens)
+            const line = csvRow(decodeStored(store, pk, value), tokens)
             if (p + Buffer.byteLength(line) > out.length) out = grow(out, p, Buffer.byteLength(line))
             p += out.write(line, p, 'utf8')
           }

@@ -4,9 +4,9 @@
  * payer and the recipient entries of that address, merged by primary key, where a self-payment (in
  * both) comes out once; its count is payer + recipient − self-payments (`idx:selfPayment`), six seeks.
  */
-import { compareIndexValuePks, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk, readRecord } from '../store/index.js'
+import { compareIndexValuePks, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk, readSettlement } from '../store/index.js'
 import { hasOrdinals, type IndexedField, type Store } from '../store/index.js'
-import { addressesOf, decodeRecord, fieldHex, type StoredSettlement } from '../store/index.js'
+import { addressesOf, fieldHex, type StoredSettlement } from '../store/index.js'
 import type { Transaction } from 'lmdb'
 import type { KeyRange } from './block-range.js'
 import { FILTER_FIELDS, type SettlementFilter } from './events-query.js'
@@ -43,7 +43,7 @@ export function indexCount(store: Store, f: FieldFilter, range: KeyRange): numbe
 
 export function load(store: Store, indexValue: Buffer): StoredSettlement {
   const pk = indexValuePk(indexValue)
-  return decodeRecord(pk, readRecord(store, pk)!)
+  return readSettlement(store, pk)!
 }
 
 const matches = (s: StoredSettlement, f: FieldFilter) => (f.field === 'address' ? addressesOf(s).includes(f.hex) : fieldHex(s, f.field) === f.hex)

@@ -5,7 +5,7 @@
  * cost a lookup about as much again, mostly in garbage). A transaction hash's index key is 8 bytes
  * folded from it (store/keys.ts `fieldIndexKey`): its values are read until one's record has the whole hash.
  */
-import { encodeHexKey, fieldIndexKey, indexValuePk, PK_BYTES, readRecord, recordOfTx } from '../store/index.js'
+import { encodeHexKey, fieldIndexKey, indexValuePk, PK_BYTES, readRecord, storedOfTx } from '../store/index.js'
 import type { IndexedField, Store } from '../store/index.js'
 import { recordJson } from '../store/index.js'
 import type { Hex } from '../../wire/index.js'
@@ -21,14 +21,14 @@ export function findFirstSettlement(store: Store, tokens: TokenCache, field: Ind
   const indexValue = store.indexes[field].getBinaryFast(key)
   if (!indexValue) return undefined
   pk.set(indexValuePk(indexValue))
-  return recordJson(pk, readRecord(store, pk)!, tokens)
+  return recordJson(pk, readRecord(store, pk)!, tokens, store)
 }
 
 /** The first value under the hash's 8-byte key whose record has the whole hash. */
 function firstOfTx(store: Store, tokens: TokenCache, txHash: Buffer): Buffer | undefined {
   for (const value of store.indexes.txHash.getValues(fieldIndexKey('txHash', txHash))) {
     const record = readRecord(store, indexValuePk(value))!
-    if (recordOfTx(record, txHash)) return recordJson(indexValuePk(value), record, tokens)
+    if (storedOfTx(record, txHash)) return recordJson(indexValuePk(value), record, tokens, store)
   }
   return undefined
 }

@@ -160,7 +160,7 @@ export class KeyViews implements IndexerListener {
     const everything = { low: LOWEST_PK, high: HIGHEST_PK, bounded: false }
     for (const value of indexWalk(this.#store, f, everything, 'asc')) {
       const pk = indexValuePk(value)
-      view.prepend(decodePk(pk), recordJson(pk, readRecord(this.#store, pk)!, this.#tokens))
+      view.prepend(decodePk(pk), recordJson(pk, readRecord(this.#store, pk)!, this.#tokens, this.#store))
     }
     if (view.bytes > this.#maxBytes) return undefined
     this.#views.set(id, view)

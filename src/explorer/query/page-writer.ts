@@ -89,7 +89,7 @@ export class PageWriter {
     let end = this.#rendered.copyInto(key, this.#out, this.#p)
     if (end < 0) {
       const record = held ? held.record() : readRecord(this.#store, pk)!
-      while ((end = writeRecordJson(this.#out, this.#p, pk, record, this.#tokens)) < 0) this.#grow()
+      while ((end = writeRecordJson(this.#out, this.#p, pk, record, this.#tokens, this.#store)) < 0) this.#grow()
       this.#rendered.remember(key, this.#out, this.#p, end)
     }
     this.#p = end

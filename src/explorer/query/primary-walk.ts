@@ -4,7 +4,7 @@
  * run-events-query.ts so that the amount path it dispatches to can walk them without importing it back.
  */
 import type { Transaction } from 'lmdb'
-import { decodeRecord, readRecord, type StoredSettlement } from '../store/index.js'
+import { readSettlement, type StoredSettlement } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
 import { firstOf } from './first-of.js'
@@ -23,7 +23,7 @@ export function* primaryKeys(store: Store, range: KeyRange, order: 'asc' | 'desc
 }
 
 export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
-  for (const key of primaryKeys(store, range, order)) yield decodeRecord(key, readRecord(store, key)!)
+  for (const key of primaryKeys(store, range, order)) yield readSettlement(store, key)!
 }
 
 export function primaryCount(store: Store, range: KeyRange): number {

@@ -13,7 +13,7 @@
  *   the token's amount index when its count for the bounds is smaller). The walk is bounded: a request
  *   whose walks would pass `STATS_MAX_WALK` candidates is refused before it starts (`statsWalkSize`).
  */
-import { amountRangePks, countAmountRange, decodeRecord, fieldHex, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, type StoredSettlement, readRecord } from '../store/index.js'
+import { amountRangePks, countAmountRange, fieldHex, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, type StoredSettlement, readSettlement } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
@@ -71,7 +71,7 @@ function boundaryTimestamp(store: Store, block: number, order: 'asc' | 'desc'): 
   const options = order === 'asc' ? { start: blockStartPk(block), limit: 1 } : { start: blockEndPk(block), reverse: true, limit: 2 }
   for (const key of store.events.getKeys(options)) {
     if (order === 'desc' && key.equals(blockEndPk(block))) continue
-    return decodeRecord(key, readRecord(store, key)!).timestamp
+    return readSettlement(store, key)!.timestamp
   }
   return undefined
 }
@@ -138,7 +138,7 @@ function* walkSettlements(store: Store, d: Driver): Generator<StoredSettlement> 
   } else if (d.byAmount) {
     const { token, min, max } = d.byAmount
     for (const pk of amountRangePks(store, token, min, max)) {
-      if (Buffer.compare(pk, d.range.low) >= 0 && Buffer.compare(pk, d.range.high) < 0) yield decodeRecord(pk, readRecord(store, pk)!)
+      if (Buffer.compare(pk, d.range.low) >= 0 && Buffer.compare(pk, d.range.high) < 0) yield readSettlement(store, pk)!
     }
   } else yield* primaryWalk(store, d.range, 'asc')
 }

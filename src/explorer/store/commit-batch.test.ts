@@ -7,10 +7,10 @@ import { Packr } from 'msgpackr'
 import { storeContentHash, syntheticSteps } from '../../devnet/testing/index.js'
 import { commitBatch, commitEncoded, type IndexingStep } from './commit-batch.js'
 import { encodeBatch } from './encoded-batch.js'
-import { readRecord } from './covering-runs.js'
+import { readSettlement } from './covering-runs.js'
 import { decodePk, indexValueOrdinal } from './keys.js'
 import { openStore, type Store } from './open-store.js'
-import { decodeRecord, encodeRecord, toStored, type StoredSettlement } from './record.js'
+import { encodeRecord, toStored, type StoredSettlement } from './record.js'
 
 async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'explorer-commit-'))
@@ -67,7 +67,7 @@ test('committed settlements come back as stored, numbered in chain order, and ea
     }
     const records = steps.flatMap((s) => s.records)
     assert.deepEqual(committed, records.map((r, i) => toStored(r, i + 1)))
-    const read = [...store.events.getKeys()].map((key) => decodeRecord(key, readRecord(store, key)!))
+    const read = [...store.events.getKeys()].map((key) => readSettlement(store, key)!)
     assert.deepEqual(read, committed)
 
     const perPayer = new Map<string, number[]>()

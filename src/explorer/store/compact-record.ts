@@ -1,22 +1,23 @@
 /**
- * How a record is stored since layout 7, and how it is read back into the form every reader takes
- * (record.ts: a msgpack array with the fixed-size fields as one 156-byte run). Stored, the fields that
- * repeat across settlements are dictionary ids (dictionary.ts) and the numbers are plain bytes:
+ * How a record is stored since layout 7, written at commit from the msgpack form the indexer encodes
+ * (record.ts: an array with the fixed-size fields as one 156-byte run). Stored, the fields that repeat
+ * across settlements are dictionary ids (dictionary.ts) and the numbers are plain bytes:
  *
  *   timestamp (4) ‖ ordinal (5) ‖ token id (varint) ‖ domain separator id (varint) ‖
  *   amount length (1) ‖ amount digits ‖ fee length (1) ‖ fee digits ‖
  *   txHash (32) ‖ payer (20) ‖ recipient (20) ‖ orderReference (16) ‖ acquirerId (16)
  *
  * about 130 bytes where the msgpack form takes about 190. Amounts stay decimal digits: they are
- * rendered as such on every read, and a binary amount would cost a conversion there.
+ * rendered as such on every read, and a binary amount would cost a conversion there. Readers take this
+ * form as it is: pages render it straight to JSON (record-json.ts), filters decode it (`decodeStored`).
  */
 import { valueOf } from './dictionary.js'
-import { readVarint, writeVarint } from './keys.js'
+import { decodePk, writeVarint } from './keys.js'
 import type { Store } from './open-store.js'
-import { FIXED_BYTES, RECORD_HEAD_ROOM, writeRecordHead } from './record.js'
+import type { StoredSettlement } from './record.js'
 
 const PARTIES_BYTES = 32 + 20 + 20 + 16 + 16
-/** Offsets in the expanded fixed run (record.ts `FIELDS`, in bytes). */
+/** Offsets in the msgpack form's fixed run (record.ts `FIELDS`, in bytes). */
 const TX_HASH = 0
 const TOKEN = 32
 const PAYER = 52
@@ -45,49 +46,77 @@ export function writeCompactRecord(out: Buffer, p: number, timestamp: number, or
   return p + tail.copy(out, p, fixed + PAYER, fixed + DOMAIN)
 }
 
-let expanded = Buffer.allocUnsafeSlow(512)
-let held = Buffer.allocUnsafeSlow(512)
-
 /**
- * The record in the form readers take (record.ts), in this thread's one buffer: valid until the next
- * record is expanded. `record` may be lmdb-js's shared read buffer: it is copied before the dictionary
- * is read, which may overwrite that buffer.
+ * Where a stored record's fields are. `readLayout` fills this one object, so that reading a record's
+ * fields allocates nothing; valid until the next call.
  */
-export function expandRecord(store: Store, record: Uint8Array): Buffer {
-  if (record.length > held.length) held = Buffer.allocUnsafeSlow(2 * record.length)
-  held.set(record)
-  const r = held
-  const timestamp = r.readUInt32BE(0)
-  const ordinal = r.readUIntBE(4, 5)
-  const [tokenId, afterToken] = readVarint(r, 9)
-  const [domainId, afterDomain] = readVarint(r, afterToken)
-  const token = valueOf(store, 'token', tokenId)
-  const domain = valueOf(store, 'domain', domainId)
-  const amountLength = r[afterDomain]!
-  const feeAt = afterDomain + 1 + amountLength
-  const feeLength = r[feeAt]!
-  const partiesAt = feeAt + 1 + feeLength
-  const size = RECORD_HEAD_ROOM + 2 * 2 + amountLength + feeLength + 2 + FIXED_BYTES
-  if (size > expanded.length) expanded = Buffer.allocUnsafeSlow(2 * size)
-  const out = expanded
-  // The head goes in last, backwards from the tail (record.ts `writeRecordHead`).
-  let p = RECORD_HEAD_ROOM
-  p = writeStrFrom(out, p, r, afterDomain + 1, amountLength)
-  p = writeStrFrom(out, p, r, feeAt + 1, feeLength)
-  out[p++] = 0xc4
-  out[p++] = FIXED_BYTES
-  p += r.copy(out, p, partiesAt, partiesAt + 32)
-  p += token.copy(out, p)
-  p += r.copy(out, p, partiesAt + 32, partiesAt + PARTIES_BYTES)
-  p += domain.copy(out, p)
-  return out.subarray(writeRecordHead(out, RECORD_HEAD_ROOM, timestamp, ordinal), p)
+export interface CompactLayout {
+  timestamp: number
+  ordinal: number
+  tokenId: number
+  domainId: number
+  amountAt: number
+  amountLength: number
+  feeAt: number
+  feeLength: number
+  /** txHash (32) ‖ payer (20) ‖ recipient (20) ‖ orderReference (16) ‖ acquirerId (16). */
+  partiesAt: number
 }
 
-function writeStrFrom(out: Buffer, p: number, from: Buffer, at: number, length: number): number {
-  if (length < 0x20) out[p++] = 0xa0 | length
-  else {
-    out[p++] = 0xd9
-    out[p++] = length
+const layout: CompactLayout = { timestamp: 0, ordinal: 0, tokenId: 0, domainId: 0, amountAt: 0, amountLength: 0, feeAt: 0, feeLength: 0, partiesAt: 0 }
+
+/** The offsets of a stored record's fields (the varints read by hand: this runs for every record read). */
+export function readLayout(r: Uint8Array): CompactLayout {
+  layout.timestamp = ((r[0]! << 24) | (r[1]! << 16) | (r[2]! << 8) | r[3]!) >>> 0
+  layout.ordinal = r[4]! * 2 ** 32 + (((r[5]! << 24) | (r[6]! << 16) | (r[7]! << 8) | r[8]!) >>> 0)
+  let p = 9
+  let id = 0
+  for (let scale = 1; ; scale *= 0x80) {
+    const b = r[p++]!
+    id += (b & 0x7f) * scale
+    if (b < 0x80) break
   }
-  return p + from.copy(out, p, at, at + length)
+  layout.tokenId = id
+  id = 0
+  for (let scale = 1; ; scale *= 0x80) {
+    const b = r[p++]!
+    id += (b & 0x7f) * scale
+    if (b < 0x80) break
+  }
+  layout.domainId = id
+  layout.amountLength = r[p]!
+  layout.amountAt = p + 1
+  p += 1 + layout.amountLength
+  layout.feeLength = r[p]!
+  layout.feeAt = p + 1
+  layout.partiesAt = p + 1 + layout.feeLength
+  return layout
+}
+
+/** A stored record's amount, read without decoding the rest: an amount filter checks candidates by it. */
+export function storedAmount(record: Uint8Array): string {
+  const { amountAt, amountLength } = readLayout(record)
+  return Buffer.from(record.buffer, record.byteOffset + amountAt, amountLength).toString('latin1')
+}
+
+/** Whether a stored record is of the transaction with this 32-byte hash. */
+export function storedOfTx(record: Uint8Array, txHash: Uint8Array): boolean {
+  const at = readLayout(record).partiesAt
+  return Buffer.compare(txHash, Buffer.from(record.buffer, record.byteOffset + at, 32)) === 0
+}
+
+/** A stored record as the settlement filters and the CSV writer take it (record.ts `StoredSettlement`). */
+export function decodeStored(store: Store, pk: Uint8Array, record: Uint8Array): StoredSettlement {
+  const { blockNumber, logIndex } = decodePk(pk)
+  const { timestamp, ordinal, tokenId, domainId, amountAt, amountLength, feeAt, feeLength, partiesAt } = readLayout(record)
+  const bytes = Buffer.from(record.buffer, record.byteOffset, record.length)
+  const amount = bytes.toString('latin1', amountAt, amountAt + amountLength)
+  const fee = bytes.toString('latin1', feeAt, feeAt + feeLength)
+  // Hex in record.ts's field order: txHash ‖ token ‖ payer ‖ recipient ‖ orderReference ‖ acquirerId ‖ domainSeparator.
+  const hex =
+    bytes.toString('hex', partiesAt, partiesAt + 32) +
+    valueOf(store, 'token', tokenId).toString('hex') +
+    bytes.toString('hex', partiesAt + 32, partiesAt + PARTIES_BYTES) +
+    valueOf(store, 'domain', domainId).toString('hex')
+  return { blockNumber, logIndex, timestamp, amount, fee, hex, ordinal }
 }

@@ -10,10 +10,11 @@
  * a rollback cuts each touched recipient's runs back to its remaining count (rollback.ts).
  */
 import type { Transaction } from 'lmdb'
-import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryStart, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
+import { decodePointer, encodeRunKey, PK_BYTES, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryStart, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
 import type { Store } from './open-store.js'
 import { findId } from './dictionary.js'
-import { expandRecord } from './compact-record.js'
+import { decodeStored } from './compact-record.js'
+import type { StoredSettlement } from './record.js'
 import { StoreError } from './store-error.js'
 
 /** One settlement for the runs: its recipient's id, ordinal in it, primary key and stored record. */
@@ -66,10 +67,12 @@ type ReadOptions = { transaction?: Transaction }
 // lmdb-js reads in the transaction given (read.js); its typings omit the options argument.
 type GetBinaryFast = (key: Buffer, options?: ReadOptions) => Buffer | undefined
 
+let held = Buffer.allocUnsafeSlow(512)
+
 /**
- * The record of a settlement by its primary key, in the form readers take (record.ts), or undefined
- * when there is none; read in `transaction` when given (an export's snapshot). Valid until the next
- * record is read on this thread.
+ * The stored record (compact-record.ts) of a settlement by its primary key, or undefined when there is
+ * none; read in `transaction` when given (an export's snapshot). Copied out of lmdb-js's shared read
+ * buffer, which the next read of any database overwrites: valid until the next record is read on this thread.
  */
 export function readRecord(store: Store, pk: Buffer, transaction?: Transaction): Buffer | undefined {
   const options = transaction ? { transaction } : undefined
@@ -79,7 +82,17 @@ export function readRecord(store: Store, pk: Buffer, transaction?: Transaction):
   const run = (store.runs.getBinaryFast as GetBinaryFast).call(store.runs, encodeRunKey(recipientId, runOf(ordinal)), options)
   const at = run && runEntryStart(run, (ordinal - 1) % RUN_LENGTH)
   if (!run || at === undefined) throw new StoreError(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
-  return expandRecord(store, runEntryAt(run, at).record)
+  const start = at + RUN_ENTRY_HEAD_BYTES
+  const length = (run[at + PK_BYTES]! << 8) | run[at + PK_BYTES + 1]!
+  if (length > held.length) held = Buffer.allocUnsafeSlow(2 * length)
+  held.set(run.subarray(start, start + length))
+  return held.subarray(0, length)
+}
+
+/** A settlement by its primary key, decoded for the filters (`decodeStored`), or undefined when there is none. */
+export function readSettlement(store: Store, pk: Buffer, transaction?: Transaction): StoredSettlement | undefined {
+  const record = readRecord(store, pk, transaction)
+  return record && decodeStored(store, pk, record)
 }
 
 /**
@@ -135,8 +148,8 @@ export class RunReader {
     return this
   }
 
-  /** The settlement's record in the form readers take, made when asked for (a page whose JSON is cached needs none). */
+  /** The settlement's stored record (compact-record.ts), valid until the next run is read. */
   record(): Buffer {
-    return expandRecord(this.#store, this.#record!)
+    return this.#record!
   }
 }

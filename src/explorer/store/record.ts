@@ -166,21 +166,6 @@ function writeStr(out: Buffer, p: number, s: string): number {
   return p + out.write(s, p, 'latin1')
 }
 
-/**
- * The amount of a stored record, read straight from its bytes (array marker, two uints, then the
- * amount's string): an amount filter checks candidates without decoding the rest.
- */
-export function recordAmount(value: Uint8Array): string {
-  let p = 1
-  for (let i = 0; i < 2; i++) {
-    const marker = value[p]!
-    p += marker < 0x80 ? 1 : marker === 0xcc ? 2 : marker === 0xcd ? 3 : 5
-  }
-  const marker = value[p]!
-  const length = marker === 0xd9 ? value[++p]! : marker & 0x1f
-  return Buffer.from(value.buffer, value.byteOffset + p + 1, length).toString('latin1')
-}
-
 type Packed = [number, number, string, string, Uint8Array]
 
 /** `value` may be lmdb-js's reused buffer (getBinaryFast): everything is copied out before returning. */
@@ -201,10 +186,4 @@ export function settlementJson(s: StoredSettlement, token: TokenInfo): string {
     `"amount":"${s.amount}","fee":"${s.fee}","orderReference":"0x${h.slice(184, 216)}",` +
     `"acquirerId":"0x${h.slice(216, 248)}","domainSeparator":"0x${h.slice(248, 312)}"}`
   )
-}
-
-/** Whether a stored record (in the form readers take) is of the transaction with this 32-byte hash. */
-export function recordOfTx(record: Uint8Array, txHash: Uint8Array): boolean {
-  const fixed = record.length - FIXED_BYTES
-  return Buffer.compare(txHash, Buffer.from(record.buffer, record.byteOffset + fixed, 32)) === 0
 }

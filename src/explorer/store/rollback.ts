@@ -8,8 +8,8 @@ import { blockEndPk, decodeBlockKey, decodeHexKey, encodeBareHexKey, encodeBlock
 import { forgetOrdinals } from './commit-batch.js'
 import { readCount, readGeneration } from './meta.js'
 import { INDEXED_FIELDS, indexKeysOf, type Store } from './open-store.js'
-import { decodeRecord, fieldHex, type StoredSettlement } from './record.js'
-import { readRecord, truncateRuns } from './covering-runs.js'
+import { fieldHex, type StoredSettlement } from './record.js'
+import { readSettlement, truncateRuns } from './covering-runs.js'
 import { findId } from './dictionary.js'
 import { countedWrite } from './settlement-writes.js'
 import { applyToStats } from './stats.js'
@@ -21,7 +21,7 @@ export async function rollbackAbove(store: Store, ancestor: { blockNumber: numbe
   return countedWrite(store, () => store.env.transaction(() => {
     const removed: StoredSettlement[] = []
     for (const key of store.events.getKeys({ start: blockEndPk(ancestor.blockNumber) })) {
-      removed.push(decodeRecord(key, readRecord(store, key)!))
+      removed.push(readSettlement(store, key)!)
     }
     removed.reverse()
 
