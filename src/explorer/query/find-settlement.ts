@@ -24,11 +24,21 @@ export function findFirstSettlement(store: Store, tokens: TokenCache, field: Ind
   return recordJson(pk, readRecord(store, pk)!, tokens, store)
 }
 
-/** The first value under the hash's 8-byte key whose record has the whole hash. */
+/**
+ * The first value under the hash's 8-byte key whose record has the whole hash. The key's first value
+ * is read with a plain get (as above); the rest, other hashes folded to the same key, only when that
+ * one's record is of another transaction.
+ */
 function firstOfTx(store: Store, tokens: TokenCache, txHash: Buffer): Buffer | undefined {
-  for (const value of store.indexes.txHash.getValues(fieldIndexKey('txHash', txHash))) {
-    const record = readRecord(store, indexValuePk(value))!
-    if (storedOfTx(record, txHash)) return recordJson(indexValuePk(value), record, tokens, store)
+  const key = fieldIndexKey('txHash', txHash)
+  const first = store.indexes.txHash.getBinaryFast(key)
+  if (!first) return undefined
+  pk.set(indexValuePk(first))
+  const record = readRecord(store, pk)!
+  if (storedOfTx(record, txHash)) return recordJson(pk, record, tokens, store)
+  for (const value of store.indexes.txHash.getValues(key)) {
+    const other = readRecord(store, indexValuePk(value))!
+    if (storedOfTx(other, txHash)) return recordJson(indexValuePk(value), other, tokens, store)
   }
   return undefined
 }
