@@ -11,7 +11,7 @@
  * rendered as such on every read, and a binary amount would cost a conversion there. Readers take this
  * form as it is: pages render it straight to JSON (record-json.ts), filters decode it (`decodeStored`).
  */
-import { valueOf } from './dictionary.js'
+import { hexOf } from './dictionary.js'
 import { decodePk, writeVarint } from './keys.js'
 import type { Store } from './open-store.js'
 import type { StoredSettlement } from './record.js'
@@ -115,8 +115,8 @@ export function decodeStored(store: Store, pk: Uint8Array, record: Uint8Array): 
   // Hex in record.ts's field order: txHash ‖ token ‖ payer ‖ recipient ‖ orderReference ‖ acquirerId ‖ domainSeparator.
   const hex =
     bytes.toString('hex', partiesAt, partiesAt + 32) +
-    valueOf(store, 'token', tokenId).toString('hex') +
+    hexOf(store, 'token', tokenId) +
     bytes.toString('hex', partiesAt + 32, partiesAt + PARTIES_BYTES) +
-    valueOf(store, 'domain', domainId).toString('hex')
+    hexOf(store, 'domain', domainId)
   return { blockNumber, logIndex, timestamp, amount, fee, hex, ordinal }
 }

@@ -17,6 +17,8 @@ interface Entries {
   ids: Map<string, number>
   /** By id. */
   values: Buffer[]
+  /** By id, as lowercase hex: what readers render and compare (made when first asked). */
+  hex: string[]
   /** Every entry of the store is in `ids` (the writer's view, loaded whole once). */
   complete: boolean
 }
@@ -26,7 +28,7 @@ const dictionaries = new WeakMap<Store, Record<DictionaryKind, Entries>>()
 function entriesOf(store: Store, kind: DictionaryKind): Entries {
   let perKind = dictionaries.get(store)
   if (!perKind) {
-    const empty = () => ({ ids: new Map(), values: [], complete: false })
+    const empty = () => ({ ids: new Map(), values: [], hex: [], complete: false })
     dictionaries.set(store, (perKind = { token: empty(), domain: empty(), recipient: empty() }))
   }
   return perKind[kind]
@@ -94,4 +96,10 @@ export function valueOf(store: Store, kind: DictionaryKind, id: number): Buffer 
   entries.values[id] = bytes
   entries.ids.set(bytes.toString('latin1'), id)
   return bytes
+}
+
+/** The value an id stands for as lowercase hex without 0x (`valueOf`, converted once per thread). */
+export function hexOf(store: Store, kind: DictionaryKind, id: number): string {
+  const entries = entriesOf(store, kind)
+  return (entries.hex[id] ??= valueOf(store, kind, id).toString('hex'))
 }

@@ -273,9 +273,9 @@ export function writePointer(out: Buffer, at: number, recipientId: number, ordin
   return out.subarray(at, at + POINTER_BYTES)
 }
 
-export function decodePointer(value: Uint8Array): { recipientId: number; ordinal: number } {
-  const v = Buffer.from(value.buffer, value.byteOffset, POINTER_BYTES)
-  return { recipientId: v.readUInt32BE(0), ordinal: v.readUInt32BE(4) }
+export function decodePointer(v: Uint8Array): { recipientId: number; ordinal: number } {
+  // By hand rather than through a Buffer view: this runs for every record read by its primary key.
+  return { recipientId: ((v[0]! << 24) | (v[1]! << 16) | (v[2]! << 8) | v[3]!) >>> 0, ordinal: ((v[4]! << 24) | (v[5]! << 16) | (v[6]! << 8) | v[7]!) >>> 0 }
 }
 
 /** Writes a run entry's head (primary key, record length) at `out[at]`; the record follows it. */
