@@ -1,8 +1,9 @@
 /**
- * How one settlement is stored: a msgpack array of its numbers, decimal amounts and one 156-byte run of
- * its fixed-size fields (about 190 bytes), and how it is rendered back to the JSON of SPEC §2.1 without
- * building an intermediate object graph.
- * Block number and log index are not stored in the value: the primary key holds them.
+ * A settlement as the indexer encodes it: a msgpack array of its numbers, decimal amounts and one
+ * 156-byte run of its fixed-size fields (about 190 bytes). Layout 6 stored this form; layout 7 stores
+ * the compact record made from it at commit (compact-record.ts), and the migration reads it from a
+ * layout-6 store. Also the settlement as filters take it, and its JSON (SPEC §2.1) as text.
+ * Block number and log index are not in the value: the primary key holds them.
  */
 import { Packr } from 'msgpackr'
 import type { Hex } from '../../wire/index.js'
