@@ -6,7 +6,7 @@
 import { Bench } from 'tinybench'
 import { keyRange } from '../../src/explorer/query/index.js'
 import { createQueryExecutor } from '../../src/explorer/query/index.js'
-import { fieldFilters, indexCount, indexWalk, load, runEventsQuery, type FieldFilter } from '../../src/explorer/query/index.js'
+import { fieldFilters, indexCount, indexWalk, runEventsQuery, settlementReader, type FieldFilter } from '../../src/explorer/query/index.js'
 import { fieldHex, settlementJson } from '../../src/explorer/store/index.js'
 import type { Store } from '../../src/explorer/store/index.js'
 import type { EventsQuery } from '../../src/explorer/query/index.js'
@@ -96,7 +96,8 @@ async function recipientBreakdown(store: Store, tokens: TokenCache, query: Event
   const [filter] = fieldFilters({ recipient: query.recipient! }) as [FieldFilter]
   const values: Buffer[] = []
   for (const v of indexWalk(store, filter, range, 'desc')) if (values.push(v) > query.limit) break
-  const settlements = values.map((v) => load(store, v))
+  const read = settlementReader(store, filter)
+  const settlements = values.map(read)
   const ready = settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(fieldHex(s, 'token'))))
   const steps: [string, () => unknown][] = [
     ['whole query (runEventsQuery)', () => runEventsQuery(store, tokens, query)],
@@ -105,7 +106,7 @@ async function recipientBreakdown(store: Store, tokens: TokenCache, query: Event
       let n = 0
       for (const _ of indexWalk(store, filter, range, 'desc')) if (++n > query.limit) break
     }],
-    [`load ${values.length} settlements (events.get + msgpack decode)`, () => values.map((v) => load(store, v))],
+    [`load ${values.length} settlements as the recipient's walk does (its runs)`, () => values.map(settlementReader(store, filter))],
     [`render ${ready.length} settlements (settlementJson)`, () => settlements.slice(0, query.limit).map((s) => settlementJson(s, tokens.get(fieldHex(s, 'token')))).join(',')],
     [`join ${ready.length} ready JSON strings (what stored JSON would cost)`, () => ready.join(',')],
   ]

@@ -15,7 +15,7 @@ import { blockEndPk, decodePk, decodeStored, fieldHex, indexValuePk, readHead, s
 import type { Store } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery } from './events-query.js'
-import { fieldFilters, indexCount, indexWalk, matchesAll, type FieldFilter } from './field-index.js'
+import { fieldFilters, indexCount, indexWalk, recordFilter, type FieldFilter } from './field-index.js'
 import { pageBounds } from './run-events-query.js'
 import { primaryKeys } from './primary-walk.js'
 import type { TokenCache } from './token-cache.js'
@@ -97,6 +97,7 @@ export function openExport(store: Store, tokens: TokenCache, q: EventsQuery, for
       if (!left) return out.subarray(0, p)
       const transaction = store.env.useReadTransaction()
       const keys = candidateKeys(store, plan, left, q.order, transaction)
+      const matchesRest = recordFilter(store, plan.rest)
       let last: Buffer | undefined
       let through = true
       try {
@@ -110,7 +111,7 @@ export function openExport(store: Store, tokens: TokenCache, q: EventsQuery, for
           const pk = (last = key.value)
           const value = readRecord(store, pk, transaction)!
           if (plan.bounded && !amountInRange(storedAmount(value), q)) continue
-          if (plan.rest.length > 0 && !matchesAll(decodeStored(store, pk, value), plan.rest)) continue
+          if (!matchesRest(value)) continue
           if (format === 'ndjson') {
             let end: number
             while ((end = writeRecordJson(out, p, pk, value, tokens, store)) < 0 || end >= out.length) out = grow(out, p)

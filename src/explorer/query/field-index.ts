@@ -4,7 +4,7 @@
  * payer and the recipient entries of that address, merged by primary key, where a self-payment (in
  * both) comes out once; its count is payer + recipient − self-payments (`idx:selfPayment`), six seeks.
  */
-import { compareIndexValuePks, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk, readSettlement } from '../store/index.js'
+import { compareIndexValuePks, decodeStored, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk, readRecord, recordMatcher, RunReader } from '../store/index.js'
 import { hasOrdinals, type IndexedField, type Store } from '../store/index.js'
 import { addressesOf, fieldHex, type StoredSettlement } from '../store/index.js'
 import type { Transaction } from 'lmdb'
@@ -41,9 +41,33 @@ export function indexCount(store: Store, f: FieldFilter, range: KeyRange): numbe
   return countOf(store, 'payer', f.key, range) + countOf(store, 'recipient', f.key, range) - countOf(store, 'selfPayment', f.key, range)
 }
 
-export function load(store: Store, indexValue: Buffer): StoredSettlement {
-  const pk = indexValuePk(indexValue)
-  return readSettlement(store, pk)!
+/**
+ * The stored record (store/compact-record.ts) of each settlement a walk of `driver`'s index yields,
+ * valid until the next read. A recipient's records come from its runs, in the order of its index (the
+ * value's ordinal finds each, and one run read serves up to 26); other fields' through the primary
+ * database's pointer, two reads each.
+ */
+export function recordReader(store: Store, driver: FieldFilter): (indexValue: Buffer) => Buffer {
+  if (driver.field !== 'recipient') return (value) => readRecord(store, indexValuePk(value))!
+  const runs = new RunReader(store, driver.key)
+  return (value) => runs.at(indexValueOrdinal(value))!.record()
+}
+
+/** The same records decoded for the filters. */
+export function settlementReader(store: Store, driver: FieldFilter): (indexValue: Buffer) => StoredSettlement {
+  const read = recordReader(store, driver)
+  return (value) => decodeStored(store, indexValuePk(value), read(value))
+}
+
+/** Whether a stored record matches every filter, compared on its bytes (`recordMatcher`); made once per walk. */
+export function recordFilter(store: Store, filters: FieldFilter[]): (record: Buffer) => boolean {
+  const checks = filters.map((f) => {
+    if (f.field !== 'address') return recordMatcher(store, f.field, f.key)
+    const payer = recordMatcher(store, 'payer', f.key)
+    const recipient = recordMatcher(store, 'recipient', f.key)
+    return (record: Buffer) => payer(record) || recipient(record)
+  })
+  return (record) => checks.every((check) => check(record))
 }
 
 const matches = (s: StoredSettlement, f: FieldFilter) => (f.field === 'address' ? addressesOf(s).includes(f.hex) : fieldHex(s, f.field) === f.hex)

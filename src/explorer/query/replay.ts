@@ -7,7 +7,7 @@ import { decodePk, encodePk, keyAfter, type Position } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import type { StoredSettlement } from '../store/index.js'
 import { amountInRange, type SettlementFilter } from './events-query.js'
-import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
+import { fieldFilters, indexCount, indexWalk, matchesAll, settlementReader, type FieldFilter } from './field-index.js'
 import { primaryWalk } from './primary-walk.js'
 
 const MAX_LOG_INDEX = 0xffff_ffff
@@ -59,9 +59,10 @@ export function matchingInRange(store: Store, filter: SettlementFilter, from: Bu
   }
   // Drive by the most selective field: two seeks per field give each one's count in the range.
   const [driver, ...rest] = filters.map((f) => ({ f, n: indexCount(store, f, range) })).sort((a, b) => a.n - b.n).map(({ f }) => f) as [FieldFilter, ...FieldFilter[]]
+  const read = settlementReader(store, driver)
   for (const value of indexWalk(store, driver, range, 'asc')) {
     scanned++
-    const s = load(store, value)
+    const s = read(value)
     if ((matchesAll(s, rest) && amountInRange(s.amount, filter) && settlements.push(s) >= limit) || scanned >= maxScanned) return { settlements, next: keyAfter(s), scanned }
   }
   return { settlements, next: undefined, scanned }

@@ -9,20 +9,20 @@
  * page, as DynamoDB's `LastEvaluatedKey` after its read limit). A recipient alone reads its covering
  * runs (covered-page.ts) instead of the index and the primary database.
  */
-import { decodePk, encodePk, indexValuePk, keyAfter } from '../store/index.js'
+import { decodePk, encodePk, indexValuePk, keyAfter, storedAmount } from '../store/index.js'
 import { readCount } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
-import type { EventsQuery } from './events-query.js'
+import { amountInRange, type EventsQuery } from './events-query.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
-import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
+import { fieldFilters, indexCount, indexWalk, recordFilter, recordReader, type FieldFilter } from './field-index.js'
 import type { TokenCache } from './token-cache.js'
 import { coveredPage, isCovered } from './covered-page.js'
-import { amountBounds, amountQuery, storedAmountInRange, usesAmountIndex } from './amount-query.js'
+import { amountBounds, amountQuery, usesAmountIndex } from './amount-query.js'
 import { primaryCount, primaryKeys } from './primary-walk.js'
 
 /** The benchmarks (bench/sections/query-latency.ts) time these through this module. */
-export { fieldFilters, indexCount, indexWalk, load, type FieldFilter }
+export { fieldFilters, indexCount, indexWalk, type FieldFilter }
 
 const EMPTY_PAGE = Buffer.from('{"events":[],"nextCursor":null,"total":0}')
 
@@ -91,7 +91,13 @@ function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'a
  */
 function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range: KeyRange, page: KeyRange | undefined, q: EventsQuery, maxWalk: number) {
   const amounts = amountBounds(q) !== undefined
-  const matches = (value: Buffer) => (!amounts || storedAmountInRange(store, indexValuePk(value), q)) && (rest.length === 0 || matchesAll(load(store, value), rest))
+  const read = recordReader(store, driver)
+  const matchesRest = recordFilter(store, rest)
+  const matches = (value: Buffer) => {
+    if (!amounts && rest.length === 0) return true
+    const record = read(value)
+    return (!amounts || amountInRange(storedAmount(record), q)) && matchesRest(record)
+  }
   const inPage = (pk: Buffer) => page !== undefined && Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0
   let found: Buffer[] = []
   let total = 0

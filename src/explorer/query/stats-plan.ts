@@ -13,10 +13,10 @@
  *   the token's amount index when its count for the bounds is smaller). The walk is bounded: a request
  *   whose walks would pass `STATS_MAX_WALK` candidates is refused before it starts (`statsWalkSize`).
  */
-import { amountRangePks, countAmountRange, fieldHex, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, type StoredSettlement, readSettlement } from '../store/index.js'
+import { amountRangePks, countAmountRange, fieldHex, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, type StoredSettlement, decodeStored, indexValuePk, readRecord, readSettlement } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
-import { fieldFilters, indexCount, indexWalk, load, matchesAll, type FieldFilter } from './field-index.js'
+import { fieldFilters, indexCount, indexWalk, recordFilter, recordReader, type FieldFilter } from './field-index.js'
 import { primaryWalk } from './primary-walk.js'
 
 /** `GET /stats` filters, validated: field values lowercase, amount bounds canonical. */
@@ -131,14 +131,21 @@ function walkDriver(store: Store, w: Walk): Driver | undefined {
   return { range, byAmount, rest: filters.filter((f) => f.field !== 'token'), candidates }
 }
 
-/** The driver's settlements inside its key range. */
+/** The driver's settlements inside its key range that match the walk's other field filters (tested before decoding). */
 function* walkSettlements(store: Store, d: Driver): Generator<StoredSettlement> {
+  const matchesRest = recordFilter(store, d.rest)
   if (d.driver) {
-    for (const value of indexWalk(store, d.driver, d.range, 'asc')) yield load(store, value)
+    const read = recordReader(store, d.driver)
+    for (const value of indexWalk(store, d.driver, d.range, 'asc')) {
+      const record = read(value)
+      if (matchesRest(record)) yield decodeStored(store, indexValuePk(value), record)
+    }
   } else if (d.byAmount) {
     const { token, min, max } = d.byAmount
     for (const pk of amountRangePks(store, token, min, max)) {
-      if (Buffer.compare(pk, d.range.low) >= 0 && Buffer.compare(pk, d.range.high) < 0) yield readSettlement(store, pk)!
+      if (Buffer.compare(pk, d.range.low) < 0 || Buffer.compare(pk, d.range.high) >= 0) continue
+      const record = readRecord(store, pk)!
+      if (matchesRest(record)) yield decodeStored(store, pk, record)
     }
   } else yield* primaryWalk(store, d.range, 'asc')
 }
@@ -169,7 +176,7 @@ function sumWalk(store: Store, w: Walk, sink: FiguresSink): void {
   const d = walkDriver(store, w)
   if (!d) return
   for (const s of walkSettlements(store, d)) {
-    if (!matchesAll(s, d.rest) || !amountInRange(s.amount, w)) continue
+    if (!amountInRange(s.amount, w)) continue
     if (w.notRecipient !== undefined && fieldHex(s, 'recipient') === w.notRecipient) continue
     sink(hourOf(s.timestamp), fieldHex(s, 'token'), 1, BigInt(s.amount), BigInt(s.fee))
   }

@@ -40,6 +40,23 @@ test("each recipient's runs hold its settlements in ordinal order, each record w
   })
 })
 
+test('readers of two recipients taking turns each read their own run again (the thread shares one run buffer)', async () => {
+  await withStore(async (store) => {
+    for (const step of syntheticSteps(200, { recipients: 2 })) await commitBatch(store, step)
+    const [a, b] = [...store.indexes.recipient.getKeys()] as Buffer[]
+    const readers = [new RunReader(store, a!), new RunReader(store, b!)]
+    const values = [a!, b!].map((recipient) => [...store.indexes.recipient.getValues(recipient)] as Buffer[])
+    for (let i = 0; i < 20; i++) {
+      for (const side of [0, 1]) {
+        const value = values[side]![i]!
+        const entry = readers[side]!.at(indexValueOrdinal(value))!
+        assert.deepEqual(entry.pk, indexValuePk(value))
+        assert.deepEqual(Buffer.from(entry.record()), Buffer.from(readRecord(store, indexValuePk(value))!))
+      }
+    }
+  })
+})
+
 test('a commit that would append to a missing run fails, naming the run', async () => {
   await withStore(async (store) => {
     const [first, ...rest] = [...syntheticSteps(300, { recipients: 1 })]

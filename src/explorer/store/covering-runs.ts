@@ -97,11 +97,14 @@ export function readSettlement(store: Store, pk: Buffer, transaction?: Transacti
 
 /**
  * The run a reader holds, copied out of lmdb-js's shared read buffer (which the next read of any
- * database overwrites) into this thread's one scratch buffer: no allocation per run.
+ * database overwrites) into this thread's one scratch buffer: no allocation per run. `scratchHolder`
+ * is the reader whose run is there: another reader's read takes it over, and the first reads again.
  */
 let scratch = Buffer.allocUnsafeSlow(8192)
+let scratchHolder: RunReader | undefined
 
-function readRun(store: Store, key: Buffer): Buffer | undefined {
+function readRun(store: Store, key: Buffer, holder: RunReader): Buffer | undefined {
+  scratchHolder = holder
   const bytes = store.runs.getBinaryFast(key)
   if (!bytes) return undefined
   if (bytes.length > scratch.length) scratch = Buffer.allocUnsafeSlow(bytes.length * 2)
@@ -112,7 +115,7 @@ function readRun(store: Store, key: Buffer): Buffer | undefined {
 /**
  * Reads a recipient's settlements by ordinal from its runs, holding the last run read: the walk of a
  * page reads each run once. `at` moves it to a settlement; `pk` and `record()` are that settlement's,
- * valid until the next run or record is read, by it or by another reader on this thread. (One object
+ * valid until the next run is read, by it or by another reader on this thread. (One object
  * for every settlement, not one each: under tsx every closure made per settlement cost a name.)
  */
 export class RunReader {
@@ -135,9 +138,9 @@ export class RunReader {
   at(ordinal: number): this | undefined {
     if (ordinal < 1 || this.#recipientId === undefined) return undefined
     const run = runOf(ordinal)
-    if (run !== this.#run) {
+    if (run !== this.#run || scratchHolder !== this) {
       this.#run = run
-      this.#bytes = readRun(this.#store, encodeRunKey(this.#recipientId, run))
+      this.#bytes = readRun(this.#store, encodeRunKey(this.#recipientId, run), this)
       this.#starts = this.#bytes ? runEntryStarts(this.#bytes) : []
     }
     const at = this.#starts[(ordinal - 1) % RUN_LENGTH]
