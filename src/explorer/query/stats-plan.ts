@@ -13,11 +13,11 @@
  *   the token's amount index when its count for the bounds is smaller). The walk is bounded: a request
  *   whose walks would pass `STATS_MAX_WALK` candidates is refused before it starts (`statsWalkSize`).
  */
-import { amountRangePks, countAmountRange, fieldHex, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, type StoredSettlement, decodeStored, indexValuePk, readRecord, readSettlement } from '../store/index.js'
+import { amountRangePks, countAmountRange, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, readRecord, readSettlement, recordMatcher, storedFigures } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
 import { fieldFilters, indexCount, indexWalk, recordFilter, recordReader, type FieldFilter } from './field-index.js'
-import { primaryWalk } from './primary-walk.js'
+import { primaryKeys, primaryWalk } from './primary-walk.js'
 
 /** `GET /stats` filters, validated: field values lowercase, amount bounds canonical. */
 export interface StatsFilter extends Omit<SettlementFilter, 'orderReference'> {
@@ -131,23 +131,28 @@ function walkDriver(store: Store, w: Walk): Driver | undefined {
   return { range, byAmount, rest: filters.filter((f) => f.field !== 'token'), candidates }
 }
 
-/** The driver's settlements inside its key range that match the walk's other field filters (tested before decoding). */
-function* walkSettlements(store: Store, d: Driver): Generator<StoredSettlement> {
+/**
+ * The stored records of the driver's settlements inside its key range that match the walk's other
+ * filters, tested on their bytes (a sum decodes only its figures, `storedFigures`). Valid until the next.
+ */
+function* walkRecords(store: Store, w: Walk, d: Driver): Generator<Buffer> {
   const matchesRest = recordFilter(store, d.rest)
+  const notRecipient = w.notRecipient === undefined ? undefined : recordMatcher(store, 'recipient', Buffer.from(w.notRecipient, 'hex'))
+  const matches = (record: Buffer) => matchesRest(record) && !notRecipient?.(record)
   if (d.driver) {
     const read = recordReader(store, d.driver)
     for (const value of indexWalk(store, d.driver, d.range, 'asc')) {
       const record = read(value)
-      if (matchesRest(record)) yield decodeStored(store, indexValuePk(value), record)
+      if (matches(record)) yield record
     }
-  } else if (d.byAmount) {
-    const { token, min, max } = d.byAmount
-    for (const pk of amountRangePks(store, token, min, max)) {
-      if (Buffer.compare(pk, d.range.low) < 0 || Buffer.compare(pk, d.range.high) >= 0) continue
-      const record = readRecord(store, pk)!
-      if (matchesRest(record)) yield decodeStored(store, pk, record)
-    }
-  } else yield* primaryWalk(store, d.range, 'asc')
+    return
+  }
+  const keys = d.byAmount ? amountRangePks(store, d.byAmount.token, d.byAmount.min, d.byAmount.max) : primaryKeys(store, d.range, 'asc')
+  for (const pk of keys) {
+    if (d.byAmount && (Buffer.compare(pk, d.range.low) < 0 || Buffer.compare(pk, d.range.high) >= 0)) continue
+    const record = readRecord(store, pk)!
+    if (matches(record)) yield record
+  }
 }
 
 /** Settlements inside a key range, from the ordinals of the first and the last (two seeks). */
@@ -175,10 +180,9 @@ export function sumStats(store: Store, f: StatsFilter, sink: FiguresSink): void 
 function sumWalk(store: Store, w: Walk, sink: FiguresSink): void {
   const d = walkDriver(store, w)
   if (!d) return
-  for (const s of walkSettlements(store, d)) {
-    if (!amountInRange(s.amount, w)) continue
-    if (w.notRecipient !== undefined && fieldHex(s, 'recipient') === w.notRecipient) continue
-    sink(hourOf(s.timestamp), fieldHex(s, 'token'), 1, BigInt(s.amount), BigInt(s.fee))
+  for (const record of walkRecords(store, w, d)) {
+    const { timestamp, token, amount, fee } = storedFigures(store, record)
+    if (amountInRange(amount, w)) sink(hourOf(timestamp), token, 1, BigInt(amount), BigInt(fee))
   }
 }
 

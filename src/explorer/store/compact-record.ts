@@ -128,6 +128,21 @@ export function recordMatcher(store: Store, field: MatchedField, value: Uint8Arr
   }
 }
 
+/** What a statistics sum takes from a stored record: its hour's timestamp, token (hex without 0x) and figures. */
+export interface StoredFigures {
+  timestamp: number
+  token: string
+  amount: string
+  fee: string
+}
+
+/** A stored record's figures, without the hex of its other fields (`decodeStored` makes them all). */
+export function storedFigures(store: Store, record: Uint8Array): StoredFigures {
+  const { timestamp, tokenId, amountAt, amountLength, feeAt, feeLength } = readLayout(record)
+  const bytes = Buffer.from(record.buffer, record.byteOffset, record.length)
+  return { timestamp, token: hexOf(store, 'token', tokenId), amount: bytes.toString('latin1', amountAt, amountAt + amountLength), fee: bytes.toString('latin1', feeAt, feeAt + feeLength) }
+}
+
 /** A stored record as the settlement filters and the CSV writer take it (record.ts `StoredSettlement`). */
 export function decodeStored(store: Store, pk: Uint8Array, record: Uint8Array): StoredSettlement {
   const { blockNumber, logIndex } = decodePk(pk)
