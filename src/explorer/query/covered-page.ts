@@ -26,7 +26,8 @@ export function coveredPage(store: Store, tokens: TokenCache, f: FieldFilter, pa
   const last = Buffer.allocUnsafe(PK_BYTES)
   for (let written = 0; ; written++, ordinal += step) {
     const entry = runs.at(ordinal)
-    const inPage = entry && Buffer.compare(entry.pk, page.low) >= 0 && Buffer.compare(entry.pk, page.high) < 0
+    // Ordinals follow primary keys: walking away from `first`, only the bound ahead can be passed.
+    const inPage = entry && (step > 0 ? Buffer.compare(entry.pk, page.high) < 0 : Buffer.compare(entry.pk, page.low) >= 0)
     // One settlement past the page says that a next page exists; the cursor is the page's last.
     if (!inPage) return writer.finish(undefined, total)
     if (written === limit) return writer.finish(decodePk(last), total)
