@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Store } from '../store/open-store.js'
-import { SettlementJsonCache } from './settlement-json-cache.js'
+import { SAMPLE, SettlementJsonCache, WINDOW } from './settlement-json-cache.js'
 
 /** A store whose only content is its generation. */
 function storeAt(generation: { value: number }): Store {
@@ -60,4 +60,31 @@ test('past its arena the oldest entries go, the newest stay, and every answer is
     assert.equal(text, body(i).toString('latin1'))
   }
   assert.ok(kept > 25_000 && kept < 34_000, `${kept} kept`)
+})
+
+test('while lookups almost never hit, one miss in SAMPLE is remembered; once they hit, every miss is', () => {
+  const cache = new SettlementJsonCache()
+  cache.sync(storeAt({ value: 0 }))
+  const json = Buffer.from('{"x":1}')
+  /** As a page writer does: look up, and remember on a miss. */
+  const ask = (block: number) => {
+    const key = cache.key(block, 0)
+    if (read(cache, key) === undefined) cache.remember(key, json, 0, json.length)
+  }
+  const keptOf = (blocks: number[]) => blocks.filter((b) => cache.copyInto(cache.key(b, 0), Buffer.alloc(64), 0) >= 0).length
+  // A first window of misses, each remembered (nothing is known yet about the hits).
+  const first = Array.from({ length: WINDOW }, (_, i) => i)
+  first.forEach(ask)
+  // (A few keys share a slot with a later one: the table is direct-mapped.)
+  assert.ok(keptOf(first.slice(0, 100)) >= 95)
+  // The window had no hit: of the next misses, one in SAMPLE is kept.
+  const spread = Array.from({ length: 800 }, (_, i) => 100_000 + i)
+  spread.forEach(ask)
+  const kept = keptOf(spread)
+  assert.ok(kept <= 800 / SAMPLE && kept >= 800 / SAMPLE - 5, `${kept} of 800 kept`)
+  // A window of hits (the settlements kept, asked again), then every miss is remembered again.
+  for (let i = 0; i < WINDOW; i++) ask(first[i % 100]!)
+  const hot = Array.from({ length: 50 }, (_, i) => 200_000 + i)
+  hot.forEach(ask)
+  assert.ok(keptOf(hot) >= 48)
 })
