@@ -10,7 +10,7 @@
  * a rollback cuts each touched recipient's runs back to its remaining count (rollback.ts).
  */
 import type { Transaction } from 'lmdb'
-import { decodePointer, encodeRunKey, PK_BYTES, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryStart, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
+import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryRecordBytes, runEntryStart, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
 import type { Store } from './open-store.js'
 import { findId } from './dictionary.js'
 import { decodeStored } from './compact-record.js'
@@ -83,7 +83,7 @@ export function readRecord(store: Store, pk: Buffer, transaction?: Transaction):
   const at = run && runEntryStart(run, (ordinal - 1) % RUN_LENGTH)
   if (!run || at === undefined) throw new StoreError(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
   const start = at + RUN_ENTRY_HEAD_BYTES
-  const length = (run[at + PK_BYTES]! << 8) | run[at + PK_BYTES + 1]!
+  const length = runEntryRecordBytes(run, at)
   if (length > held.length) held = Buffer.allocUnsafeSlow(2 * length)
   held.set(run.subarray(start, start + length))
   return held.subarray(0, length)

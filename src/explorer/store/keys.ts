@@ -284,24 +284,29 @@ export function writeRunEntryHead(out: Buffer, at: number, pk: Uint8Array, recor
   return out.writeUInt16BE(recordBytes, at + PK_BYTES)
 }
 
+/** The record length in the head of the run entry at `run[at]` (by hand: this runs for every record read). */
+export function runEntryRecordBytes(run: Uint8Array, at: number): number {
+  return (run[at + PK_BYTES]! << 8) | run[at + PK_BYTES + 1]!
+}
+
 /** Where each entry of a run starts, in order. */
 export function runEntryStarts(run: Buffer): number[] {
   const starts: number[] = []
-  for (let at = 0; at < run.length; at += RUN_ENTRY_HEAD_BYTES + run.readUInt16BE(at + PK_BYTES)) starts.push(at)
+  for (let at = 0; at < run.length; at += RUN_ENTRY_HEAD_BYTES + runEntryRecordBytes(run, at)) starts.push(at)
   return starts
 }
 
 /** Where the entry at `index` (0-based) of a run starts, or undefined past its last: no list made. */
 export function runEntryStart(run: Uint8Array, index: number): number | undefined {
   let at = 0
-  for (let i = 0; i < index && at < run.length; i++) at += RUN_ENTRY_HEAD_BYTES + ((run[at + PK_BYTES]! << 8) | run[at + PK_BYTES + 1]!)
+  for (let i = 0; i < index && at < run.length; i++) at += RUN_ENTRY_HEAD_BYTES + runEntryRecordBytes(run, at)
   return at < run.length ? at : undefined
 }
 
 /** The primary key and the record of the entry at `run[at]`, as views. */
 export function runEntryAt(run: Buffer, at: number): { pk: Buffer; record: Buffer } {
   const recordStart = at + RUN_ENTRY_HEAD_BYTES
-  return { pk: run.subarray(at, at + PK_BYTES), record: run.subarray(recordStart, recordStart + run.readUInt16BE(at + PK_BYTES)) }
+  return { pk: run.subarray(at, at + PK_BYTES), record: run.subarray(recordStart, recordStart + runEntryRecordBytes(run, at)) }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -380,18 +385,6 @@ export function writeVarint(out: Uint8Array, p: number, n: number): number {
   }
   out[p++] = n
   return p
-}
-
-/** The varint `writeVarint` wrote at `bytes[p]`, and where it ends. */
-export function readVarint(bytes: Uint8Array, p: number): [number, number] {
-  let n = 0
-  let scale = 1
-  for (;;) {
-    const b = bytes[p++]!
-    n += (b & 0x7f) * scale
-    if (b < 0x80) return [n, p]
-    scale *= 0x80
-  }
 }
 
 /** A dictionary id as the prefix-free varint that stands for its value in keys. */
