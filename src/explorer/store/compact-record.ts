@@ -106,7 +106,7 @@ export function storedOfTx(record: Uint8Array, txHash: Uint8Array): boolean {
 }
 
 /** Where each party field sits after `partiesAt`, in bytes. */
-const PARTY_FIELDS = { txHash: [0, 32], payer: [32, 52], recipient: [52, 72], orderReference: [72, 88], acquirerId: [88, 104] } as const
+export const PARTY_FIELDS = { txHash: [0, 32], payer: [32, 52], recipient: [52, 72], orderReference: [72, 88], acquirerId: [88, 104] } as const
 
 export type MatchedField = keyof typeof PARTY_FIELDS | 'token'
 

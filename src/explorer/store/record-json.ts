@@ -5,7 +5,7 @@
  * when no cache holds it. What an id stands for — a token with its symbol and decimals, a domain
  * separator — is rendered once per store and copied after that.
  */
-import { readLayout } from './compact-record.js'
+import { PARTY_FIELDS, readLayout } from './compact-record.js'
 import { valueOf } from './dictionary.js'
 import { decodePk } from './keys.js'
 import type { Store } from './open-store.js'
@@ -36,6 +36,13 @@ const AMOUNT = text('","amount":"')
 const FEE = text('","fee":"')
 const ORDER_REFERENCE = text('","orderReference":"0x')
 const ACQUIRER_ID = text('","acquirerId":"0x')
+
+// Where each party field sits after the record's `partiesAt` (compact-record.ts), as plain numbers for the hot path.
+const [TX_HASH_FROM, TX_HASH_TO] = PARTY_FIELDS.txHash
+const [PAYER_FROM, PAYER_TO] = PARTY_FIELDS.payer
+const [RECIPIENT_FROM, RECIPIENT_TO] = PARTY_FIELDS.recipient
+const [ORDER_REFERENCE_FROM, ORDER_REFERENCE_TO] = PARTY_FIELDS.orderReference
+const [ACQUIRER_ID_FROM, ACQUIRER_ID_TO] = PARTY_FIELDS.acquirerId
 
 /** The template's own bytes, the parties' hex and the longest block number, log index and timestamp, rounded up. */
 const FIXED_JSON_BYTES = 384
@@ -134,7 +141,7 @@ export function writeRecordJson(out: Buffer, p: number, pk: Uint8Array, record: 
   if (p + FIXED_JSON_BYTES + token.length + domain.length + amountLength + feeLength > out.length) return -1
   const { blockNumber, logIndex } = decodePk(pk)
   p = put(out, p, TX_HASH)
-  p = putHex(out, p, record, at, at + 32)
+  p = putHex(out, p, record, at + TX_HASH_FROM, at + TX_HASH_TO)
   p = put(out, p, BLOCK_NUMBER)
   p = putDecimal(out, p, blockNumber)
   p = put(out, p, LOG_INDEX)
@@ -142,17 +149,17 @@ export function writeRecordJson(out: Buffer, p: number, pk: Uint8Array, record: 
   p = put(out, p, TIMESTAMP)
   p = putDecimal(out, p, timestamp)
   p = put(out, p, token)
-  p = putHex(out, p, record, at + 32, at + 52)
+  p = putHex(out, p, record, at + PAYER_FROM, at + PAYER_TO)
   p = put(out, p, RECIPIENT)
-  p = putHex(out, p, record, at + 52, at + 72)
+  p = putHex(out, p, record, at + RECIPIENT_FROM, at + RECIPIENT_TO)
   p = put(out, p, AMOUNT)
   p = putRange(out, p, record, amountAt, amountAt + amountLength)
   p = put(out, p, FEE)
   p = putRange(out, p, record, feeAt, feeAt + feeLength)
   p = put(out, p, ORDER_REFERENCE)
-  p = putHex(out, p, record, at + 72, at + 88)
+  p = putHex(out, p, record, at + ORDER_REFERENCE_FROM, at + ORDER_REFERENCE_TO)
   p = put(out, p, ACQUIRER_ID)
-  p = putHex(out, p, record, at + 88, at + 104)
+  p = putHex(out, p, record, at + ACQUIRER_ID_FROM, at + ACQUIRER_ID_TO)
   return put(out, p, domain)
 }
 
