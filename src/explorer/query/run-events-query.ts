@@ -94,7 +94,6 @@ function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range
   const read = recordReader(store, driver)
   const matchesRest = recordFilter(store, rest)
   const matches = (value: Buffer) => {
-    if (!amounts && rest.length === 0) return true
     const record = read(value)
     return (!amounts || amountInRange(storedAmount(record), q)) && matchesRest(record)
   }
