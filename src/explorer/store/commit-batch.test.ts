@@ -23,7 +23,6 @@ async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-
 const steps = [...syntheticSteps(600, { payers: 8, recipients: 12, paidToPayerShare: 0.5 })]
 const withTokens = (i: number, step: IndexingStep) => (i === 0 ? step : { ...step, tokens: undefined })
 
