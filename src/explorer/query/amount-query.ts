@@ -17,7 +17,7 @@ import { amountClasses, amountClassWalk, countAmountRange, amountRangePks, index
 import type { Store } from '../store/index.js'
 import type { KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
-import { indexCount, indexWalk, type FieldFilter } from './field-index.js'
+import { indexCount, indexWalk, testedInGroups, type FieldFilter } from './field-index.js'
 import { primaryCount, primaryKeys } from './primary-walk.js'
 
 export interface AmountBounds {
@@ -36,8 +36,6 @@ export function amountBounds(filter: SettlementFilter): AmountBounds | undefined
 /** Whether the amount index answers this query (no field filter other than `token`). */
 export const usesAmountIndex = (filters: FieldFilter[]) => filters.every((f) => f.field === 'token')
 
-/** The amount of the settlement stored under `pk`, inside the filter's bounds. */
-export const storedAmountInRange = (store: Store, pk: Buffer, q: SettlementFilter) => amountInRange(storedAmount(readRecord(store, pk)!), q)
 
 /**
  * A listed entry costs about three walked candidates: at 1M settlements, listing and sorting 3,323
@@ -99,8 +97,8 @@ export function amountQuery(store: Store, q: EventsQuery, range: KeyRange, page:
   const walked = range.bounded ? range : page
   if (!walked) return { total: plan.inAmount, found }
   const candidates = plan.how === 'merge' ? mergeClasses(store, token!, plan.classes, walked, q.order) : chainOrder(store, walked, q.order, token)
-  for (const [pk, check] of candidates) {
-    if (check && !storedAmountInRange(store, pk, q)) continue
+  for (const [pk, inAmount] of testedInGroups(store, candidates, (record) => amountInRange(storedAmount(record), q))) {
+    if (!inAmount) continue
     total++
     const inPage = !range.bounded || !page || (Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0)
     if (inPage && page && found.length <= q.limit) found.push(Buffer.from(pk))

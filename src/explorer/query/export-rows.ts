@@ -11,11 +11,11 @@
  * checked against the other filters and the amount bounds, as `/events` pages do.
  */
 import type { Transaction } from 'lmdb'
-import { blockEndPk, decodePk, decodeStored, fieldHex, indexValuePk, readHead, storedAmount, writeRecordJson, type StoredSettlement, readRecord } from '../store/index.js'
+import { blockEndPk, decodePk, decodeStored, fieldHex, readHead, storedAmount, writeRecordJson, type StoredSettlement, readRecord } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery } from './events-query.js'
-import { fieldFilters, indexCount, indexWalk, recordFilter, type FieldFilter } from './field-index.js'
+import { fieldFilters, indexCount, indexPks, indexWalk, recordFilter, type FieldFilter } from './field-index.js'
 import { pageBounds } from './run-events-query.js'
 import { primaryKeys } from './primary-walk.js'
 import type { TokenCache } from './token-cache.js'
@@ -166,10 +166,7 @@ function grow(out: Buffer, used: number, atLeast = 0): Buffer {
 /** Primary keys of the candidates inside `range`, in the query's order, read in `transaction`. */
 function candidateKeys(store: Store, plan: ExportPlan, range: KeyRange, order: 'asc' | 'desc', transaction: Transaction): Generator<Buffer> {
   if (!plan.driver) return primaryKeys(store, range, order, transaction)
-  const values = indexWalk(store, plan.driver, range, order, transaction)
-  return (function* () {
-    for (const value of values) yield indexValuePk(value)
-  })()
+  return indexPks(indexWalk(store, plan.driver, range, order, transaction))
 }
 
 /**

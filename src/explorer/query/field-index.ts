@@ -4,7 +4,7 @@
  * payer and the recipient entries of that address, merged by primary key, where a self-payment (in
  * both) comes out once; its count is payer + recipient − self-payments (`idx:selfPayment`), six seeks.
  */
-import { compareIndexValuePks, decodeStored, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk, readRecord, recordMatcher, RunReader } from '../store/index.js'
+import { compareIndexValuePks, decodeStored, encodeHexKey, indexValueBefore, indexValueOrdinal, indexValuePk, isLowestPk, PK_BYTES, readRecord, RecordGroup, recordMatcher, RunReader } from '../store/index.js'
 import { hasOrdinals, type IndexedField, type Store } from '../store/index.js'
 import { addressesOf, fieldHex, type StoredSettlement } from '../store/index.js'
 import type { Transaction } from 'lmdb'
@@ -35,6 +35,11 @@ export function indexWalk(store: Store, f: FieldFilter, range: KeyRange, order: 
   return mergeByPk(valuesOf(store, 'payer', f.key, range, order, transaction), valuesOf(store, 'recipient', f.key, range, order, transaction), order)
 }
 
+/** The primary keys of a walk's index values. */
+export function* indexPks(values: Iterable<Buffer>): Generator<Buffer> {
+  for (const value of values) yield indexValuePk(value)
+}
+
 /** The exact number of settlements matching a filter inside a key range. */
 export function indexCount(store: Store, f: FieldFilter, range: KeyRange): number {
   if (f.field !== 'address') return countOf(store, f.field, f.key, range)
@@ -57,6 +62,59 @@ export function recordReader(store: Store, driver: FieldFilter): (indexValue: Bu
 export function settlementReader(store: Store, driver: FieldFilter): (indexValue: Buffer) => StoredSettlement {
   const read = recordReader(store, driver)
   return (value) => decodeStored(store, indexValuePk(value), read(value))
+}
+
+/** Candidates a walk tests together at first; each group after doubles, up to the last size. */
+const FIRST_GROUP = 64
+const LAST_GROUP = 32_768
+
+/**
+ * The candidates of a walk in its order, each with whether its stored record passes `test` (a candidate
+ * marked `false` passes unread). The records are read in groups, run by run (store/record-group.ts);
+ * groups grow from 64 to 32,768 candidates, so a walk stopped after a page has read little past it.
+ * Each primary key given is a copy.
+ */
+export function* testedInGroups(store: Store, candidates: Iterator<[pk: Buffer, check: boolean]>, test: (record: Buffer) => boolean): Generator<[Buffer, boolean]> {
+  try {
+    let done = false
+    for (let capacity = FIRST_GROUP; !done; capacity = Math.min(2 * capacity, LAST_GROUP)) {
+      const group = new RecordGroup(capacity)
+      const pks = Buffer.allocUnsafe(capacity * PK_BYTES)
+      // Per candidate, its position in the group, or -1 when it passes unread.
+      const slots = new Int32Array(capacity)
+      let n = 0
+      while (n < capacity) {
+        const next = candidates.next()
+        if ((done = next.done === true)) break
+        const [pk, check] = next.value
+        pks.set(pk, n * PK_BYTES)
+        slots[n++] = check ? group.size : -1
+        if (check) group.add(store, pk)
+      }
+      const passed = new Uint8Array(group.size)
+      group.visit(store, (i, record) => (passed[i] = test(record) ? 1 : 0))
+      for (let i = 0; i < n; i++) yield [pks.subarray(i * PK_BYTES, (i + 1) * PK_BYTES), slots[i]! < 0 || passed[slots[i]!] === 1]
+    }
+  } finally {
+    candidates.return?.()
+  }
+}
+
+/**
+ * The settlements of a walk of `driver`'s index (`values`), in its order, each with whether its stored
+ * record passes `test`: a recipient's records read from its runs one after another, other fields' in groups.
+ */
+export function* testedWalk(store: Store, driver: FieldFilter, values: Generator<Buffer>, test: (record: Buffer) => boolean): Generator<[Buffer, boolean]> {
+  if (driver.field !== 'recipient') {
+    yield* testedInGroups(store, checkedPks(values), test)
+    return
+  }
+  const read = recordReader(store, driver)
+  for (const value of values) yield [indexValuePk(value), test(read(value))]
+}
+
+function* checkedPks(values: Iterable<Buffer>): Generator<[Buffer, boolean]> {
+  for (const value of values) yield [indexValuePk(value), true]
 }
 
 /** Whether a stored record matches every filter, compared on its bytes (`recordMatcher`); made once per walk. */

@@ -22,6 +22,11 @@ export function* primaryKeys(store: Store, range: KeyRange, order: 'asc' | 'desc
   }
 }
 
+/** Where the record of each settlement inside [low, high) is (the primary database's values), in chain order. */
+export function* primaryPointers(store: Store, range: KeyRange): Generator<Buffer> {
+  for (const { value } of store.events.getRange({ start: range.low, end: range.high })) yield value
+}
+
 export function* primaryWalk(store: Store, range: KeyRange, order: 'asc' | 'desc'): Generator<StoredSettlement> {
   for (const key of primaryKeys(store, range, order)) yield readSettlement(store, key)!
 }

@@ -15,7 +15,7 @@ import type { Store } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery } from './events-query.js'
 import { BYTES_PER_SETTLEMENT, PageWriter } from './page-writer.js'
-import { fieldFilters, indexCount, indexWalk, recordFilter, recordReader, type FieldFilter } from './field-index.js'
+import { fieldFilters, indexCount, indexWalk, recordFilter, testedWalk, type FieldFilter } from './field-index.js'
 import type { TokenCache } from './token-cache.js'
 import { coveredPage, isCovered } from './covered-page.js'
 import { amountBounds, amountQuery, usesAmountIndex } from './amount-query.js'
@@ -91,27 +91,22 @@ function indexPage(store: Store, driver: FieldFilter, range: KeyRange, order: 'a
  */
 function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range: KeyRange, page: KeyRange | undefined, q: EventsQuery, maxWalk: number) {
   const amounts = amountBounds(q) !== undefined
-  const read = recordReader(store, driver)
   const matchesRest = recordFilter(store, rest)
-  const matches = (value: Buffer) => {
-    const record = read(value)
-    return (!amounts || amountInRange(storedAmount(record), q)) && matchesRest(record)
-  }
+  const matches = (record: Buffer) => (!amounts || amountInRange(storedAmount(record), q)) && matchesRest(record)
   const inPage = (pk: Buffer) => page !== undefined && Buffer.compare(pk, page.low) >= 0 && Buffer.compare(pk, page.high) < 0
   let found: Buffer[] = []
   let total = 0
   let walked = 0
   let cutOff = false
   let lastInPage: Buffer | undefined
-  for (const value of indexWalk(store, driver, range, q.order)) {
+  for (const [pk, matched] of testedWalk(store, driver, indexWalk(store, driver, range, q.order), matches)) {
     if (walked++ >= maxWalk) {
       cutOff = true
       break
     }
-    const pk = indexValuePk(value)
     const here = inPage(pk)
     if (here) lastInPage = pk
-    if (!matches(value)) continue
+    if (!matched) continue
     total++
     if (here && found.length <= q.limit) found.push(pk)
   }
@@ -121,14 +116,14 @@ function intersect(store: Store, driver: FieldFilter, rest: FieldFilter[], range
     found = []
     walked = 0
     cutOff = false
-    for (const value of indexWalk(store, driver, page, q.order)) {
+    for (const [pk, matched] of testedWalk(store, driver, indexWalk(store, driver, page, q.order), matches)) {
       if (found.length > q.limit) break
       if (walked++ >= maxWalk) {
         cutOff = true
         break
       }
-      lastInPage = indexValuePk(value)
-      if (matches(value)) found.push(lastInPage)
+      lastInPage = pk
+      if (matched) found.push(pk)
     }
     total += found.length
   }

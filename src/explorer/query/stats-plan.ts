@@ -13,11 +13,11 @@
  *   the token's amount index when its count for the bounds is smaller). The walk is bounded: a request
  *   whose walks would pass `STATS_MAX_WALK` candidates is refused before it starts (`statsWalkSize`).
  */
-import { amountRangePks, countAmountRange, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, readRecord, readSettlement, recordMatcher, storedFigures } from '../store/index.js'
+import { amountRangePks, countAmountRange, HOUR_SECONDS, MAX_AMOUNT, readBuckets, blockEndPk, blockStartPk, encodeHexKey, type Store, readSettlement, recordMatcher, RecordGroup, storedFigures } from '../store/index.js'
 import { keyRange, type KeyRange } from './block-range.js'
 import { amountInRange, type EventsQuery, type SettlementFilter } from './events-query.js'
-import { fieldFilters, indexCount, indexWalk, recordFilter, recordReader, type FieldFilter } from './field-index.js'
-import { primaryKeys, primaryWalk } from './primary-walk.js'
+import { fieldFilters, indexCount, indexPks, indexWalk, recordFilter, recordReader, type FieldFilter } from './field-index.js'
+import { primaryPointers, primaryWalk } from './primary-walk.js'
 
 /** `GET /stats` filters, validated: field values lowercase, amount bounds canonical. */
 export interface StatsFilter extends Omit<SettlementFilter, 'orderReference'> {
@@ -131,28 +131,42 @@ function walkDriver(store: Store, w: Walk): Driver | undefined {
   return { range, byAmount, rest: filters.filter((f) => f.field !== 'token'), candidates }
 }
 
+/** Settlements a walk reads together (store/record-group.ts): a statistics walk reads them all, in any order. */
+const GROUP_SIZE = 32_768
+
 /**
- * The stored records of the driver's settlements inside its key range that match the walk's other
- * filters, tested on their bytes (a sum decodes only its figures, `storedFigures`). Valid until the next.
+ * Calls `each` with the stored record of every settlement of the driver's inside its key range that
+ * matches the walk's other filters, tested on its bytes (a sum decodes only its figures, `storedFigures`),
+ * in no particular order; a record is valid during its call only. A recipient's records are read from
+ * its runs in order, others in groups run by run.
  */
-function* walkRecords(store: Store, w: Walk, d: Driver): Generator<Buffer> {
+function eachRecord(store: Store, w: Walk, d: Driver, each: (record: Buffer) => void): void {
   const matchesRest = recordFilter(store, d.rest)
   const notRecipient = w.notRecipient === undefined ? undefined : recordMatcher(store, 'recipient', Buffer.from(w.notRecipient, 'hex'))
-  const matches = (record: Buffer) => matchesRest(record) && !notRecipient?.(record)
-  if (d.driver) {
+  const visit = (_: number, record: Buffer) => {
+    if (matchesRest(record) && !notRecipient?.(record)) each(record)
+  }
+  if (d.driver?.field === 'recipient') {
     const read = recordReader(store, d.driver)
-    for (const value of indexWalk(store, d.driver, d.range, 'asc')) {
-      const record = read(value)
-      if (matches(record)) yield record
-    }
+    for (const value of indexWalk(store, d.driver, d.range, 'asc')) visit(0, read(value))
     return
   }
-  const keys = d.byAmount ? amountRangePks(store, d.byAmount.token, d.byAmount.min, d.byAmount.max) : primaryKeys(store, d.range, 'asc')
-  for (const pk of keys) {
-    if (d.byAmount && (Buffer.compare(pk, d.range.low) < 0 || Buffer.compare(pk, d.range.high) >= 0)) continue
-    const record = readRecord(store, pk)!
-    if (matches(record)) yield record
+  const group = new RecordGroup(GROUP_SIZE)
+  const flush = () => group.visit(store, visit)
+  if (!d.driver && !d.byAmount) {
+    for (const pointer of primaryPointers(store, d.range)) {
+      group.addPointer(pointer)
+      if (group.full) flush()
+    }
+    return flush()
   }
+  const pks = d.driver ? indexPks(indexWalk(store, d.driver, d.range, 'asc')) : amountRangePks(store, d.byAmount!.token, d.byAmount!.min, d.byAmount!.max)
+  for (const pk of pks) {
+    if (d.byAmount && (Buffer.compare(pk, d.range.low) < 0 || Buffer.compare(pk, d.range.high) >= 0)) continue
+    group.add(store, pk)
+    if (group.full) flush()
+  }
+  flush()
 }
 
 /** Settlements inside a key range, from the ordinals of the first and the last (two seeks). */
@@ -180,10 +194,10 @@ export function sumStats(store: Store, f: StatsFilter, sink: FiguresSink): void 
 function sumWalk(store: Store, w: Walk, sink: FiguresSink): void {
   const d = walkDriver(store, w)
   if (!d) return
-  for (const record of walkRecords(store, w, d)) {
+  eachRecord(store, w, d, (record) => {
     const { timestamp, token, amount, fee } = storedFigures(store, record)
     if (amountInRange(amount, w)) sink(hourOf(timestamp), token, 1, BigInt(amount), BigInt(fee))
-  }
+  })
 }
 
 /** Buckets of hours from..to of the request's family (`asBucketed`: no address here), one token or all. */

@@ -10,7 +10,7 @@
  * a rollback cuts each touched recipient's runs back to its remaining count (rollback.ts).
  */
 import type { Transaction } from 'lmdb'
-import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryRecordBytes, runEntryStart, runEntryStarts, runOf, writeRunEntryHead } from './keys.js'
+import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryAt, runEntryRecordBytes, runEntryStart, runEntryStarts, runNumber, runOf, writeRunEntryHead } from './keys.js'
 import type { Store } from './open-store.js'
 import { findId } from './dictionary.js'
 import { decodeStored } from './compact-record.js'
@@ -30,8 +30,7 @@ export function appendToRuns(store: Store, settlements: RunAppend[]): void {
   const runs = new Map<number, { key: Buffer; parts: Uint8Array[] }>()
   for (const { recipientId, ordinal, pk, record } of settlements) {
     const run = runOf(ordinal)
-    // Recipient ids stay below 2^32 and run numbers below 2^21 (2^26 settlements of one recipient): one number names a run.
-    const id = recipientId * 2 ** 21 + run
+    const id = runNumber(recipientId, run)
     let pending = runs.get(id)
     if (!pending) {
       const key = encodeRunKey(recipientId, run)
@@ -63,9 +62,9 @@ export function truncateRuns(store: Store, recipientId: number, count: number): 
   store.runs.putSync(key, run.subarray(0, runEntryStart(run, keep)))
 }
 
-type ReadOptions = { transaction?: Transaction }
+export type ReadOptions = { transaction?: Transaction }
 // lmdb-js reads in the transaction given (read.js); its typings omit the options argument.
-type GetBinaryFast = (key: Buffer, options?: ReadOptions) => Buffer | undefined
+export type GetBinaryFast = (key: Buffer, options?: ReadOptions) => Buffer | undefined
 
 let held = Buffer.allocUnsafeSlow(512)
 

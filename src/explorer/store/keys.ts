@@ -257,6 +257,9 @@ const RECIPIENT_ID_BYTES = 4
 /** The run that holds the settlement with this 1-based ordinal. */
 export const runOf = (ordinal: number) => Math.floor((ordinal - 1) / RUN_LENGTH)
 
+/** Recipient ids stay below 2^32 and run numbers below 2^21 (2^26 settlements of one recipient): one number names a run. */
+export const runNumber = (recipientId: number, run: number) => recipientId * 2 ** 21 + run
+
 export function encodeRunKey(recipientId: number, run: number): Buffer {
   const key = Buffer.allocUnsafe(RECIPIENT_ID_BYTES + RUN_NUMBER_BYTES)
   key.writeUInt32BE(recipientId, 0)

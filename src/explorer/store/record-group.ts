@@ -1,0 +1,87 @@
+/**
+ * Many settlements' records read together. One by one, a record costs two random B-tree descents (its
+ * pointer, then its run: 0.84 + 1.45 µs at 1M); a walk over thousands of settlements in chain order
+ * spreads them over every recipient and reads each run from a cold page, again for every settlement
+ * in it. A group takes the walk's next settlements, sorts them by run and reads each run once, in key
+ * order: 2.04 → 1.15 µs per settlement over 30,000 consecutive ones at 1M in groups of 32,768 (lab).
+ * Records come out run by run, so a group suits work whose order does not matter (a sum) or that keeps
+ * a small result per settlement (a filter's verdict) by its position.
+ */
+import type { Transaction } from 'lmdb'
+import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryRecordBytes, runEntryStarts, runNumber, runOf } from './keys.js'
+import type { Store } from './open-store.js'
+import type { GetBinaryFast, ReadOptions } from './covering-runs.js'
+import { StoreError } from './store-error.js'
+
+export class RecordGroup {
+  readonly capacity: number
+  /** How many settlements the group holds. */
+  size = 0
+  readonly #recipientIds: Uint32Array
+  readonly #ordinals: Uint32Array
+  readonly #runs: Float64Array
+  /** A run copied out of lmdb-js's shared read buffer: a visitor may read the store (a token's id, say). */
+  #scratch = Buffer.allocUnsafeSlow(8192)
+
+  constructor(capacity: number) {
+    this.capacity = capacity
+    this.#recipientIds = new Uint32Array(capacity)
+    this.#ordinals = new Uint32Array(capacity)
+    this.#runs = new Float64Array(capacity)
+  }
+
+  get full(): boolean {
+    return this.size >= this.capacity
+  }
+
+  /** Adds a settlement by its primary key, reading where its record is. */
+  add(store: Store, pk: Buffer, transaction?: Transaction): void {
+    const pointer = (store.events.getBinaryFast as GetBinaryFast).call(store.events, pk, transaction ? { transaction } : undefined)
+    if (!pointer) throw new StoreError(`settlement ${pk.toString('hex')} is not in the store`)
+    this.addPointer(pointer)
+  }
+
+  /** Adds a settlement by its pointer (the primary database's value), as a walk of that database reads it. */
+  addPointer(pointer: Uint8Array): void {
+    const i = this.size++
+    const { recipientId, ordinal } = decodePointer(pointer)
+    this.#recipientIds[i] = recipientId
+    this.#ordinals[i] = ordinal
+    this.#runs[i] = runNumber(recipientId, runOf(ordinal))
+  }
+
+  /**
+   * Calls `visit(i, record)` for every settlement added (i: its position in the order added), run by
+   * run, then empties the group. A record is valid during its call only.
+   */
+  visit(store: Store, visit: (i: number, record: Buffer) => void, transaction?: Transaction): void {
+    const runs = this.#runs
+    const order = Array.from({ length: this.size }, (_, i) => i).sort((a, b) => runs[a]! - runs[b]!)
+    const options = transaction ? { transaction } : undefined
+    let current = -1
+    let run: Buffer = this.#scratch
+    let starts: number[] = []
+    for (const i of order) {
+      const recipientId = this.#recipientIds[i]!
+      const ordinal = this.#ordinals[i]!
+      if (runs[i] !== current) {
+        current = runs[i]!
+        run = this.#readRun(store, encodeRunKey(recipientId, runOf(ordinal)), options)
+        starts = runEntryStarts(run)
+      }
+      const at = starts[(ordinal - 1) % RUN_LENGTH]
+      if (at === undefined) throw new StoreError(`settlement ${ordinal} of recipient id ${recipientId} is missing from its run ${runOf(ordinal)}`)
+      const start = at + RUN_ENTRY_HEAD_BYTES
+      visit(i, run.subarray(start, start + runEntryRecordBytes(run, at)))
+    }
+    this.size = 0
+  }
+
+  #readRun(store: Store, key: Buffer, options: ReadOptions | undefined): Buffer {
+    const bytes = (store.runs.getBinaryFast as GetBinaryFast).call(store.runs, key, options)
+    if (!bytes) return this.#scratch.subarray(0, 0)
+    if (bytes.length > this.#scratch.length) this.#scratch = Buffer.allocUnsafeSlow(bytes.length * 2)
+    this.#scratch.set(bytes.subarray(0, bytes.length))
+    return this.#scratch.subarray(0, bytes.length)
+  }
+}
