@@ -100,6 +100,11 @@ export function* testedInGroups(store: Store, candidates: Iterator<[pk: Buffer, 
   }
 }
 
+/** The same, each record read when its candidate comes: for a walk that stops early (a page). */
+export function* testedOneByOne(store: Store, candidates: Iterable<[pk: Buffer, check: boolean]>, test: (record: Buffer) => boolean): Generator<[Buffer, boolean]> {
+  for (const [pk, check] of candidates) yield [pk, !check || test(readRecord(store, pk)!)]
+}
+
 /**
  * The settlements of a walk of `driver`'s index (`values`), in its order, each with whether its stored
  * record passes `test`: a recipient's records read from its runs one after another, other fields' in groups.

@@ -163,6 +163,7 @@ describe('runEventsQuery against brute force', () => {
     ['address + maxAmount', () => ({ address, maxAmount: '600000000' })],
     ['token + payer + amount range', () => ({ token: syntheticToken(2), payer: syntheticPayer(5), minAmount: '100000000', maxAmount: '900000000' })],
     ['amount range above every amount', () => ({ minAmount: (2n ** 256n - 1n).toString() })],
+    ['four whole amount classes of every token (merged)', () => ({ minAmount: String(2 ** 28), maxAmount: String(2 ** 28 + 4 * 2 ** 22 - 1) })],
     ['token + eight whole amount classes (merged)', () => ({ token: syntheticToken(0), minAmount: String(2 ** 28), maxAmount: String(2 ** 28 + 8 * 2 ** 22 - 1) })],
     ['token + a range cutting through its end classes (merged)', () => ({ token: syntheticToken(2), minAmount: '270000000', maxAmount: '320000000' })],
     ['token + merged classes + block range', () => ({ token: syntheticToken(1), minAmount: '270000000', maxAmount: '320000000', fromBlock: records[700]!.blockNumber, toBlock: records[2300]!.blockNumber })],
@@ -180,7 +181,7 @@ describe('runEventsQuery against brute force', () => {
     }
   }
 
-  test('the merged cases above are answered by merging amount classes, the narrow one by listing, the wide one by walking', () => {
+  test('the merged cases above are answered by merging amount classes (of one token or of every token), the narrow one by listing, the wide one by walking', () => {
     const how = (q: Omit<EventsQuery, 'limit' | 'order'>) => {
       const query = { ...q, limit: 37, order: 'desc' as const }
       return amountPlan(store, query, keyRange(store, query)!, fieldFilters(query)[0]).how
@@ -188,6 +189,7 @@ describe('runEventsQuery against brute force', () => {
     assert.equal(how({ token: syntheticToken(0), minAmount: String(2 ** 28), maxAmount: String(2 ** 28 + 8 * 2 ** 22 - 1) }), 'merge')
     assert.equal(how({ token: syntheticToken(2), minAmount: '270000000', maxAmount: '320000000' }), 'merge')
     assert.equal(how({ token: syntheticToken(1), minAmount: '270000000', maxAmount: '320000000', fromBlock: records[700]!.blockNumber, toBlock: records[2300]!.blockNumber }), 'merge')
+    assert.equal(how({ minAmount: String(2 ** 28), maxAmount: String(2 ** 28 + 4 * 2 ** 22 - 1) }), 'merge')
     assert.equal(how({ token: syntheticToken(1), minAmount: '300000000', maxAmount: '310000000' }), 'list')
     assert.equal(how({ token: syntheticToken(1), minAmount: '10000000', maxAmount: '990000000' }), 'walk')
   })

@@ -13,6 +13,12 @@ import type { Store } from './open-store.js'
 import type { GetBinaryFast, ReadOptions } from './covering-runs.js'
 import { StoreError } from './store-error.js'
 
+/**
+ * The run being visited, copied out of lmdb-js's shared read buffer, which a visitor's own reads (a
+ * token's id, say) would overwrite. One per thread: a visit runs to its end before another starts.
+ */
+let scratch: Buffer = Buffer.allocUnsafeSlow(8192)
+
 export class RecordGroup {
   readonly capacity: number
   /** How many settlements the group holds. */
@@ -20,8 +26,6 @@ export class RecordGroup {
   readonly #recipientIds: Uint32Array
   readonly #ordinals: Uint32Array
   readonly #runs: Float64Array
-  /** A run copied out of lmdb-js's shared read buffer: a visitor may read the store (a token's id, say). */
-  #scratch = Buffer.allocUnsafeSlow(8192)
 
   constructor(capacity: number) {
     this.capacity = capacity
@@ -56,12 +60,13 @@ export class RecordGroup {
    */
   visit(store: Store, visit: (i: number, record: Buffer) => void, transaction?: Transaction): void {
     const runs = this.#runs
-    const order = Array.from({ length: this.size }, (_, i) => i).sort((a, b) => runs[a]! - runs[b]!)
     const options = transaction ? { transaction } : undefined
     let current = -1
-    let run: Buffer = this.#scratch
+    let run: Buffer = scratch.subarray(0, 0)
     let starts: number[] = []
-    for (const i of order) {
+    const order = this.#runOrder()
+    for (let k = 0; k < this.size; k++) {
+      const i = order[k]!
       const recipientId = this.#recipientIds[i]!
       const ordinal = this.#ordinals[i]!
       if (runs[i] !== current) {
@@ -77,11 +82,29 @@ export class RecordGroup {
     this.size = 0
   }
 
+  /**
+   * The positions added, by run. Packed as run number × size + position and sorted as plain numbers
+   * while that is exact (recipient ids below 2^17 in a full group): 0.10 µs per settlement at 32,768
+   * where a comparator takes 0.31.
+   */
+  #runOrder(): ArrayLike<number> {
+    const runs = this.#runs
+    const n = this.size
+    let highest = 0
+    for (let i = 0; i < n; i++) if (runs[i]! > highest) highest = runs[i]!
+    if (highest * n + n > Number.MAX_SAFE_INTEGER) return Array.from({ length: n }, (_, i) => i).sort((a, b) => runs[a]! - runs[b]!)
+    const order = new Float64Array(n)
+    for (let i = 0; i < n; i++) order[i] = runs[i]! * n + i
+    order.sort()
+    for (let i = 0; i < n; i++) order[i] = order[i]! % n
+    return order
+  }
+
   #readRun(store: Store, key: Buffer, options: ReadOptions | undefined): Buffer {
     const bytes = (store.runs.getBinaryFast as GetBinaryFast).call(store.runs, key, options)
-    if (!bytes) return this.#scratch.subarray(0, 0)
-    if (bytes.length > this.#scratch.length) this.#scratch = Buffer.allocUnsafeSlow(bytes.length * 2)
-    this.#scratch.set(bytes.subarray(0, bytes.length))
-    return this.#scratch.subarray(0, bytes.length)
+    if (!bytes) return scratch.subarray(0, 0)
+    if (bytes.length > scratch.length) scratch = Buffer.allocUnsafeSlow(bytes.length * 2)
+    scratch.set(bytes.subarray(0, bytes.length))
+    return scratch.subarray(0, bytes.length)
   }
 }
