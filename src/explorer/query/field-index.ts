@@ -71,8 +71,8 @@ const LAST_GROUP = 32_768
 /**
  * The candidates of a walk in its order, each with whether its stored record passes `test` (a candidate
  * marked `false` passes unread). The records are read in groups, run by run (store/record-group.ts);
- * groups grow from 64 to 32,768 candidates, so a walk stopped after a page has read little past it.
- * Each primary key given is a copy.
+ * groups grow from 64 to 32,768 candidates, so a walk that stops early has read at most as much again
+ * as it used. Each primary key given is a copy.
  */
 export function* testedInGroups(store: Store, candidates: Iterator<[pk: Buffer, check: boolean]>, test: (record: Buffer) => boolean): Generator<[Buffer, boolean]> {
   try {

@@ -2,10 +2,11 @@
  * Many settlements' records read together. One by one, a record costs two random B-tree descents (its
  * pointer, then its run: 0.84 + 1.45 µs at 1M); a walk over thousands of settlements in chain order
  * spreads them over every recipient and reads each run from a cold page, again for every settlement
- * in it. A group takes the walk's next settlements, sorts them by run and reads each run once, in key
- * order: 2.04 → 1.15 µs per settlement over 30,000 consecutive ones at 1M in groups of 32,768 (lab).
- * Records come out run by run, so a group suits work whose order does not matter (a sum) or that keeps
- * a small result per settlement (a filter's verdict) by its position.
+ * in it. A group takes the walk's next settlements, sorts them by run and reads each run once: 2.04 →
+ * 1.15 µs per settlement over 30,000 consecutive ones at 1M in groups of 32,768 (lab). Settlements far
+ * apart share no run and gain nothing (every 167th: 2.08 → 2.14 µs). Records come out run by run, so a
+ * group suits work whose order does not matter (a sum) or that keeps a small result per settlement (a
+ * filter's verdict) by its position.
  */
 import type { Transaction } from 'lmdb'
 import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryRecordBytes, runEntryStarts, runNumber, runOf } from './keys.js'
