@@ -10,6 +10,7 @@
  *   npm run bench -- --append                  add this run's report to the end of the output file
  *   npm run bench -- --only=peers              Ponder beside the explorer on the same data (installs Ponder into bench/peers/ponder on first use)
  *   npm run bench -- --only=peers --peer-settlements=200000    the peers section on more settlements (default 100k)
+ *   npm run bench -- --only=ingest --ingest-settlements=10000000    the backfill on more settlements (default 1M)
  *   npm run bench -- --only=envio              Envio HyperIndex beside the explorer on 20k settlements (installs its CLI into bench/peers/envio/cli on first use)
  *   npm run bench -- --only=replica            an empty explorer catching up with the largest chain, live, then its restart
  *   npm run bench -- --only=snapshot           a snapshot of the largest store beside its loaded explorer, then a replica from it
@@ -71,6 +72,7 @@ const { values } = parseArgs({
     sizes: { type: 'string' },
     append: { type: 'boolean', default: false },
     'peer-settlements': { type: 'string' },
+    'ingest-settlements': { type: 'string' },
   },
 })
 const quick = values.quick
@@ -88,6 +90,7 @@ const ctx: BenchContext = {
   sizes: values.sizes ? values.sizes.split(',').map(Number) : quick ? [30_000] : [1_000_000, 10_000_000],
   profileDir,
   peerSettlements: values['peer-settlements'] ? Number(values['peer-settlements']) : undefined,
+  ingestSettlements: values['ingest-settlements'] ? Number(values['ingest-settlements']) : undefined,
   log: (line) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`),
 }
 

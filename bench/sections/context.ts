@@ -9,6 +9,8 @@ export interface BenchContext {
   profileDir: string
   /** Settlements the peers section indexes (`--peer-settlements`); its default when absent. */
   peerSettlements?: number
+  /** Settlements the ingest section backfills (`--ingest-settlements`); its default when absent. */
+  ingestSettlements?: number
   log(line: string): void
 }
 

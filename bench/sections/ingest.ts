@@ -89,7 +89,7 @@ async function storeOnly(ctx: BenchContext, settlements: number, preEncoded = fa
 }
 
 export async function ingest(ctx: BenchContext): Promise<SectionResult> {
-  const settlements = ctx.quick ? 15_000 : 1_000_000
+  const settlements = ctx.ingestSettlements ?? (ctx.quick ? 15_000 : 1_000_000)
   ctx.log(`ingest: backfilling ${fmt(settlements)} settlements from the fake RPC node`)
   const run = await backfill(ctx, settlements)
   const referenceCount = ctx.quick ? 15_000 : 200_000
