@@ -36,7 +36,6 @@ export function amountBounds(filter: SettlementFilter): AmountBounds | undefined
 /** Whether the amount index answers this query (no field filter other than `token`). */
 export const usesAmountIndex = (filters: FieldFilter[]) => filters.every((f) => f.field === 'token')
 
-
 /**
  * A listed entry costs about three walked candidates: at 1M settlements, listing and sorting 3,323
  * entries took 6–18 ms and walking 2,100 candidates with their amounts 3–15 ms (a loaded 2-core machine).
