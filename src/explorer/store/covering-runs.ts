@@ -62,11 +62,31 @@ export function truncateRuns(store: Store, recipientId: number, count: number): 
   store.runs.putSync(key, run.subarray(0, runEntryStart(run, keep)))
 }
 
-export type ReadOptions = { transaction?: Transaction }
+type ReadOptions = { transaction?: Transaction }
 // lmdb-js reads in the transaction given (read.js); its typings omit the options argument.
-export type GetBinaryFast = (key: Buffer, options?: ReadOptions) => Buffer | undefined
+type GetBinaryFast = (key: Buffer, options?: ReadOptions) => Buffer | undefined
 
-let held = Buffer.allocUnsafeSlow(512)
+/**
+ * A buffer of this thread that bytes are copied into out of lmdb-js's shared read buffer, which the
+ * next read of any database overwrites; grown when too small, so that a copy allocates nothing.
+ */
+export class HeldBytes {
+  #buffer: Buffer
+
+  constructor(bytes: number) {
+    this.#buffer = Buffer.allocUnsafeSlow(bytes)
+  }
+
+  /** A copy of `bytes`, valid until the next `hold`. */
+  hold(bytes: Uint8Array): Buffer {
+    // lmdb-js's read buffer is larger than the value: its `length` is the value's.
+    if (bytes.length > this.#buffer.length) this.#buffer = Buffer.allocUnsafeSlow(2 * bytes.length)
+    this.#buffer.set(bytes.subarray(0, bytes.length))
+    return this.#buffer.subarray(0, bytes.length)
+  }
+}
+
+const held = new HeldBytes(512)
 
 /**
  * The stored record (compact-record.ts) of a settlement by its primary key, or undefined when there is
@@ -82,10 +102,7 @@ export function readRecord(store: Store, pk: Buffer, transaction?: Transaction):
   const at = run && runEntryStart(run, (ordinal - 1) % RUN_LENGTH)
   if (!run || at === undefined) throw new StoreError(`the record of settlement ${pk.toString('hex')} is missing from run ${runOf(ordinal)} of recipient id ${recipientId}`)
   const start = at + RUN_ENTRY_HEAD_BYTES
-  const length = runEntryRecordBytes(run, at)
-  if (length > held.length) held = Buffer.allocUnsafeSlow(2 * length)
-  held.set(run.subarray(start, start + length))
-  return held.subarray(0, length)
+  return held.hold(run.subarray(start, start + runEntryRecordBytes(run, at)))
 }
 
 /** A settlement by its primary key, decoded for the filters (`decodeStored`), or undefined when there is none. */
@@ -99,16 +116,13 @@ export function readSettlement(store: Store, pk: Buffer, transaction?: Transacti
  * database overwrites) into this thread's one scratch buffer: no allocation per run. `scratchHolder`
  * is the reader whose run is there: another reader's read takes it over, and the first reads again.
  */
-let scratch = Buffer.allocUnsafeSlow(8192)
+const scratch = new HeldBytes(8192)
 let scratchHolder: RunReader | undefined
 
 function readRun(store: Store, key: Buffer, holder: RunReader): Buffer | undefined {
   scratchHolder = holder
   const bytes = store.runs.getBinaryFast(key)
-  if (!bytes) return undefined
-  if (bytes.length > scratch.length) scratch = Buffer.allocUnsafeSlow(bytes.length * 2)
-  scratch.set(bytes.subarray(0, bytes.length))
-  return scratch.subarray(0, bytes.length)
+  return bytes && scratch.hold(bytes)
 }
 
 /**

@@ -8,17 +8,17 @@
  * group suits work whose order does not matter (a sum) or that keeps a small result per settlement (a
  * filter's verdict) by its position.
  */
-import type { Transaction } from 'lmdb'
 import { decodePointer, encodeRunKey, RUN_ENTRY_HEAD_BYTES, RUN_LENGTH, runEntryRecordBytes, runEntryStarts, runNumber, runOf } from './keys.js'
 import type { Store } from './open-store.js'
-import type { GetBinaryFast, ReadOptions } from './covering-runs.js'
+import { HeldBytes } from './covering-runs.js'
 import { StoreError } from './store-error.js'
 
 /**
  * The run being visited, copied out of lmdb-js's shared read buffer, which a visitor's own reads (a
  * token's id, say) would overwrite. One per thread: a visit runs to its end before another starts.
  */
-let scratch: Buffer = Buffer.allocUnsafeSlow(8192)
+const scratch = new HeldBytes(8192)
+const NO_RUN: Buffer = Buffer.alloc(0)
 
 export class RecordGroup {
   readonly capacity: number
@@ -40,8 +40,8 @@ export class RecordGroup {
   }
 
   /** Adds a settlement by its primary key, reading where its record is. */
-  add(store: Store, pk: Buffer, transaction?: Transaction): void {
-    const pointer = (store.events.getBinaryFast as GetBinaryFast).call(store.events, pk, transaction ? { transaction } : undefined)
+  add(store: Store, pk: Buffer): void {
+    const pointer = store.events.getBinaryFast(pk)
     if (!pointer) throw new StoreError(`settlement ${pk.toString('hex')} is not in the store`)
     this.addPointer(pointer)
   }
@@ -59,11 +59,10 @@ export class RecordGroup {
    * Calls `visit(i, record)` for every settlement added (i: its position in the order added), run by
    * run, then empties the group. A record is valid during its call only.
    */
-  visit(store: Store, visit: (i: number, record: Buffer) => void, transaction?: Transaction): void {
+  visit(store: Store, visit: (i: number, record: Buffer) => void): void {
     const runs = this.#runs
-    const options = transaction ? { transaction } : undefined
     let current = -1
-    let run: Buffer = scratch.subarray(0, 0)
+    let run = NO_RUN
     let starts: number[] = []
     const order = this.#runOrder()
     for (let k = 0; k < this.size; k++) {
@@ -72,7 +71,8 @@ export class RecordGroup {
       const ordinal = this.#ordinals[i]!
       if (runs[i] !== current) {
         current = runs[i]!
-        run = this.#readRun(store, encodeRunKey(recipientId, runOf(ordinal)), options)
+        const bytes = store.runs.getBinaryFast(encodeRunKey(recipientId, runOf(ordinal)))
+        run = bytes ? scratch.hold(bytes) : NO_RUN
         starts = runEntryStarts(run)
       }
       const at = starts[(ordinal - 1) % RUN_LENGTH]
@@ -99,13 +99,5 @@ export class RecordGroup {
     order.sort()
     for (let i = 0; i < n; i++) order[i] = order[i]! % n
     return order
-  }
-
-  #readRun(store: Store, key: Buffer, options: ReadOptions | undefined): Buffer {
-    const bytes = (store.runs.getBinaryFast as GetBinaryFast).call(store.runs, key, options)
-    if (!bytes) return scratch.subarray(0, 0)
-    if (bytes.length > scratch.length) scratch = Buffer.allocUnsafeSlow(bytes.length * 2)
-    scratch.set(bytes.subarray(0, bytes.length))
-    return scratch.subarray(0, bytes.length)
   }
 }
